@@ -1,0 +1,124 @@
+"""Errors, sorted by who has to act on them.
+
+::
+
+    BotError
+    ├── ToolError              the model sees it as an ``is_error`` tool_result and may retry
+    │   ├── ToolInputError         the input was wrong (schema, validation, a missing file)
+    │   └── ToolExecutionError     the call ran and failed (a command failed, a server errored)
+    ├── RunError               ends the run; the outcome says which and keeps the work
+    │   ├── LimitReached           max turns, budget or wall time
+    │   └── RunAborted             cancellation signal, or a fatal model/API error
+    └── ConfigError            the operator must fix a file: names the file and the line
+
+A tool raises ``ToolError`` (or any exception) and the pipeline turns it into data: the process
+never crashes on a tool failure. ``ConfigError`` is raised before a run starts, never mid-call.
+``classify_tool_error`` is the seeds' ``classifyToolError`` chain: a short, stable label for the
+run log that never carries a path or a snippet of the input.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+from pathlib import Path
+
+
+class BotError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class ToolError(BotError):
+    """A failure the model is told about. ``message`` is shown to the model verbatim."""
+
+    #: A label for the run log that is safe to record (no paths, no input).
+    telemetry_message: str | None = None
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class ToolInputError(ToolError):
+    """The model's input was wrong; a corrected call may succeed."""
+
+    telemetry_message = "ToolInputError"
+
+
+class ToolExecutionError(ToolError):
+    """The call ran and failed."""
+
+    telemetry_message = "ToolExecutionError"
+
+
+class RunError(BotError):
+    """Ends the run. The work so far is kept and reported."""
+
+
+class LimitReached(RunError):
+    def __init__(self, limit: str, detail: str) -> None:
+        super().__init__(f"{limit} limit reached: {detail}")
+        self.limit = limit
+        self.detail = detail
+
+
+class RunAborted(RunError):
+    pass
+
+
+class ConfigError(BotError):
+    """A configuration file is wrong. The message names the file and, when known, the line."""
+
+    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(f"{where}{message}")
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.detail = message
+
+
+def classify_tool_error(error: object) -> str:
+    """A stable, telemetry-safe label for an error (seeds 4.4, ``classifyToolError``).
+
+    1. an error that carries its own ``telemetry_message``;
+    2. an ``OSError`` with an errno: ``Error:ENOENT``;
+    3. an exception whose class name is informative (longer than 3 characters);
+    4. any other exception: ``Error``;
+    5. not an exception at all: ``UnknownError``.
+    """
+    if not isinstance(error, BaseException):
+        return "UnknownError"
+    telemetry = getattr(error, "telemetry_message", None)
+    if isinstance(telemetry, str) and telemetry:
+        return telemetry
+    if isinstance(error, OSError) and error.errno is not None:
+        name = _errno.errorcode.get(error.errno)
+        if name:
+            return f"Error:{name}"
+    name = type(error).__name__
+    if len(name) > 3:
+        return name
+    return "Error"
+
+
+# Stable wording for filesystem errors, so the model and the tests never see platform text.
+_OS_ERROR_WORDING = {
+    _errno.ENOENT: "no such file or directory",
+    _errno.EACCES: "permission denied",
+    _errno.EISDIR: "is a directory",
+    _errno.ENOTDIR: "not a directory",
+    _errno.EEXIST: "file exists",
+    _errno.ELOOP: "too many levels of symbolic links",
+    _errno.ENAMETOOLONG: "file name too long",
+    _errno.ENOSPC: "no space left on device",
+    _errno.EROFS: "read-only file system",
+}
+
+
+def describe_os_error(error: OSError, path: str | None = None) -> str:
+    """``"<path>: no such file or directory"``, the same on every platform."""
+    wording = _OS_ERROR_WORDING.get(error.errno or -1) or (error.strerror or type(error).__name__).lower()
+    target = path if path is not None else error.filename
+    return f"{target}: {wording}" if target else wording

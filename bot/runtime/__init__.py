@@ -1,0 +1,1 @@
+"""Assembly and execution: the tool pool, the pipeline, the schedulers, result budgets."""

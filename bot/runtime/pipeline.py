@@ -1,0 +1,375 @@
+"""The eight-stage execution pipeline (seeds 4.4), the same for every tool.
+
+1. lookup by name or alias (a deprecated alias adds a notice; an unknown tool is an error result);
+2. schema validation with coercion, then the tool's ``validate_input``;
+3. pre-tool hooks and the tool's own (speculative) permission check, started in parallel;
+4. the permission chain (:mod:`bot.permissions.chain`): hook, tool, rules, mode;
+5. execution, with progress events, a timeout and the abort signal;
+6. result mapping to a ``tool_result`` block, persisting large results (:mod:`.results`);
+7. post-tool hooks: ``PostToolUse`` on success, ``PostToolUseFailure`` on failure;
+8. the ``tool_result``, with a record for the run log.
+
+Errors are data: whatever fails at whatever stage, :meth:`ToolRunner.run` returns an ``is_error``
+result and a classified error kind; it does not raise (cancellation of the caller aside).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from bot.errors import ToolError, classify_tool_error, describe_os_error
+from bot.permissions.chain import PermissionEngine, PermissionRequest, RuleEngine
+from bot.permissions.decision import Allow, Decision, Deny, PermissionResult, denial_message
+from bot.runtime.hooks import NO_PRE_OUTCOME, HookRunner, NoHooks, PreToolHookOutcome
+from bot.runtime.results import limit_result
+from bot.tools.base import AnyTool, InputSchemaError, ToolResult, ValidationReject
+from bot.tools.context import ContextModifier, ToolUseContext
+from bot.tools.messages import (
+    ContentBlock,
+    Progress,
+    ProgressSink,
+    ToolResultBlock,
+    ToolUseBlock,
+    drop_progress,
+)
+
+Stage = str  # "lookup" | "schema" | "validation" | "hook" | "permission" | "execution" | "aborted"
+
+
+@dataclass(slots=True)
+class ToolCallRecord:
+    """One line of the run log: what was called, what was decided, how it ended."""
+
+    tool_use_id: str
+    tool_name: str
+    input: Any
+    decision: Decision | None = None
+    is_error: bool = False
+    #: The stage that failed, and the classified error kind (``classify_tool_error``).
+    failed_stage: Stage | None = None
+    error_kind: str | None = None
+    duration_s: float = 0.0
+    called_as: str | None = None
+    summary: str = ""
+
+    @property
+    def denied(self) -> bool:
+        return isinstance(self.decision, Deny)
+
+
+@dataclass(slots=True)
+class ToolCallOutcome:
+    result: ToolResultBlock
+    record: ToolCallRecord
+    new_messages: list[ContentBlock] = field(default_factory=list)
+    context_modifier: ContextModifier | None = None
+    #: A hook asked the run to stop (``continue: false``).
+    stop_reason: str | None = None
+
+
+def tool_use_error(message: str) -> str:
+    return f"<tool_use_error>{message}</tool_use_error>"
+
+
+class ToolPool:
+    """An ordered, name-unique set of tools with lookup by name or alias (seeds ``findToolByName``)."""
+
+    def __init__(self, tools: Iterable[AnyTool]) -> None:
+        self.tools: tuple[AnyTool, ...] = tuple(tools)
+        self._by_name: dict[str, AnyTool] = {}
+        self._by_alias: dict[str, AnyTool] = {}
+        for tool in self.tools:
+            self._by_name.setdefault(tool.name, tool)
+        for tool in self.tools:
+            for alias in tool.aliases:
+                if alias not in self._by_name:
+                    self._by_alias.setdefault(alias, tool)
+
+    def lookup(self, name: str) -> tuple[AnyTool | None, bool]:
+        """``(tool, called_by_alias)``."""
+        tool = self._by_name.get(name)
+        if tool is not None:
+            return tool, False
+        tool = self._by_alias.get(name)
+        return tool, tool is not None
+
+    def __iter__(self) -> Any:
+        return iter(self.tools)
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+
+class ToolRunner:
+    """Runs one ``tool_use`` block through the eight stages."""
+
+    def __init__(self, pool: ToolPool, engine: PermissionEngine | None = None,
+                 hooks: HookRunner | None = None) -> None:
+        self.pool = pool
+        self.engine: PermissionEngine = engine or RuleEngine()
+        self.hooks: HookRunner = hooks or NoHooks()
+
+    # Used by both schedulers: an input that does not parse counts as unsafe (seeds 4.5).
+    def is_concurrency_safe(self, block: ToolUseBlock) -> bool:
+        tool, _ = self.pool.lookup(block.name)
+        if tool is None:
+            return False
+        try:
+            parsed = tool.parse_input(block.input)
+            return bool(tool.is_concurrency_safe(parsed))
+        except Exception:
+            return False
+
+    def pages_itself(self, block: ToolUseBlock) -> bool:
+        """Tools with ``max_result_chars = inf`` are exempt from the per-message budget (seeds 4.8)."""
+        tool, _ = self.pool.lookup(block.name)
+        return tool is not None and math.isinf(tool.max_result_chars)
+
+    def aborts_siblings(self, block: ToolUseBlock) -> bool:
+        tool, _ = self.pool.lookup(block.name)
+        return tool is not None and tool.aborts_siblings_on_error
+
+    async def run(self, block: ToolUseBlock, context: ToolUseContext,
+                  sink: ProgressSink = drop_progress) -> ToolCallOutcome:
+        started = time.perf_counter()
+        record = ToolCallRecord(block.id, block.name, block.input)
+        try:
+            outcome = await self._run(block, context, sink, record)
+        except Exception as exc:  # a bug in a stage, not in the tool: still data, never a crash
+            record.failed_stage = record.failed_stage or "internal"
+            outcome = self._error(block, record, f"Internal error while running {block.name}: {exc}", exc,
+                                  wrap=True)
+        record.duration_s = time.perf_counter() - started
+        return outcome
+
+    async def _run(self, block: ToolUseBlock, context: ToolUseContext, sink: ProgressSink,
+                   record: ToolCallRecord) -> ToolCallOutcome:
+        # ---- 1. lookup --------------------------------------------------------------------
+        tool, by_alias = self.pool.lookup(block.name)
+        if tool is None:
+            record.failed_stage = "lookup"
+            available = ", ".join(self.pool.names[:40])
+            return self._error(block, record, f"Error: No such tool available: {block.name}. "
+                                              f"Available tools: {available}", kind="UnknownTool", wrap=True)
+        record.tool_name = tool.name
+        record.called_as = block.name if by_alias else None
+        notices: list[str] = []
+        if by_alias:
+            notices.append(f"Note: `{block.name}` is a deprecated name of the `{tool.name}` tool; "
+                           f"call `{tool.name}` from now on.")
+
+        if context.abort.aborted:
+            record.failed_stage = "aborted"
+            return self._error(block, record, f"Interrupted: {context.abort.reason}", kind="Aborted", wrap=True)
+
+        # ---- 2. schema + validate_input -----------------------------------------------------
+        prepared = await self._prepare(tool, block.input, context, record)
+        if isinstance(prepared, str):
+            return self._error(block, record, prepared, kind=record.error_kind)
+        parsed = prepared
+        record.summary = tool.summarize_input(parsed)
+
+        # ---- 3. pre-tool hooks ∥ the tool's own check ----------------------------------------
+        hook_outcome, tool_check = await self._hooks_and_check(tool, parsed, block, context)
+        if hook_outcome.updated_input is not None and not isinstance(hook_outcome.decision, Deny):
+            reprepared = await self._prepare(tool, dict(hook_outcome.updated_input), context, record)
+            if isinstance(reprepared, str):
+                return self._error(block, record, f"A PreToolUse hook rewrote the input into an invalid one: "
+                                                  f"{reprepared}", kind=record.error_kind)
+            parsed = reprepared
+            tool_check = await tool.check_permissions(parsed, context)
+
+        # ---- 4. the permission chain ---------------------------------------------------------
+        request = PermissionRequest(
+            tool_name=tool.name,
+            input=parsed.model_dump(mode="json", exclude_none=True),
+            workspace=context.workspace,
+            aliases=tool.aliases,
+            subject=tool.permission_subject(parsed),
+            read_only=tool.is_read_only(parsed),
+            edits_files=tool.is_edit_tool,
+            hook=hook_outcome.decision,
+            tool_check=tool_check,
+        )
+        decision = self.engine.decide(request, context.permission)
+        record.decision = decision
+        if isinstance(decision, Deny):
+            record.failed_stage = "permission"
+            message = denial_message(tool.name, decision)
+            await self.hooks.permission_denied(tool.name, request.input, decision.reason, block.id, context)
+            return self._error(block, record, message, kind="PermissionDenied", wrap=False,
+                               extra=_texts(hook_outcome.additional_context), stop=hook_outcome.stop_reason)
+        if decision.updated_input is not None:
+            reprepared = await self._prepare(tool, dict(decision.updated_input), context, record)
+            if isinstance(reprepared, str):
+                return self._error(block, record, reprepared, kind=record.error_kind)
+            parsed = reprepared
+
+        # ---- 5. execution ----------------------------------------------------------------------
+        progress = Progress(block.id, tool.name, sink)
+        observable = tool.observable_input(parsed, context)
+        executed = await self._execute(tool, parsed, context, progress, record)
+
+        # ---- 6.-8. result, post hooks, emission -------------------------------------------
+        extra = _texts(hook_outcome.additional_context)
+        if isinstance(executed, str):
+            post = await self.hooks.post_tool_use_failure(tool.name, observable, executed, block.id, context)
+            extra += _texts(post.additional_context)
+            if post.feedback:
+                extra.append({"type": "text", "text": post.feedback})
+            return self._error(block, record, executed, kind=record.error_kind,
+                               extra=extra, stop=hook_outcome.stop_reason or post.stop_reason)
+
+        content = tool.map_result(executed.data)
+        if notices:
+            content = _append_text(content, "\n\n" + "\n".join(notices))
+        result = limit_result(tool, ToolResultBlock(block.id, content, is_error=executed.is_error), context.scratch_dir)
+        record.is_error = executed.is_error
+        if executed.is_error:
+            record.failed_stage = "execution"
+            record.error_kind = record.error_kind or "ToolReportedError"
+            post = await self.hooks.post_tool_use_failure(tool.name, observable, result.text, block.id, context)
+        else:
+            post = await self.hooks.post_tool_use(tool.name, observable, _response_for_hooks(executed.data),
+                                                  block.id, context)
+        extra += _texts(post.additional_context)
+        if post.feedback:
+            extra.append({"type": "text", "text": post.feedback})
+        return ToolCallOutcome(
+            result=result,
+            record=record,
+            new_messages=[*executed.new_messages, *extra],
+            context_modifier=executed.context_modifier,
+            stop_reason=hook_outcome.stop_reason or post.stop_reason,
+        )
+
+    async def _prepare(self, tool: AnyTool, raw: Any, context: ToolUseContext,
+                       record: ToolCallRecord) -> Any:
+        """Stage 2. Returns the parsed input, or the model-readable error text."""
+        try:
+            parsed = tool.parse_input(raw)
+        except InputSchemaError as exc:
+            record.failed_stage, record.error_kind = "schema", "InputValidationError"
+            return tool_use_error(f"InputValidationError: {exc}")
+        try:
+            validation = await tool.validate_input(parsed, context)
+        except Exception as exc:
+            record.failed_stage, record.error_kind = "validation", classify_tool_error(exc)
+            return tool_use_error(_exception_text(exc))
+        if isinstance(validation, ValidationReject):
+            record.failed_stage, record.error_kind = "validation", f"ValidationError:{validation.code}"
+            return tool_use_error(validation.message)
+        return parsed
+
+    async def _hooks_and_check(self, tool: AnyTool, parsed: Any, block: ToolUseBlock,
+                               context: ToolUseContext) -> tuple[PreToolHookOutcome, PermissionResult]:
+        """Stage 3: both started at once, so the wait is the slower of the two, not the sum."""
+        hook_box: list[PreToolHookOutcome] = [NO_PRE_OUTCOME]
+        check_box: list[PermissionResult] = []
+
+        async def run_hooks() -> None:
+            observable = tool.observable_input(parsed, context)
+            hook_box[0] = await self.hooks.pre_tool_use(tool.name, observable, block.id, context)
+
+        async def run_check() -> None:
+            check_box.append(await tool.check_permissions(parsed, context))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run_hooks)
+            tg.start_soon(run_check)
+        return hook_box[0], check_box[0]
+
+    async def _execute(self, tool: AnyTool, parsed: Any, context: ToolUseContext, progress: Progress,
+                       record: ToolCallRecord) -> ToolResult[Any] | str:
+        """Stage 5, bounded by the call timeout and the abort signal. Returns an error text on failure."""
+        box: list[ToolResult[Any]] = []
+        errors: list[BaseException] = []
+        timeout = context.limits.call_timeout_s
+
+        async def call() -> None:
+            try:
+                box.append(await tool.call(parsed, context, progress))
+            except Exception as exc:
+                errors.append(exc)
+            finally:
+                tg.cancel_scope.cancel()
+
+        async def watch_abort() -> None:
+            await context.abort.wait()
+            tg.cancel_scope.cancel()
+
+        with anyio.move_on_after(timeout) as deadline:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                tg.start_soon(watch_abort)
+        if box:
+            return box[0]
+        record.failed_stage = "execution"
+        if errors:
+            record.error_kind = classify_tool_error(errors[0])
+            return tool_use_error(_exception_text(errors[0]))
+        if context.abort.aborted:
+            record.error_kind = "Aborted"
+            return tool_use_error(f"Interrupted: {context.abort.reason}")
+        if deadline.cancelled_caught:
+            record.error_kind = "Timeout"
+            return tool_use_error(f"{tool.name} timed out after {timeout:g} seconds")
+        record.error_kind = "UnknownError"
+        return tool_use_error(f"{tool.name} ended without a result")
+
+    def _error(self, block: ToolUseBlock, record: ToolCallRecord, message: str, exc: BaseException | None = None,
+               *, kind: str | None = None, wrap: bool = False, extra: list[ContentBlock] | None = None,
+               stop: str | None = None) -> ToolCallOutcome:
+        record.is_error = True
+        record.error_kind = kind or record.error_kind or (classify_tool_error(exc) if exc else "Error")
+        text = tool_use_error(message) if wrap else message
+        return ToolCallOutcome(ToolResultBlock(block.id, text, is_error=True), record,
+                               new_messages=list(extra or []), stop_reason=stop)
+
+
+def _exception_text(exc: BaseException) -> str:
+    if isinstance(exc, ToolError):
+        return exc.message
+    if isinstance(exc, OSError):
+        return f"Error: {describe_os_error(exc)}"
+    return f"Error: {type(exc).__name__}: {exc}"
+
+
+def _texts(items: Iterable[str]) -> list[ContentBlock]:
+    return [{"type": "text", "text": t} for t in items if t]
+
+
+def _append_text(content: Any, text: str) -> Any:
+    if isinstance(content, str):
+        return content + text
+    return [*content, {"type": "text", "text": text.strip()}]
+
+
+def _response_for_hooks(data: Any) -> Any:
+    """The tool's output as JSON-able data for PostToolUse hooks (``tool_response``)."""
+    if isinstance(data, str | int | float | bool) or data is None:
+        return data
+    if isinstance(data, Mapping | list):
+        try:
+            json.dumps(data)
+            return data
+        except (TypeError, ValueError):
+            return str(data)
+    dump = getattr(data, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return str(data)
+
+
+__all__ = ["Allow", "ToolCallOutcome", "ToolCallRecord", "ToolPool", "ToolRunner", "tool_use_error"]

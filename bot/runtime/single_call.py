@@ -1,0 +1,111 @@
+"""One tool call through the whole pipeline, outside a model run (``bot tools call``).
+
+Lets a maintainer try a call under a policy on a laptop: same assembly, same pipeline, same
+permission chain as a run.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from bot.permissions.chain import PermissionEngine
+from bot.permissions.context import PermissionContext
+from bot.permissions.rules import Behavior, make_rule
+from bot.runtime.assembly import assemble_tool_pool
+from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
+from bot.tools.base import AnyTool
+from bot.tools.context import make_context
+from bot.tools.messages import ProgressSink, ToolUseBlock, drop_progress
+
+
+@dataclass(frozen=True, slots=True)
+class CallRequest:
+    tool: str
+    input: Any
+    workspace: Path
+    allow: Sequence[str] = ()
+    deny: Sequence[str] = ()
+    ask: Sequence[str] = ()
+    scratch_dir: Path | None = None
+
+
+def flag_permission_context(allow: Sequence[str], deny: Sequence[str], ask: Sequence[str],
+                            base: PermissionContext | None = None) -> PermissionContext:
+    """Rules given on the command line (source ``cliArg``) on top of a base context."""
+    base = base or PermissionContext()
+
+    def rules(texts: Sequence[str], behavior: Behavior) -> tuple[Any, ...]:
+        return tuple(make_rule(t, behavior, "cliArg") for t in texts)
+
+    return PermissionContext(
+        mode=base.mode,
+        allow=(*base.allow, *rules(allow, "allow")),
+        deny=(*base.deny, *rules(deny, "deny")),
+        ask=(*base.ask, *rules(ask, "ask")),
+        additional_directories=base.additional_directories,
+        simple_mode=base.simple_mode,
+        allow_git_dir_writes=base.allow_git_dir_writes,
+        allow_workflow_writes=base.allow_workflow_writes,
+    )
+
+
+def pool_for(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = ()) -> ToolPool:
+    return ToolPool(assemble_tool_pool(permission, mcp_tools))
+
+
+async def call_tool(request: CallRequest, *, permission: PermissionContext | None = None,
+                    engine: PermissionEngine | None = None, sink: ProgressSink = drop_progress,
+                    mcp_tools: Sequence[AnyTool] = ()) -> ToolCallOutcome:
+    permission = permission or flag_permission_context(request.allow, request.deny, request.ask)
+    pool = pool_for(permission, mcp_tools)
+    context = make_context(request.workspace, scratch_dir=request.scratch_dir, permission=permission,
+                           tools=pool.tools)
+    block = ToolUseBlock(id=f"toolu_cli_{uuid.uuid4().hex[:12]}", name=request.tool, input=request.input)
+    return await ToolRunner(pool, engine).run(block, context, sink)
+
+
+def call_tool_sync(request: CallRequest, **kwargs: Any) -> ToolCallOutcome:
+    async def main() -> ToolCallOutcome:
+        return await call_tool(request, **kwargs)
+
+    return anyio.run(main)
+
+
+def describe_pool(pool: ToolPool) -> list[dict[str, Any]]:
+    """The pool as data: what ``bot tools list --json`` prints."""
+    out = []
+    for tool in pool.tools:
+        out.append({
+            "name": tool.name,
+            "aliases": list(tool.aliases),
+            "description": tool.description(),
+            "input_schema": tool.input_json_schema(),
+            "max_result_chars": None if tool.max_result_chars == float("inf") else int(tool.max_result_chars),
+            "should_defer": tool.should_defer,
+            "always_load": tool.always_load,
+            "is_mcp": tool.is_mcp,
+            "search_hint": tool.search_hint,
+        })
+    return out
+
+
+def outcome_json(outcome: ToolCallOutcome) -> str:
+    record = outcome.record
+    decision = record.decision
+    data: dict[str, Any] = {
+        "tool_result": outcome.result.to_api(),
+        "decision": None if decision is None else type(decision).__name__.lower(),
+        "reason": None if decision is None else decision.reason,
+        "rule": None if decision is None or decision.rule is None else decision.rule.text,
+        "error_kind": record.error_kind,
+        "failed_stage": record.failed_stage,
+        "duration_ms": round(record.duration_s * 1000, 3),
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2)
