@@ -49,6 +49,8 @@ class PermissionRequest:
     subject: str | None = None
     read_only: bool = False
     edits_files: bool = False
+    #: The tool's own check matched its content rules; the chain applies only whole-tool rules.
+    self_matching: bool = False
     hook: Allow | Deny | Ask | None = None
     tool_check: PermissionResult = field(default_factory=Passthrough)
 
@@ -84,7 +86,11 @@ def simple_content_matcher(rule: Rule, request: PermissionRequest) -> bool:
 
 def matching_rule(rules: tuple[Rule, ...], request: PermissionRequest, matcher: ContentMatcher) -> Rule | None:
     for rule in rules:
-        if rule_names_tool(rule.tool, request.tool_name, request.aliases) and matcher(rule, request):
+        if not rule_names_tool(rule.tool, request.tool_name, request.aliases):
+            continue
+        if rule.content is None:
+            return rule
+        if not request.self_matching and matcher(rule, request):
             return rule
     return None
 

@@ -74,6 +74,16 @@ class ToolCallOutcome:
     stop_reason: str | None = None
 
 
+@dataclass(slots=True)
+class PermissionOutcome:
+    """Stages 3–4: the decision (or an error text when a rewritten input was invalid), what the
+    hooks said, and the input the call proceeds with."""
+
+    decision: Decision | str
+    hook: PreToolHookOutcome
+    parsed: Any
+
+
 def tool_use_error(message: str) -> str:
     return f"<tool_use_error>{message}</tool_use_error>"
 
@@ -180,41 +190,16 @@ class ToolRunner:
         parsed = prepared
         record.summary = tool.summarize_input(parsed)
 
-        # ---- 3. pre-tool hooks ∥ the tool's own check ----------------------------------------
-        hook_outcome, tool_check = await self._hooks_and_check(tool, parsed, block, context)
-        if hook_outcome.updated_input is not None and not isinstance(hook_outcome.decision, Deny):
-            reprepared = await self._prepare(tool, dict(hook_outcome.updated_input), context, record)
-            if isinstance(reprepared, str):
-                return self._error(block, record, f"A PreToolUse hook rewrote the input into an invalid one: "
-                                                  f"{reprepared}", kind=record.error_kind)
-            parsed = reprepared
-            tool_check = await tool.check_permissions(parsed, context)
-
-        # ---- 4. the permission chain ---------------------------------------------------------
-        request = PermissionRequest(
-            tool_name=tool.name,
-            input=parsed.model_dump(mode="json", exclude_none=True),
-            workspace=context.workspace,
-            aliases=tool.aliases,
-            subject=tool.permission_subject(parsed),
-            read_only=tool.is_read_only(parsed),
-            edits_files=tool.is_edit_tool,
-            hook=hook_outcome.decision,
-            tool_check=tool_check,
-        )
-        decision = self.engine.decide(request, context.permission)
-        record.decision = decision
-        if isinstance(decision, Deny):
-            record.failed_stage = "permission"
-            message = denial_message(tool.name, decision)
-            await self.hooks.permission_denied(tool.name, request.input, decision.reason, block.id, context)
-            return self._error(block, record, message, kind="PermissionDenied", wrap=False,
+        # ---- 3.-4. pre-tool hooks ∥ the tool's own check, then the permission chain -----------
+        permitted = await self._permission(tool, parsed, block, context, record)
+        hook_outcome = permitted.hook
+        if isinstance(permitted.decision, str):
+            return self._error(block, record, permitted.decision, kind=record.error_kind)
+        if isinstance(permitted.decision, Deny):
+            message = denial_message(tool.name, permitted.decision)
+            return self._error(block, record, message, kind="PermissionDenied",
                                extra=_texts(hook_outcome.additional_context), stop=hook_outcome.stop_reason)
-        if decision.updated_input is not None:
-            reprepared = await self._prepare(tool, dict(decision.updated_input), context, record)
-            if isinstance(reprepared, str):
-                return self._error(block, record, reprepared, kind=record.error_kind)
-            parsed = reprepared
+        parsed = permitted.parsed
 
         # ---- 5. execution ----------------------------------------------------------------------
         progress = Progress(block.id, tool.name, sink)
@@ -254,14 +239,70 @@ class ToolRunner:
             stop_reason=hook_outcome.stop_reason or post.stop_reason,
         )
 
+    async def decide(self, block: ToolUseBlock, context: ToolUseContext) -> PermissionOutcome:
+        """Stages 1–4 only: what the pipeline would decide for this call, without running it
+        (``bot policy check``). ``validate_input`` is skipped: a decision about a file that does not
+        exist yet is still a decision."""
+        record = ToolCallRecord(block.id, block.name, block.input)
+        tool, _ = self.pool.lookup(block.name)
+        if tool is None:
+            return PermissionOutcome(Deny(f"no tool named {block.name}", source="validation"), NO_PRE_OUTCOME, None)
+        try:
+            parsed = tool.parse_input(block.input)
+        except InputSchemaError as exc:
+            return PermissionOutcome(Deny(f"invalid input: {exc}", source="validation"), NO_PRE_OUTCOME, None)
+        outcome = await self._permission(tool, parsed, block, context, record, validate=False)
+        if isinstance(outcome.decision, str):
+            outcome.decision = Deny(outcome.decision, source="validation")
+        return outcome
+
+    async def _permission(self, tool: AnyTool, parsed: Any, block: ToolUseBlock, context: ToolUseContext,
+                          record: ToolCallRecord, *, validate: bool = True) -> PermissionOutcome:
+        """Stages 3 and 4. A hook's ``updatedInput`` is re-validated and re-checked."""
+        hook_outcome, tool_check = await self._hooks_and_check(tool, parsed, block, context)
+        if hook_outcome.updated_input is not None and not isinstance(hook_outcome.decision, Deny):
+            reprepared = await self._prepare(tool, dict(hook_outcome.updated_input), context, record,
+                                             validate=validate)
+            if isinstance(reprepared, str):
+                return PermissionOutcome(f"A PreToolUse hook rewrote the input into an invalid one: {reprepared}",
+                                         hook_outcome, None)
+            parsed = reprepared
+            tool_check = await tool.check_permissions(parsed, context)
+        request = PermissionRequest(
+            tool_name=tool.name,
+            input=parsed.model_dump(mode="json", exclude_none=True),
+            workspace=context.workspace,
+            aliases=tool.aliases,
+            subject=tool.permission_subject(parsed),
+            read_only=tool.is_read_only(parsed),
+            edits_files=tool.is_edit_tool,
+            self_matching=tool.matches_own_rule_content,
+            hook=hook_outcome.decision,
+            tool_check=tool_check,
+        )
+        decision = self.engine.decide(request, context.permission)
+        record.decision = decision
+        if isinstance(decision, Deny):
+            record.failed_stage = "permission"
+            await self.hooks.permission_denied(tool.name, request.input, decision.reason, block.id, context)
+            return PermissionOutcome(decision, hook_outcome, parsed)
+        if decision.updated_input is not None:
+            reprepared = await self._prepare(tool, dict(decision.updated_input), context, record, validate=validate)
+            if isinstance(reprepared, str):
+                return PermissionOutcome(reprepared, hook_outcome, None)
+            parsed = reprepared
+        return PermissionOutcome(decision, hook_outcome, parsed)
+
     async def _prepare(self, tool: AnyTool, raw: Any, context: ToolUseContext,
-                       record: ToolCallRecord) -> Any:
+                       record: ToolCallRecord, *, validate: bool = True) -> Any:
         """Stage 2. Returns the parsed input, or the model-readable error text."""
         try:
             parsed = tool.parse_input(raw)
         except InputSchemaError as exc:
             record.failed_stage, record.error_kind = "schema", "InputValidationError"
             return tool_use_error(f"InputValidationError: {exc}")
+        if not validate:
+            return parsed
         try:
             validation = await tool.validate_input(parsed, context)
         except Exception as exc:

@@ -92,6 +92,10 @@ class Tool(Generic[InputT, OutputT]):
     aborts_siblings_on_error: ClassVar[bool] = False
     #: Edits files in the workspace (``acceptEdits`` mode allows these inside the workspace).
     is_edit_tool: ClassVar[bool] = False
+    #: The tool matches ``Tool(content)`` rules itself in ``check_permissions`` (Bash: compound
+    #: commands, wrappers). The generic chain then applies only whole-tool rules to it, so a naive
+    #: prefix match can never approve ``git status && rm -rf /`` under ``Bash(git:*)``.
+    matches_own_rule_content: ClassVar[bool] = False
 
     input_model: ClassVar[type[BaseModel]]
 

@@ -1,8 +1,4 @@
-"""The command line: parse flags, then call one function. No logic lives here.
-
-Exit codes: 0 when the command did its job (a tool call that returned an ``is_error`` result
-included), 2 for usage errors (bad flags, bad JSON, a bad rule), 1 for anything else.
-"""
+"""``bot tools list`` and ``bot tools call``."""
 
 from __future__ import annotations
 
@@ -13,32 +9,12 @@ from typing import Annotated, Any
 
 import typer
 
+from bot.cli.common import AllowOpt, AskOpt, DenyOpt, WorkspaceOpt, fail
 from bot.errors import ConfigError
 from bot.permissions.rules import RuleSyntaxError
 
-app = typer.Typer(
-    name="bot",
-    help="A headless coding-agent runner for GitHub and CI.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 tools_app = typer.Typer(help="Inspect the tool pool and call tools through the full pipeline.",
                         no_args_is_help=True)
-app.add_typer(tools_app, name="tools")
-
-USAGE_ERROR = 2
-
-
-def _fail(message: str, code: int = USAGE_ERROR) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
-
-
-AllowOpt = Annotated[list[str] | None, typer.Option("--allow", help="An allow rule: 'Read', 'Bash(git status)'.")]
-DenyOpt = Annotated[list[str] | None, typer.Option("--deny", help="A deny rule.")]
-AskOpt = Annotated[list[str] | None, typer.Option("--ask", help="An ask rule (headless: a denial).")]
-WorkspaceOpt = Annotated[Path, typer.Option("--workspace", "-w", help="The workspace (default: current directory).")]
 
 
 @tools_app.command("list")
@@ -53,7 +29,7 @@ def tools_list(
     try:
         pool = pool_for(flag_permission_context(allow or [], deny or [], []))
     except RuleSyntaxError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     described = describe_pool(pool)
     if as_json:
         typer.echo(json.dumps(described, indent=2, ensure_ascii=False))
@@ -82,21 +58,14 @@ def tools_call(
     try:
         payload: Any = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise _fail(f"INPUT_JSON is not valid JSON: {exc}") from None
+        raise fail(f"INPUT_JSON is not valid JSON: {exc}") from None
     if not workspace.is_dir():
-        raise _fail(f"--workspace {workspace}: no such directory")
+        raise fail(f"--workspace {workspace}: no such directory")
     request = CallRequest(tool=name, input=payload, workspace=workspace, allow=allow or [], deny=deny or [],
                           ask=ask or [], scratch_dir=scratch_dir)
     try:
         outcome = call_tool_sync(request)
     except (RuleSyntaxError, ConfigError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     typer.echo(outcome_json(outcome))
 
-
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,25 @@
+"""The command line: parse flags, then call one function. No logic lives here.
+
+Each subcommand group lives in its own module and is registered below.
+Exit codes: 0 when the command did its job (a tool call that returned an ``is_error`` result
+included), 2 for usage errors (bad flags, bad JSON, a bad rule or config file), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from bot.cli.tools import tools_app
+
+app = typer.Typer(
+    name="bot",
+    help="A headless coding-agent runner for GitHub and CI.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(tools_app, name="tools")
+
+
+def main() -> None:
+    app()
