@@ -1,7 +1,9 @@
 """An abort signal that can be awaited and chained (parent → child), like an AbortController.
 
 Aborting a parent aborts every child; a child (a sub-agent's, or the sibling signal of a batch of
-tool calls) can be aborted alone. Waiters are woken by an event, never by polling.
+tool calls) can be aborted alone. Waiters are woken by an event, never by polling. The signal
+holds no event loop state of its own (each waiter makes its event in its own loop), so one
+context can serve several ``anyio.run`` calls.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import anyio
 
 class AbortSignal:
     def __init__(self, parent: AbortSignal | None = None) -> None:
-        self._event = anyio.Event()
+        self._aborted = False
         self._reason: str | None = None
         self._children: list[AbortSignal] = []
+        self._waiters: list[anyio.Event] = []
         if parent is not None:
             parent._children.append(self)
             if parent.aborted:
@@ -21,17 +24,20 @@ class AbortSignal:
 
     @property
     def aborted(self) -> bool:
-        return self._event.is_set()
+        return self._aborted
 
     @property
     def reason(self) -> str | None:
         return self._reason
 
     def abort(self, reason: str = "aborted") -> None:
-        if self._event.is_set():
+        if self._aborted:
             return
+        self._aborted = True
         self._reason = reason
-        self._event.set()
+        waiters, self._waiters = self._waiters, []
+        for event in waiters:
+            event.set()
         for child in self._children:
             child.abort(reason)
 
@@ -39,5 +45,12 @@ class AbortSignal:
         return AbortSignal(self)
 
     async def wait(self) -> str:
-        await self._event.wait()
+        if not self._aborted:
+            event = anyio.Event()
+            self._waiters.append(event)
+            try:
+                await event.wait()
+            finally:
+                if event in self._waiters:
+                    self._waiters.remove(event)
         return self._reason or "aborted"

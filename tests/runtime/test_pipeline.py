@@ -290,3 +290,15 @@ def test_decide_runs_stages_one_to_four_without_executing(tmp_path: Path) -> Non
     assert isinstance(echo, Allow)  # validate_input is skipped: a decision, not a run
     assert isinstance(boom, Deny) and isinstance(nope, Deny)
     assert [e[0] for e in hooks.events] == ["PreToolUse", "PreToolUse", "PermissionDenied"]
+
+
+def test_one_context_serves_several_event_loops(tmp_path: Path) -> None:
+    """A regression: the abort signal once bound an event to the first loop that awaited it."""
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=flag_permission_context(["Echo"], [], []))
+    runner = ToolRunner(ToolPool([EchoTool()]))
+
+    async def main() -> ToolCallOutcome:
+        return await runner.run(ToolUseBlock("t", "Echo", {"text": "hi"}), context)
+
+    for _ in range(3):
+        assert anyio.run(main).result.content == "hi"
