@@ -1,0 +1,265 @@
+"""Claude Code–compatible hooks: existing hook scripts run here unchanged.
+
+The contract, as Claude Code documents it:
+
+* the hook gets JSON on stdin: ``session_id``, ``transcript_path``, ``cwd``, ``permission_mode``,
+  ``hook_event_name`` and the event's fields (``tool_name``, ``tool_input``, ``tool_use_id``,
+  ``tool_response`` after a success, ``error`` after a failure, ``prompt``, ``stop_hook_active``…);
+* exit 0 is success (stdout parsed as JSON when it is JSON; for ``UserPromptSubmit`` and
+  ``SessionStart`` plain stdout is context for the model); exit 2 blocks (stderr is the reason
+  the model reads); any other exit, a timeout or a crash is a non-blocking error, logged;
+* JSON fields: ``continue``/``stopReason`` (stop the run), ``suppressOutput``, ``systemMessage``
+  (logged), ``decision``/``reason`` (``block``; ``approve`` is the legacy allow), and
+  ``hookSpecificOutput`` with ``permissionDecision`` (``allow``/``deny``/``ask``),
+  ``permissionDecisionReason``, ``updatedInput``, ``additionalContext``.
+
+Headless differences: ``ask`` is a denial (nobody to ask). Several matching hooks run in parallel;
+their decisions combine as deny > ask > allow. Where a hook's decision stands in the permission
+chain — first, but never above a deny or ask *rule* from any source, the organisation's included —
+is documented in :mod:`bot.permissions.chain` and ``docs/hooks.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from bot.permissions.decision import Allow, Ask, Deny
+from bot.runtime.hook_config import HookCommand, HooksConfig
+from bot.runtime.hook_exec import HookRun, run_hook_command
+from bot.runtime.hooks import NO_POST_OUTCOME, NO_PRE_OUTCOME, PostToolHookOutcome, PreToolHookOutcome
+from bot.tools.context import ToolUseContext
+
+#: Environment variables a hook can use to find the project (Claude Code's name, and ours).
+PROJECT_DIR_VARS = ("CLAUDE_PROJECT_DIR", "BOT_PROJECT_DIR")
+
+
+@dataclass(frozen=True, slots=True)
+class HookLogEntry:
+    event: str
+    command: str
+    exit_code: int | None
+    duration_s: float
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromptHookOutcome:
+    #: A ``UserPromptSubmit`` hook refused the task: the run does not start, with this reason.
+    blocked: str | None = None
+    additional_context: tuple[str, ...] = ()
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StopHookOutcome:
+    #: A ``Stop``/``SubagentStop`` hook asked the agent to keep going, with this instruction.
+    continue_with: str | None = None
+    stop_reason: str | None = None
+
+
+@dataclass(slots=True)
+class _Verdicts:
+    decision: Allow | Deny | Ask | None = None
+    updated_input: Mapping[str, Any] | None = None
+    context: list[str] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)
+    stop_reason: str | None = None
+
+
+class CommandHookRunner:
+    """The :class:`~bot.runtime.hooks.HookRunner` of a run whose policy declares hooks."""
+
+    def __init__(self, config: HooksConfig, *, session_id: str, transcript_path: Path, project_dir: Path,
+                 env: Mapping[str, str], permission_mode: str = "default",
+                 on_log: Callable[[HookLogEntry], None] | None = None) -> None:
+        self.config = config
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.project_dir = project_dir
+        self.permission_mode = permission_mode
+        self._env = {**env, **{name: str(project_dir) for name in PROJECT_DIR_VARS}}
+        self._on_log = on_log
+        self.log: list[HookLogEntry] = []
+
+    # ----- tool events ----------------------------------------------------------------------------
+
+    async def pre_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str,
+                           context: ToolUseContext) -> PreToolHookOutcome:
+        runs = await self._fire("PreToolUse", tool_name, context, tool_name=tool_name,
+                                tool_input=dict(tool_input), tool_use_id=tool_use_id)
+        if not runs:
+            return NO_PRE_OUTCOME
+        verdicts = self._collect(runs, tool_event=True)
+        return PreToolHookOutcome(decision=verdicts.decision, updated_input=verdicts.updated_input,
+                                  additional_context=tuple(verdicts.context), stop_reason=verdicts.stop_reason)
+
+    async def post_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_response: Any,
+                            tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
+        runs = await self._fire("PostToolUse", tool_name, context, tool_name=tool_name, tool_input=dict(tool_input),
+                                tool_response=tool_response, tool_use_id=tool_use_id)
+        return self._post_outcome(runs)
+
+    async def post_tool_use_failure(self, tool_name: str, tool_input: Mapping[str, Any], error: str,
+                                    tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
+        runs = await self._fire("PostToolUseFailure", tool_name, context, tool_name=tool_name,
+                                tool_input=dict(tool_input), error=error, tool_use_id=tool_use_id,
+                                is_interrupt=error.startswith("<tool_use_error>Interrupted"))
+        return self._post_outcome(runs)
+
+    async def permission_denied(self, tool_name: str, tool_input: Mapping[str, Any], reason: str,
+                                tool_use_id: str, context: ToolUseContext) -> None:
+        runs = await self._fire("PermissionDenied", tool_name, context, tool_name=tool_name,
+                                tool_input=dict(tool_input), reason=reason, tool_use_id=tool_use_id)
+        self._collect(runs, tool_event=False)
+
+    # ----- lifecycle events -------------------------------------------------------------------------
+
+    async def session_start(self, cwd: Path, source: str = "startup") -> tuple[str, ...]:
+        """Context for the model from ``SessionStart`` hooks (plain stdout or ``additionalContext``)."""
+        runs = await self._fire("SessionStart", None, None, cwd=cwd, source=source)
+        return tuple(self._collect(runs, tool_event=False, plain_stdout_is_context=True).context)
+
+    async def user_prompt_submit(self, prompt: str, cwd: Path) -> PromptHookOutcome:
+        runs = await self._fire("UserPromptSubmit", None, None, cwd=cwd, prompt=prompt)
+        verdicts = self._collect(runs, tool_event=False, plain_stdout_is_context=True)
+        blocked = "; ".join(verdicts.feedback) or None
+        return PromptHookOutcome(blocked=blocked, additional_context=tuple(verdicts.context),
+                                 stop_reason=verdicts.stop_reason)
+
+    async def stop(self, cwd: Path, *, stop_hook_active: bool, agent_id: str | None = None,
+                   agent_transcript_path: Path | None = None) -> StopHookOutcome:
+        event = "Stop" if agent_id is None else "SubagentStop"
+        extra: dict[str, Any] = {"stop_hook_active": stop_hook_active}
+        if agent_id is not None:
+            extra.update(agent_id=agent_id, agent_transcript_path=str(agent_transcript_path or ""))
+        runs = await self._fire(event, None, None, cwd=cwd, **extra)
+        verdicts = self._collect(runs, tool_event=False)
+        return StopHookOutcome(continue_with="\n".join(verdicts.feedback) or None, stop_reason=verdicts.stop_reason)
+
+    # ----- machinery --------------------------------------------------------------------------------
+
+    def _payload(self, event: str, cwd: Path, fields: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "transcript_path": str(self.transcript_path),
+            "cwd": str(cwd),
+            "permission_mode": self.permission_mode,
+            "hook_event_name": event,
+            **fields,
+        }
+
+    async def _fire(self, event: str, match_name: str | None, context: ToolUseContext | None,
+                    cwd: Path | None = None, **fields: Any) -> list[HookRun]:
+        commands = self.config.commands_for(event, match_name)
+        if not commands:
+            return []
+        where = cwd or (context.working_directory if context is not None else self.project_dir)
+        payload = self._payload(event, where, fields)
+        runs: list[HookRun | None] = [None] * len(commands)
+
+        async def one(i: int, hook: HookCommand) -> None:
+            runs[i] = await run_hook_command(hook, payload, cwd=self.project_dir, env=self._env)
+
+        async with anyio.create_task_group() as tg:
+            for i, hook in enumerate(commands):
+                tg.start_soon(one, i, hook)
+        done = [r for r in runs if r is not None]
+        for run in done:
+            self._record(event, run)
+        return done
+
+    def _record(self, event: str, run: HookRun) -> None:
+        if run.succeeded:
+            outcome = "ok"
+        elif run.blocked:
+            outcome = "blocked: " + (run.stderr.strip()[:300] or "(no reason given)")
+        else:
+            outcome = "non-blocking error: " + run.describe_failure()
+        entry = HookLogEntry(event, run.command.command, run.exit_code, run.duration_s, outcome)
+        self.log.append(entry)
+        if self._on_log is not None:
+            self._on_log(entry)
+
+    def _collect(self, runs: list[HookRun], *, tool_event: bool,
+                 plain_stdout_is_context: bool = False) -> _Verdicts:
+        verdicts = _Verdicts()
+        decisions: list[Allow | Deny | Ask] = []
+        for run in runs:
+            if run.blocked:
+                reason = run.stderr.strip() or f"blocked by hook `{run.command.command}`"
+                verdicts.feedback.append(reason)
+                if tool_event:
+                    decisions.append(Deny(reason, source="hook"))
+                continue
+            if not run.succeeded:
+                continue  # non-blocking: logged by _record
+            data = run.json_output()
+            if data is None:
+                if plain_stdout_is_context and run.stdout.strip():
+                    verdicts.context.append(run.stdout.strip())
+                continue
+            self._read_json(data, run, verdicts, decisions, tool_event)
+        verdicts.decision = _combine(decisions)
+        return verdicts
+
+    def _read_json(self, data: dict[str, Any], run: HookRun, verdicts: _Verdicts,
+                   decisions: list[Allow | Deny | Ask], tool_event: bool) -> None:
+        if data.get("continue") is False:
+            verdicts.stop_reason = str(data.get("stopReason") or f"hook `{run.command.command}` stopped the run")
+        message = data.get("systemMessage")
+        if isinstance(message, str) and message:
+            self.log.append(HookLogEntry("systemMessage", run.command.command, 0, 0.0, message[:1000]))
+        specific = data.get("hookSpecificOutput")
+        specific = specific if isinstance(specific, Mapping) else {}
+        context = specific.get("additionalContext")
+        if isinstance(context, str) and context.strip():
+            verdicts.context.append(context.strip())
+        legacy = data.get("decision")
+        reason = str(data.get("reason") or specific.get("permissionDecisionReason") or "")
+        permission = specific.get("permissionDecision")
+        if tool_event and permission in ("allow", "deny", "ask"):
+            why = str(specific.get("permissionDecisionReason") or f"hook `{run.command.command}` said {permission}")
+            decisions.append(_decision(permission, why))
+        elif tool_event and legacy in ("approve", "allow"):
+            decisions.append(Allow(reason or f"approved by hook `{run.command.command}`", source="hook"))
+        elif legacy == "block":
+            why = reason or f"blocked by hook `{run.command.command}`"
+            verdicts.feedback.append(why)
+            if tool_event:
+                decisions.append(Deny(why, source="hook"))
+        updated = specific.get("updatedInput")
+        if isinstance(updated, Mapping) and verdicts.updated_input is None:
+            verdicts.updated_input = dict(updated)
+
+    def _post_outcome(self, runs: list[HookRun]) -> PostToolHookOutcome:
+        if not runs:
+            return NO_POST_OUTCOME
+        verdicts = self._collect(runs, tool_event=False)
+        feedback = "\n".join(verdicts.feedback) or None
+        return PostToolHookOutcome(additional_context=tuple(verdicts.context), feedback=feedback,
+                                   stop_reason=verdicts.stop_reason)
+
+
+def _decision(kind: str, reason: str) -> Allow | Deny | Ask:
+    match kind:
+        case "allow":
+            return Allow(reason, source="hook")
+        case "deny":
+            return Deny(reason, source="hook")
+        case _:
+            return Ask(reason, source="hook")
+
+
+def _combine(decisions: list[Allow | Deny | Ask]) -> Allow | Deny | Ask | None:
+    """Several hooks answered: deny > ask > allow, as rules combine."""
+    for kind in (Deny, Ask, Allow):
+        for decision in decisions:
+            if isinstance(decision, kind):
+                return decision
+    return None
+
