@@ -1,0 +1,350 @@
+"""From a GitHub event to a decision: does this event start a run, and what is the task?
+
+A pure function of the event name, its payload and the trigger settings (no API call, no
+checkout): ``bot run --dry-run`` prints exactly this. Authorization of the actor against the
+collaborator-permission API happens next, in :mod:`bot.github.authorize`.
+
+Supported: ``issue_comment`` (on an issue or a PR), ``pull_request_review_comment``,
+``pull_request_review``, ``issues`` (opened / assigned / labeled), ``workflow_dispatch``,
+``schedule`` and ``repository_dispatch``. Trust: every string taken from the payload (titles,
+bodies, comments) is untrusted and only ever becomes quoted data in the prompt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bot.errors import BotError
+
+SUPPORTED_EVENTS = (
+    "issue_comment", "pull_request_review_comment", "pull_request_review", "issues",
+    "workflow_dispatch", "schedule", "repository_dispatch",
+)
+DEFAULT_TRIGGER_PHRASE = "@bot"
+#: Issue actions that can start a run (with a label or assignee trigger configured).
+ISSUE_ACTIONS = ("opened", "assigned", "labeled")
+MAX_SLUG_LENGTH = 40
+
+
+class EventError(BotError):
+    """The event payload is malformed or unsupported. The message says which and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerSettings:
+    trigger_phrase: str = DEFAULT_TRIGGER_PHRASE
+    #: The bot's own login (``github-actions[bot]`` or an app's): its comments never trigger.
+    bot_login: str | None = "github-actions[bot]"
+    #: Bots allowed to trigger (still permission-checked). ``*`` allows every bot.
+    allowed_bots: frozenset[str] = frozenset()
+    #: ``issues`` events trigger only when this label is added / this user is assigned.
+    label_trigger: str | None = None
+    assignee_trigger: str | None = None
+    #: When set, ``issues: opened`` triggers if the body mentions the phrase.
+    #: The workflow's own prompt (``workflow_dispatch`` / ``schedule`` when the payload has none).
+    prompt: str | None = None
+    #: The policy's scheduled task, used by ``schedule`` when the workflow gives no prompt.
+    scheduled_task: str | None = None
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """What ``bot run --dry-run --json`` prints (the first seven fields), plus what the run needs."""
+
+    triggered: bool
+    reason: str
+    kind: str
+    issue: int | None = None
+    pr: int | None = None
+    branch: str | None = None
+    prompt: str = ""
+    # ---- not printed by the dry run -------------------------------------------------------
+    event_name: str = ""
+    repository: str | None = None
+    actor: str | None = None
+    actor_is_bot: bool = False
+    comment_id: int | None = None
+    #: ``issue`` for issue/PR conversation comments, ``review`` for review comments.
+    comment_kind: str | None = None
+    base_branch: str | None = None
+    #: ``owner/name`` of a PR's head repository (differs from ``repository`` for a fork).
+    head_repository: str | None = None
+    #: Untrusted text for the prompt, each quoted as data: title, body, comment, diff hunk.
+    context: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_fork(self) -> bool:
+        return self.pr is not None and self.head_repository is not None and self.head_repository != self.repository
+
+    def dry_run_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {k: data[k] for k in ("triggered", "reason", "kind", "issue", "pr", "branch", "prompt")}
+
+
+def decide_trigger(event_name: str, payload: Any, settings: TriggerSettings = TriggerSettings()) -> Trigger:
+    if event_name not in SUPPORTED_EVENTS:
+        raise EventError(f"unsupported event {event_name!r}; supported: {', '.join(SUPPORTED_EVENTS)}")
+    if not isinstance(payload, Mapping):
+        raise EventError(f"the {event_name} payload must be a JSON object")
+    match event_name:
+        case "issue_comment":
+            return _issue_comment(payload, settings)
+        case "pull_request_review_comment":
+            return _review_comment(payload, settings)
+        case "pull_request_review":
+            return _review(payload, settings)
+        case "issues":
+            return _issues(payload, settings)
+        case "workflow_dispatch":
+            return _dispatch(payload, settings)
+        case "schedule":
+            return _schedule(payload, settings)
+        case _:
+            return _repository_dispatch(payload, settings)
+
+
+# ----- mentions ---------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^(\s*)(```|~~~)")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+
+
+def visible_text(body: str) -> str:
+    """Markdown without fenced blocks, inline code spans and block quotes: what someone *said*."""
+    lines: list[str] = []
+    fence: str | None = None
+    for line in body.splitlines():
+        match = _FENCE.match(line)
+        if fence is not None:
+            if match and match.group(2) == fence:
+                fence = None
+            continue
+        if match:
+            fence = match.group(2)
+            continue
+        if line.lstrip().startswith(">"):
+            continue
+        lines.append(line)
+    return _INLINE_CODE.sub(" ", "\n".join(lines))
+
+
+def mention_pattern(phrase: str) -> re.Pattern[str]:
+    # A mention: not glued to a preceding word or e-mail (`x@bot`), not a longer name (`@botany`).
+    return re.compile(rf"(?<![\w@./-]){re.escape(phrase)}(?![\w-])", re.I)
+
+
+def mentions(body: str | None, phrase: str) -> bool:
+    return bool(body) and mention_pattern(phrase).search(visible_text(body or "")) is not None
+
+
+def instruction(body: str, phrase: str) -> str:
+    """The request itself: the visible text with the phrase removed, trimmed."""
+    text = mention_pattern(phrase).sub(" ", visible_text(body))
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def slugify(title: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    return slug[:MAX_SLUG_LENGTH].rstrip("-") or "task"
+
+
+def issue_branch(number: int, title: str) -> str:
+    return f"bot/issue-{number}-{slugify(title)}"
+
+
+# ----- per event ----------------------------------------------------------------------------------
+
+def _obj(payload: Mapping[str, Any], key: str, event: str) -> Mapping[str, Any]:
+    value = payload.get(key)
+    if not isinstance(value, Mapping):
+        raise EventError(f"the {event} payload has no {key!r} object")
+    return value
+
+
+def _int(obj: Mapping[str, Any], key: str, event: str) -> int:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EventError(f"the {event} payload's {key!r} must be a number")
+    return value
+
+
+def _login(user: Any) -> tuple[str | None, bool]:
+    if not isinstance(user, Mapping):
+        return None, False
+    login = user.get("login")
+    is_bot = user.get("type") == "Bot" or (isinstance(login, str) and login.endswith("[bot]"))
+    return (login if isinstance(login, str) else None), is_bot
+
+
+def _repo(payload: Mapping[str, Any]) -> str | None:
+    repo = payload.get("repository")
+    name = repo.get("full_name") if isinstance(repo, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
+def _refuse_actor(kind: str, actor: str | None, is_bot: bool, settings: TriggerSettings) -> str | None:
+    """Why this actor cannot trigger, before any API call (the bot itself; unlisted bots)."""
+    if actor is not None and settings.bot_login and actor.lower() == settings.bot_login.lower():
+        return f"the {kind} was written by the bot itself ({actor}); its own comments never trigger"
+    if is_bot and "*" not in settings.allowed_bots and (actor or "") not in settings.allowed_bots:
+        return f"{actor} is a bot that is not listed in allowed_bots"
+    return None
+
+
+def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment: Mapping[str, Any],
+                     settings: TriggerSettings, **known: Any) -> Trigger:
+    actor, is_bot = _login(comment.get("user") or payload.get("sender"))
+    body = comment.get("body") if isinstance(comment.get("body"), str) else ""
+    base = dict(event_name=event, kind=kind, repository=_repo(payload), actor=actor, actor_is_bot=is_bot,
+                comment_id=comment.get("id") if isinstance(comment.get("id"), int) else None, **known)
+    action = payload.get("action")
+    if action not in ("created", "edited", "submitted"):
+        return Trigger(False, f"{event} action {action!r} does not trigger", **base)
+    refusal = _refuse_actor("comment", actor, is_bot, settings)
+    if refusal:
+        return Trigger(False, refusal, **base)
+    phrase = settings.trigger_phrase
+    if not mentions(body, phrase):
+        return Trigger(False, f"the comment does not mention {phrase}", **base)
+    if action == "edited":
+        changes = payload.get("changes")
+        before = changes.get("body", {}).get("from") if isinstance(changes, Mapping) else None
+        if not isinstance(before, str):
+            return Trigger(False, "an edited comment without its previous body cannot show that "
+                                  f"{phrase} was added", **base)
+        if mentions(before, phrase):
+            return Trigger(False, f"the edit did not add {phrase}: it was already there", **base)
+    prompt = instruction(body, phrase)
+    context = dict(base.pop("context", {}))
+    context["comment"] = body
+    return Trigger(True, f"{actor} mentioned {phrase} in a {kind.replace('_', ' ')}", prompt=prompt,
+                   context=context, **base)
+
+
+def _issue_comment(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
+    event = "issue_comment"
+    issue = _obj(payload, "issue", event)
+    comment = _obj(payload, "comment", event)
+    number = _int(issue, "number", event)
+    title = issue.get("title") if isinstance(issue.get("title"), str) else ""
+    context = {"title": title, "body": issue.get("body") or ""}
+    if issue.get("pull_request"):  # absent or null on plain issues
+        return _comment_trigger(event, "pr_comment", payload, comment, settings, issue=number, pr=number,
+                                comment_kind="issue", context=context)
+    return _comment_trigger(event, "issue_comment", payload, comment, settings, issue=number,
+                            branch=issue_branch(number, title), comment_kind="issue", context=context)
+
+
+def _pull_request_fields(pr: Mapping[str, Any], event: str) -> dict[str, Any]:
+    head = pr.get("head") if isinstance(pr.get("head"), Mapping) else {}
+    base = pr.get("base") if isinstance(pr.get("base"), Mapping) else {}
+    head_repo = head.get("repo") if isinstance(head.get("repo"), Mapping) else {}
+    return dict(
+        issue=_int(pr, "number", event), pr=_int(pr, "number", event),
+        branch=head.get("ref") if isinstance(head.get("ref"), str) else None,
+        base_branch=base.get("ref") if isinstance(base.get("ref"), str) else None,
+        head_repository=head_repo.get("full_name") if isinstance(head_repo.get("full_name"), str) else None,
+        context={"title": str(pr.get("title") or ""), "body": str(pr.get("body") or "")},
+    )
+
+
+def _review_comment(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
+    event = "pull_request_review_comment"
+    pr = _obj(payload, "pull_request", event)
+    comment = _obj(payload, "comment", event)
+    fields = _pull_request_fields(pr, event)
+    fields["context"]["file"] = str(comment.get("path") or "")
+    fields["context"]["diff_hunk"] = str(comment.get("diff_hunk") or "")
+    return _comment_trigger(event, "review_comment", payload, comment, settings, comment_kind="review", **fields)
+
+
+def _review(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
+    event = "pull_request_review"
+    pr = _obj(payload, "pull_request", event)
+    review = _obj(payload, "review", event)
+    fields = _pull_request_fields(pr, event)
+    trigger = _comment_trigger(event, "review", payload, review, settings, **fields)
+    # A review's id is not an issue comment: reactions go on the PR instead.
+    return Trigger(**{**asdict(trigger), "comment_id": None, "comment_kind": None})
+
+
+def _issues(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
+    event = "issues"
+    issue = _obj(payload, "issue", event)
+    number = _int(issue, "number", event)
+    title = issue.get("title") if isinstance(issue.get("title"), str) else ""
+    body = issue.get("body") if isinstance(issue.get("body"), str) else ""
+    actor, is_bot = _login(payload.get("sender"))
+    base = dict(event_name=event, kind="issue", issue=number, branch=issue_branch(number, title),
+                repository=_repo(payload), actor=actor, actor_is_bot=is_bot,
+                context={"title": title, "body": body})
+    action = payload.get("action")
+    refusal = _refuse_actor("event", actor, is_bot, settings)
+    if action not in ISSUE_ACTIONS:
+        return Trigger(False, f"issues action {action!r} does not trigger", **base)
+    if refusal:
+        return Trigger(False, refusal, **base)
+    prompt = "Resolve the issue quoted below."
+    if action == "labeled":
+        label = payload.get("label")
+        name = label.get("name") if isinstance(label, Mapping) else None
+        if settings.label_trigger and name == settings.label_trigger:
+            return Trigger(True, f"label {name!r} was added", prompt=prompt, **base)
+        return Trigger(False, f"label {name!r} is not the trigger label {settings.label_trigger!r}", **base)
+    if action == "assigned":
+        assignee, _ = _login(payload.get("assignee"))
+        if settings.assignee_trigger and assignee == settings.assignee_trigger:
+            return Trigger(True, f"the issue was assigned to {assignee}", prompt=prompt, **base)
+        return Trigger(False, f"assignee {assignee!r} is not the trigger assignee", **base)
+    if mentions(f"{title}\n{body}", settings.trigger_phrase):
+        return Trigger(True, f"the new issue mentions {settings.trigger_phrase}",
+                       prompt=instruction(body, settings.trigger_phrase) or prompt, **base)
+    return Trigger(False, f"the new issue does not mention {settings.trigger_phrase}", **base)
+
+
+def _run_branch(kind: str, settings: TriggerSettings) -> str:
+    return f"bot/{kind}-{settings.run_id}" if settings.run_id else f"bot/{kind}"
+
+
+def _dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
+    inputs = payload.get("inputs")
+    prompt = inputs.get("prompt") if isinstance(inputs, Mapping) else None
+    prompt = prompt if isinstance(prompt, str) and prompt.strip() else settings.prompt
+    actor, is_bot = _login(payload.get("sender"))
+    base = dict(event_name="workflow_dispatch", kind="workflow_dispatch", repository=_repo(payload),
+                actor=actor, actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
+    if not prompt:
+        return Trigger(False, "workflow_dispatch without a prompt input (inputs.prompt or the action's prompt)",
+                       **base)
+    return Trigger(True, f"{actor or 'someone'} dispatched the workflow with a prompt", prompt=prompt.strip(),
+                   **base)
+
+
+def _schedule(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
+    prompt = settings.prompt or settings.scheduled_task
+    cron = payload.get("schedule")
+    base = dict(event_name="schedule", kind="schedule", repository=_repo(payload),
+                branch=_run_branch("scheduled", settings))
+    if not prompt:
+        return Trigger(False, "a scheduled run needs a prompt (the action's prompt input or the policy's "
+                              "bot.scheduled_task)", **base)
+    return Trigger(True, f"scheduled run ({cron})" if cron else "scheduled run", prompt=prompt.strip(), **base)
+
+
+def _repository_dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
+    client = payload.get("client_payload")
+    prompt = client.get("prompt") if isinstance(client, Mapping) else None
+    prompt = prompt if isinstance(prompt, str) and prompt.strip() else settings.prompt
+    actor, is_bot = _login(payload.get("sender"))
+    base = dict(event_name="repository_dispatch", kind="repository_dispatch", repository=_repo(payload),
+                actor=actor, actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
+    refusal = _refuse_actor("dispatch", actor, is_bot, settings)
+    if refusal:
+        return Trigger(False, refusal, **base)
+    if not prompt:
+        return Trigger(False, "repository_dispatch without client_payload.prompt", **base)
+    return Trigger(True, f"repository_dispatch {payload.get('action')!r}", prompt=prompt.strip(), **base)

@@ -1,0 +1,207 @@
+"""Trigger decisions from real GitHub payloads (octokit's examples and captures from real apps)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from bot.github.events import (
+    EventError,
+    TriggerSettings,
+    decide_trigger,
+    instruction,
+    issue_branch,
+    mentions,
+)
+from tests.conftest import FIXTURES
+
+SETTINGS = TriggerSettings(label_trigger="bug", assignee_trigger="octocat", run_id="42")
+
+
+def payload(name: str, **edits: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / "events" / f"{name}.json").read_text())
+    data = copy.deepcopy(data)
+    for dotted, value in edits.items():
+        target = data
+        *path, last = dotted.split("__")
+        for key in path:
+            target = target[key]
+        target[last] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    ("description", "body", "expected"),
+    [
+        ("a plain mention", "@bot fix this", True),
+        ("mid-sentence", "hey @bot, please fix", True),
+        ("case-insensitive", "@Bot fix", True),
+        ("a longer name is not a mention", "@botany is a science", False),
+        ("an e-mail address is not a mention", "write to me@bot.org", False),
+        ("inside an inline code span", "run `@bot fix` to trigger", False),
+        ("inside a fenced block", "```\n@bot fix\n```", False),
+        ("inside a tilde fence", "~~~\n@bot fix\n~~~\nok", False),
+        ("inside a quote", "> @bot fix this\nI agree", False),
+        ("after a quote", "> quoted\n@bot go", True),
+        ("nothing", "", False),
+    ],
+)
+def test_mentions(description: str, body: str, expected: bool) -> None:
+    assert mentions(body, "@bot") is expected, description
+
+
+def test_the_instruction_is_the_visible_text_without_the_phrase() -> None:
+    assert instruction("@bot please fix the `typo`\n> not this", "@bot") == "please fix the"
+
+
+def test_issue_comment_mentioning_the_bot_triggers_on_a_new_branch() -> None:
+    trigger = decide_trigger("issue_comment", payload("issue_comment.created", comment__body="@bot fix this"),
+                             SETTINGS)
+    assert trigger.dry_run_json() == {
+        "triggered": True, "reason": "Codertocat mentioned @bot in a issue comment", "kind": "issue_comment",
+        "issue": 1, "pr": None, "branch": "bot/issue-1-spelling-error-in-the-readme-file", "prompt": "fix this"}
+    assert trigger.actor == "Codertocat"
+    assert trigger.comment_id == 492700400
+    assert trigger.context["title"] == "Spelling error in the README file"
+
+
+def test_a_comment_without_the_phrase_does_not_trigger() -> None:
+    trigger = decide_trigger("issue_comment", payload("issue_comment.created"), SETTINGS)
+    assert not trigger.triggered
+    assert "does not mention @bot" in trigger.reason
+
+
+def test_a_pr_comment_works_on_the_pr() -> None:
+    trigger = decide_trigger("issue_comment", payload("issue_comment.created.pull_request",
+                                                      comment__body="@bot rebase and fix the lint"), SETTINGS)
+    assert trigger.triggered
+    assert (trigger.kind, trigger.issue, trigger.pr) == ("pr_comment", 1, 1)
+    assert trigger.branch is None  # the head branch needs an API call; the dry run makes none
+
+
+def test_plain_issues_with_pull_request_null_are_issues() -> None:
+    trigger = decide_trigger("issue_comment", payload("issue_comment.created", issue__pull_request=None,
+                                                      comment__body="@bot go"), SETTINGS)
+    assert trigger.kind == "issue_comment"
+
+
+def test_the_bots_own_comment_never_triggers() -> None:
+    data = payload("issue_comment.created", comment__body="@bot fix this")
+    data["comment"]["user"] = {"login": "github-actions[bot]", "type": "Bot"}
+    settings = TriggerSettings(allowed_bots=frozenset({"*"}))
+    trigger = decide_trigger("issue_comment", data, settings)
+    assert not trigger.triggered
+    assert "written by the bot itself" in trigger.reason
+
+
+def test_other_bots_are_refused_unless_listed() -> None:
+    data = payload("issue_comment.created.by-bot", comment__body="@bot fix this")
+    assert "not listed in allowed_bots" in decide_trigger("issue_comment", data, SETTINGS).reason
+    listed = TriggerSettings(allowed_bots=frozenset({"gagbo-test-app[bot]"}))
+    trigger = decide_trigger("issue_comment", data, listed)
+    assert trigger.triggered
+    assert trigger.actor_is_bot
+
+
+@pytest.mark.parametrize(
+    ("description", "before", "after", "expected"),
+    [
+        ("the phrase was added by the edit", "please fix", "@bot please fix", True),
+        ("the phrase was already there", "@bot fix", "@bot fix it now", False),
+        ("the phrase is still absent", "fix", "fix it", False),
+    ],
+)
+def test_edited_comments_trigger_only_when_the_phrase_was_added(description: str, before: str, after: str,
+                                                               expected: bool) -> None:
+    data = payload("issue_comment.edited", comment__body=after)
+    data["changes"] = {"body": {"from": before}}
+    assert decide_trigger("issue_comment", data, SETTINGS).triggered is expected, description
+
+
+def test_review_comments_carry_the_file_and_the_head_branch() -> None:
+    trigger = decide_trigger("pull_request_review_comment",
+                             payload("pull_request_review_comment.created", comment__body="@bot rename this"),
+                             SETTINGS)
+    assert trigger.triggered
+    assert (trigger.pr, trigger.branch, trigger.base_branch) == (2, "changes", "master")
+    assert trigger.context["file"] == "README.md"
+    assert trigger.comment_kind == "review"
+    assert not trigger.is_fork
+
+
+def test_a_review_triggers_from_its_body() -> None:
+    trigger = decide_trigger("pull_request_review",
+                             payload("pull_request_review.submitted", review__body="@bot address this review"),
+                             SETTINGS)
+    assert trigger.triggered
+    assert trigger.prompt == "address this review"
+    assert trigger.comment_id is None
+
+
+@pytest.mark.parametrize(
+    ("description", "name", "edits", "settings", "expected"),
+    [
+        ("the trigger label", "issues.labeled", {}, SETTINGS, True),
+        ("another label", "issues.labeled", {"label__name": "docs"}, SETTINGS, False),
+        ("no label trigger configured", "issues.labeled", {}, TriggerSettings(), False),
+        ("opened without a mention", "issues.opened", {}, SETTINGS, False),
+        ("opened with a mention", "issues.opened", {"issue__body": "@bot please handle"}, SETTINGS, True),
+        ("opened with an empty body", "issues.opened.with-empty-body", {}, SETTINGS, False),
+        ("closed never triggers", "issues.opened", {"action": "closed", "issue__body": "@bot x"}, SETTINGS, False),
+    ],
+)
+def test_issue_events(description: str, name: str, edits: dict[str, Any], settings: TriggerSettings,
+                      expected: bool) -> None:
+    assert decide_trigger("issues", payload(name, **edits), settings).triggered is expected, description
+
+
+def test_an_assignment_to_the_trigger_assignee() -> None:
+    data = payload("issues.opened", action="assigned")
+    data["assignee"] = {"login": "octocat", "type": "User"}
+    assert decide_trigger("issues", data, SETTINGS).triggered
+
+
+def test_workflow_dispatch_takes_its_prompt_from_the_inputs() -> None:
+    assert not decide_trigger("workflow_dispatch", payload("workflow_dispatch"), SETTINGS).triggered
+    trigger = decide_trigger("workflow_dispatch", payload("workflow_dispatch", inputs={"prompt": "bump deps"}),
+                             SETTINGS)
+    assert trigger.dry_run_json()["branch"] == "bot/dispatch-42"
+    assert trigger.prompt == "bump deps"
+
+
+def test_schedule_uses_the_workflow_prompt_or_the_policys_task() -> None:
+    data = {"schedule": "0 3 * * 1", "workflow": ".github/workflows/weekly.yml"}
+    assert not decide_trigger("schedule", data, SETTINGS).triggered
+    trigger = decide_trigger("schedule", data, TriggerSettings(scheduled_task="update the lock file", run_id="7"))
+    assert trigger.triggered
+    assert trigger.prompt == "update the lock file"
+    assert trigger.branch == "bot/scheduled-7"
+
+
+def test_repository_dispatch_takes_client_payload_prompt() -> None:
+    data = payload("repository_dispatch.on-demand-test", client_payload={"prompt": "triage the flaky test"})
+    assert decide_trigger("repository_dispatch", data, SETTINGS).prompt == "triage the flaky test"
+
+
+@pytest.mark.parametrize(
+    ("description", "event", "data", "fragment"),
+    [
+        ("unsupported event", "pull_request", {}, "unsupported event 'pull_request'"),
+        ("not an object", "issue_comment", [], "must be a JSON object"),
+        ("missing comment", "issue_comment", {"action": "created", "issue": {"number": 1}}, "no 'comment' object"),
+        ("number is a string", "issue_comment", {"issue": {"number": "1"}, "comment": {}}, "'number' must be"),
+    ],
+)
+def test_malformed_payloads_are_clear_errors(description: str, event: str, data: Any, fragment: str) -> None:
+    with pytest.raises(EventError) as info:
+        decide_trigger(event, data, SETTINGS)
+    assert fragment in str(info.value), description
+
+
+def test_issue_branches_are_slugs() -> None:
+    assert issue_branch(12, "Crash when `foo` is None!!") == "bot/issue-12-crash-when-foo-is-none"
+    assert issue_branch(3, "日本語") == "bot/issue-3-task"
+    assert len(issue_branch(1, "x" * 200)) == len("bot/issue-1-") + 40
