@@ -172,6 +172,14 @@ def _int(obj: Mapping[str, Any], key: str, event: str) -> int:
     return value
 
 
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _login(user: Any) -> tuple[str | None, bool]:
     if not isinstance(user, Mapping):
         return None, False
@@ -198,9 +206,10 @@ def _refuse_actor(kind: str, actor: str | None, is_bot: bool, settings: TriggerS
 def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment: Mapping[str, Any],
                      settings: TriggerSettings, **known: Any) -> Trigger:
     actor, is_bot = _login(comment.get("user") or payload.get("sender"))
-    body = comment.get("body") if isinstance(comment.get("body"), str) else ""
-    base = dict(event_name=event, kind=kind, repository=_repo(payload), actor=actor, actor_is_bot=is_bot,
-                comment_id=comment.get("id") if isinstance(comment.get("id"), int) else None, **known)
+    body = _str(comment.get("body"))
+    comment_id = comment.get("id") if isinstance(comment.get("id"), int) else None
+    base: dict[str, Any] = dict(event_name=event, kind=kind, repository=_repo(payload), actor=actor,
+                                actor_is_bot=is_bot, comment_id=comment_id, **known)
     action = payload.get("action")
     if action not in ("created", "edited", "submitted"):
         return Trigger(False, f"{event} action {action!r} does not trigger", **base)
@@ -230,7 +239,7 @@ def _issue_comment(payload: Mapping[str, Any], settings: TriggerSettings) -> Tri
     issue = _obj(payload, "issue", event)
     comment = _obj(payload, "comment", event)
     number = _int(issue, "number", event)
-    title = issue.get("title") if isinstance(issue.get("title"), str) else ""
+    title = _str(issue.get("title"))
     context = {"title": title, "body": issue.get("body") or ""}
     if issue.get("pull_request"):  # absent or null on plain issues
         return _comment_trigger(event, "pr_comment", payload, comment, settings, issue=number, pr=number,
@@ -240,9 +249,9 @@ def _issue_comment(payload: Mapping[str, Any], settings: TriggerSettings) -> Tri
 
 
 def _pull_request_fields(pr: Mapping[str, Any], event: str) -> dict[str, Any]:
-    head = pr.get("head") if isinstance(pr.get("head"), Mapping) else {}
-    base = pr.get("base") if isinstance(pr.get("base"), Mapping) else {}
-    head_repo = head.get("repo") if isinstance(head.get("repo"), Mapping) else {}
+    head = _map(pr.get("head"))
+    base = _map(pr.get("base"))
+    head_repo = _map(head.get("repo"))
     return dict(
         issue=_int(pr, "number", event), pr=_int(pr, "number", event),
         branch=head.get("ref") if isinstance(head.get("ref"), str) else None,
@@ -276,10 +285,10 @@ def _issues(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     event = "issues"
     issue = _obj(payload, "issue", event)
     number = _int(issue, "number", event)
-    title = issue.get("title") if isinstance(issue.get("title"), str) else ""
-    body = issue.get("body") if isinstance(issue.get("body"), str) else ""
+    title = _str(issue.get("title"))
+    body = _str(issue.get("body"))
     actor, is_bot = _login(payload.get("sender"))
-    base = dict(event_name=event, kind="issue", issue=number, branch=issue_branch(number, title),
+    base: dict[str, Any] = dict(event_name=event, kind="issue", issue=number, branch=issue_branch(number, title),
                 repository=_repo(payload), actor=actor, actor_is_bot=is_bot,
                 context={"title": title, "body": body})
     action = payload.get("action")
@@ -315,7 +324,7 @@ def _dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     prompt = inputs.get("prompt") if isinstance(inputs, Mapping) else None
     prompt = prompt if isinstance(prompt, str) and prompt.strip() else settings.prompt
     actor, is_bot = _login(payload.get("sender"))
-    base = dict(event_name="workflow_dispatch", kind="workflow_dispatch", repository=_repo(payload),
+    base: dict[str, Any] = dict(event_name="workflow_dispatch", kind="workflow_dispatch", repository=_repo(payload),
                 actor=actor, actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
     if not prompt:
         return Trigger(False, "workflow_dispatch without a prompt input (inputs.prompt or the action's prompt)",
@@ -327,7 +336,7 @@ def _dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
 def _schedule(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     prompt = settings.prompt or settings.scheduled_task
     cron = payload.get("schedule")
-    base = dict(event_name="schedule", kind="schedule", repository=_repo(payload),
+    base: dict[str, Any] = dict(event_name="schedule", kind="schedule", repository=_repo(payload),
                 branch=_run_branch("scheduled", settings))
     if not prompt:
         return Trigger(False, "a scheduled run needs a prompt (the action's prompt input or the policy's "
@@ -340,7 +349,7 @@ def _repository_dispatch(payload: Mapping[str, Any], settings: TriggerSettings) 
     prompt = client.get("prompt") if isinstance(client, Mapping) else None
     prompt = prompt if isinstance(prompt, str) and prompt.strip() else settings.prompt
     actor, is_bot = _login(payload.get("sender"))
-    base = dict(event_name="repository_dispatch", kind="repository_dispatch", repository=_repo(payload),
+    base: dict[str, Any] = dict(event_name="repository_dispatch", kind="repository_dispatch", repository=_repo(payload),
                 actor=actor, actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
     refusal = _refuse_actor("dispatch", actor, is_bot, settings)
     if refusal:
