@@ -9,7 +9,15 @@
     ├── RunError               ends the run; the outcome says which and keeps the work
     │   ├── LimitReached           max turns, budget or wall time
     │   └── RunAborted             cancellation signal, or a fatal model/API error
-    └── ConfigError            the operator must fix a file: names the file and the line
+    ├── ConfigError            the operator must fix a file: names the file and the line
+    ├── GitHubError            a GitHub API call failed (after retries); names the operation
+    │   ├── GitHubNotFound         404: the repository, issue, PR or comment does not exist
+    │   ├── GitHubAuthError        401/403: the token is missing, wrong or lacks a permission
+    │   ├── GitHubRateLimited      a rate limit that retrying within our bounds did not clear
+    │   ├── GitHubValidationError  422: GitHub refused the request's content
+    │   └── GitHubUnavailable      5xx or no connection, after the retries
+    └── GitError               a git command in the workspace failed (the message never holds a token)
+        └── PushRejected           the remote refused the push; the local commit is kept
 
 A tool raises ``ToolError`` (or any exception) and the pipeline turns it into data: the process
 never crashes on a tool failure. ``ConfigError`` is raised before a run starts, never mid-call.
@@ -122,3 +130,45 @@ def describe_os_error(error: OSError, path: str | None = None) -> str:
     wording = _OS_ERROR_WORDING.get(error.errno or -1) or (error.strerror or type(error).__name__).lower()
     target = path if path is not None else error.filename
     return f"{target}: {wording}" if target else wording
+
+
+class GitHubError(BotError):
+    """A GitHub API call failed. ``operation`` names it (``create PR``), ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, *, operation: str = "", status: int | None = None) -> None:
+        super().__init__(message)
+        self.operation = operation
+        self.status = status
+
+
+class GitHubNotFound(GitHubError):
+    pass
+
+
+class GitHubAuthError(GitHubError):
+    pass
+
+
+class GitHubRateLimited(GitHubError):
+    pass
+
+
+class GitHubValidationError(GitHubError):
+    pass
+
+
+class GitHubUnavailable(GitHubError):
+    pass
+
+
+class GitError(BotError):
+    """A git command in the workspace failed. Messages are scrubbed of credentials."""
+
+
+class PushRejected(GitError):
+    """The remote refused the push (non-fast-forward, protected branch, hook). The commit stays local."""
+
+    def __init__(self, message: str, *, branch: str, commit: str | None = None) -> None:
+        super().__init__(message)
+        self.branch = branch
+        self.commit = commit

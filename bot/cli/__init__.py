@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import typer
 
+from bot.cli.mcp import mcp_app
+from bot.cli.policy import policy_app
 from bot.cli.tools import tools_app
 
 app = typer.Typer(
@@ -19,6 +21,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(tools_app, name="tools")
+app.add_typer(policy_app, name="policy")
+app.add_typer(mcp_app, name="mcp")
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from bot.cli.common import AllowOpt, AskOpt, DenyOpt, WorkspaceOpt, fail
+from bot.cli.policy import PolicyOpt
 from bot.errors import ConfigError
 from bot.permissions.rules import RuleSyntaxError
 
@@ -50,6 +51,9 @@ def tools_call(
     deny: DenyOpt = None,
     ask: AskOpt = None,
     scratch_dir: Annotated[Path | None, typer.Option("--scratch-dir", help="Where large results go.")] = None,
+    mcp_config: Annotated[Path | None, typer.Option(
+        "--mcp-config", help="A trusted .mcp.json: its servers' tools join the pool for this call.")] = None,
+    policy: PolicyOpt = None,
 ) -> None:
     """One call through the whole pipeline. Prints the tool_result and the decision as JSON."""
     from bot.runtime.single_call import CallRequest, call_tool_sync, outcome_json
@@ -62,7 +66,8 @@ def tools_call(
     if not workspace.is_dir():
         raise fail(f"--workspace {workspace}: no such directory")
     request = CallRequest(tool=name, input=payload, workspace=workspace, allow=allow or [], deny=deny or [],
-                          ask=ask or [], scratch_dir=scratch_dir)
+                          ask=ask or [], scratch_dir=scratch_dir, mcp_config=mcp_config,
+                          policies=[str(p) for p in policy or []])
     try:
         outcome = call_tool_sync(request)
     except (RuleSyntaxError, ConfigError) as exc:

@@ -1,1 +1,41 @@
-"""mcp layer."""
+"""MCP: servers from a trusted ``.mcp.json``, connected for a run, their tools bridged into the pool.
+
+The only package that imports ``mcp``. The public surface:
+
+* :func:`load_mcp_config` / :func:`parse_mcp_config` — Claude Code's format, ``${VAR}`` expansion,
+  ``ConfigError`` naming the file;
+* :class:`McpManager` — connects every server concurrently, states, calls, closes;
+* :func:`bridge_tools` — ``mcp__<server>__<tool>`` tools (plus the resource tools) for assembly;
+* :func:`mcp_tools_from_file`, :func:`inspect_servers` — for the CLI and the run.
+"""
+
+from __future__ import annotations
+
+from bot.mcp.bridge import McpTool, bridge_tools
+from bot.mcp.config import McpConfig, ServerConfig, in_process_server, load_mcp_config, parse_mcp_config
+from bot.mcp.limits import McpLimits
+from bot.mcp.manager import Connected, ConnectionState, Disabled, Failed, McpManager, Pending, ServerConnection
+from bot.mcp.report import servers_markdown, servers_text
+from bot.mcp.session import inspect_servers, mcp_tools_from_file
+
+__all__ = [
+    "Connected",
+    "ConnectionState",
+    "Disabled",
+    "Failed",
+    "McpConfig",
+    "McpLimits",
+    "McpManager",
+    "McpTool",
+    "Pending",
+    "ServerConfig",
+    "ServerConnection",
+    "bridge_tools",
+    "in_process_server",
+    "inspect_servers",
+    "load_mcp_config",
+    "mcp_tools_from_file",
+    "parse_mcp_config",
+    "servers_markdown",
+    "servers_text",
+]

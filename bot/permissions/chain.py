@@ -47,6 +47,9 @@ class PermissionRequest:
     aliases: tuple[str, ...] = ()
     #: What rule contents are matched against (command, path, URL); ``None`` = tool rules only.
     subject: str | None = None
+    #: Where a relative path subject is relative to (the shell's working directory); ``None`` =
+    #: the workspace.
+    cwd: Path | None = None
     read_only: bool = False
     edits_files: bool = False
     #: The tool's own check matched its content rules; the chain applies only whole-tool rules.
@@ -57,6 +60,9 @@ class PermissionRequest:
 
 #: Does this rule (whose tool part already names the tool) cover this call?
 ContentMatcher = Callable[[Rule, PermissionRequest], bool]
+#: Does this rule cover this call — tool part and content both (the policy engine's matcher,
+#: which knows rule families and per-tool content forms)?
+RuleCovers = Callable[[Rule, PermissionRequest], bool]
 
 
 class PermissionEngine(Protocol):
@@ -84,8 +90,14 @@ def simple_content_matcher(rule: Rule, request: PermissionRequest) -> bool:
     return subject == content
 
 
-def matching_rule(rules: tuple[Rule, ...], request: PermissionRequest, matcher: ContentMatcher) -> Rule | None:
+def matching_rule(rules: tuple[Rule, ...], request: PermissionRequest, matcher: ContentMatcher,
+                  covers: RuleCovers | None = None) -> Rule | None:
+    """The first rule that covers the call (rules are ordered strongest source first)."""
     for rule in rules:
+        if covers is not None:
+            if covers(rule, request):
+                return rule
+            continue
         if not rule_names_tool(rule.tool, request.tool_name, request.aliases):
             continue
         if rule.content is None:
@@ -96,10 +108,12 @@ def matching_rule(rules: tuple[Rule, ...], request: PermissionRequest, matcher: 
 
 
 def decide_chain(request: PermissionRequest, context: PermissionContext,
-                 matcher: ContentMatcher = simple_content_matcher) -> Decision:
-    """The headless chain described in the module docstring. Returns only Allow or Deny."""
+                 matcher: ContentMatcher = simple_content_matcher, *, covers: RuleCovers | None = None) -> Decision:
+    """The headless chain described in the module docstring. Returns only Allow or Deny.
+
+    ``covers``, when given, replaces the tool-name check plus ``matcher`` (the policy engine)."""
     name = request.tool_name
-    deny_rule = matching_rule(context.deny, request, matcher)
+    deny_rule = matching_rule(context.deny, request, matcher, covers)
     if deny_rule is not None:
         return Deny(f"a deny rule forbids this {name} call", source="rule", rule=deny_rule.ref)
 
@@ -119,7 +133,7 @@ def decide_chain(request: PermissionRequest, context: PermissionContext,
         case _:
             pass
 
-    ask_rule = matching_rule(context.ask, request, matcher)
+    ask_rule = matching_rule(context.ask, request, matcher, covers)
     if ask_rule is not None:
         return Deny(f"an ask rule requires approval for this {name} call", source="rule",
                     rule=ask_rule.ref, was_ask=True)
@@ -142,7 +156,7 @@ def decide_chain(request: PermissionRequest, context: PermissionContext,
         case _:
             pass
 
-    allow_rule = matching_rule(context.allow, request, matcher)
+    allow_rule = matching_rule(context.allow, request, matcher, covers)
     if allow_rule is not None:
         return Allow(f"allowed by rule `{allow_rule.text}`", source="rule", rule=allow_rule.ref, warnings=warnings)
     if context.mode == "acceptEdits" and request.edits_files:

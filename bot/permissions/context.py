@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from bot.permissions.rules import Behavior, Rule, rule_names_tool
+from bot.permissions.rules import Behavior, Rule, rule_applies_to
 
 #: The seeds' permission modes that make sense headless. ``dontAsk`` (refuse whatever is not
 #: allowed) is what every headless run does anyway, so it is accepted and means ``default``.
@@ -38,9 +38,10 @@ class PermissionContext:
                 return self.ask
 
     def blanket_rule(self, behavior: Behavior, tool_name: str, aliases: tuple[str, ...] = ()) -> Rule | None:
-        """A rule with no content that names the whole tool (or, for MCP, its server)."""
+        """A rule with no content that names the whole tool (or, for MCP, its server; a ``Read`` or
+        ``Edit`` rule names its whole family, see :func:`rule_applies_to`)."""
         for rule in self.rules(behavior):
-            if rule.content is None and rule_names_tool(rule.tool, tool_name, aliases):
+            if rule.content is None and rule_applies_to(rule.tool, tool_name, aliases):
                 return rule
         return None
 

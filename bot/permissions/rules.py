@@ -1,16 +1,24 @@
 """Permission rules: ``Tool`` or ``Tool(content)``, and how a rule's tool part names tools.
 
-This module owns the rule *model*; how a rule's content matches a call (command prefixes, path
-patterns, domains) belongs to the matchers that the policy and Bash-analysis layers provide.
+This module owns the rule *model*: parsing, per-tool validation of the content (a malformed rule
+is an error, it never silently matches nothing), which tools a rule names, and the command-pattern
+form of a content (exact, ``prefix:*`` = ``prefix *``, wildcard). How a content matches a call
+(paths, domains, compound shell commands) belongs to :mod:`bot.permissions.matchers` and to the
+Bash analysis in :mod:`bot.shell`.
+
+Rule families, as in Claude Code: rules written for ``Read`` apply to every tool that reads files
+(Glob, Grep), rules written for ``Edit`` to every tool that edits files (Write, NotebookEdit).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from bot.permissions.decision import RuleRef
+from bot.permissions.path_rules import PathRuleError, validate_path_rule
 
 Behavior = Literal["allow", "deny", "ask"]
 
@@ -55,7 +63,104 @@ def parse_rule_text(text: str) -> tuple[str, str | None]:
         raise RuleSyntaxError(f"rule {text!r}: {tool!r} is not a tool name")
     if tool.endswith("*") and not tool.startswith("mcp__"):
         raise RuleSyntaxError(f"rule {text!r}: a '*' in the tool name is only allowed as mcp__server__*")
+    if tool.startswith("mcp__") and tool.endswith("*") and not tool.endswith("__*"):
+        raise RuleSyntaxError(f"rule {text!r}: write mcp__server__* for every tool of a server")
+    if content is not None:
+        problem = content_problem(tool, content)
+        if problem is not None:
+            raise RuleSyntaxError(f"rule {text!r}: {problem}")
     return tool, content
+
+
+#: Tools whose rule content is a gitignore-style path pattern (:mod:`bot.permissions.path_rules`).
+READ_FAMILY = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
+EDIT_FAMILY = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+PATH_TOOLS = READ_FAMILY | EDIT_FAMILY
+#: Tools whose rule content is ``domain:host``.
+DOMAIN_TOOLS = frozenset({"WebFetch"})
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
+_DOMAIN = re.compile(rf"^(\*\.)?{_LABEL}(?:\.{_LABEL})*\.?$")
+
+
+def content_problem(tool: str, content: str) -> str | None:
+    """What is wrong with ``Tool(content)`` for this tool, or ``None``."""
+    if tool.startswith("mcp__"):
+        return "MCP rules name a server or a tool and take no content in parentheses"
+    if tool in PATH_TOOLS:
+        try:
+            validate_path_rule(content)
+        except PathRuleError as exc:
+            return str(exc)
+        return None
+    if tool in DOMAIN_TOOLS:
+        if not content.startswith("domain:"):
+            return f"{tool} rules take 'domain:HOST' (e.g. {tool}(domain:example.com))"
+        host = content.removeprefix("domain:")
+        if not _DOMAIN.match(host):
+            return f"{host!r} is not a host name (a leading '*.' covers subdomains)"
+        return None
+    if ":*" in content[:-2]:
+        return "':*' is only allowed at the end (prefix rule)"
+    return None
+
+
+def domain_of(content: str) -> str:
+    """The host of a ``domain:`` content, lower-cased, without a trailing dot."""
+    return content.removeprefix("domain:").lower().rstrip(".")
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPattern:
+    """A rule content as a command pattern: ``exact``, ``prefix`` (``git commit:*`` and
+    ``git commit *`` are the same rule), or ``wildcard`` (``*`` anywhere, across spaces)."""
+
+    kind: Literal["exact", "prefix", "wildcard"]
+    text: str
+    regex: re.Pattern[str] | None = None
+
+    def matches(self, command: str) -> bool:
+        """Does one simple command match? (Compound commands are split by the Bash analysis.)"""
+        command = command.strip()
+        match self.kind:
+            case "exact":
+                return command == self.text
+            case "prefix":
+                return command == self.text or command.startswith(self.text + " ")
+            case "wildcard":
+                assert self.regex is not None
+                return self.regex.fullmatch(command) is not None
+
+
+@lru_cache(maxsize=4_096)
+def command_pattern(content: str) -> CommandPattern:
+    """Parse a content as a :class:`CommandPattern` (``\\*`` is a literal star)."""
+    text = content.strip()
+    if text.endswith(":*"):
+        return CommandPattern("prefix", text[:-2].rstrip())
+    if text.endswith(" *") and "*" not in _unescape_free(text[:-2]):
+        return CommandPattern("prefix", text[:-2].rstrip())
+    if "*" not in _unescape_free(text):
+        return CommandPattern("exact", text.replace("\\*", "*"))
+    parts: list[str] = []
+    i = 0
+    trailing_space_star = text.endswith(" *") and not text.endswith("\\ *")
+    body = text[:-2] if trailing_space_star else text
+    while i < len(body):
+        if body.startswith("\\*", i):
+            parts.append(re.escape("*"))
+            i += 2
+        elif body[i] == "*":
+            parts.append(".*")
+            i += 1
+        else:
+            parts.append(re.escape(body[i]))
+            i += 1
+    pattern = "".join(parts) + ("(?: .*)?" if trailing_space_star else "")
+    return CommandPattern("wildcard", text, re.compile(pattern, re.DOTALL))
+
+
+def _unescape_free(text: str) -> str:
+    return text.replace("\\*", "")
 
 
 def make_rule(text: str, behavior: Behavior, source: str, file: str | None = None, line: int | None = None) -> Rule:
@@ -78,4 +183,16 @@ def rule_names_tool(rule_tool: str, tool_name: str, aliases: tuple[str, ...] = (
         # `mcp__server` (two parts) names the whole server.
         if rule_tool.count("__") == 1:
             return tool_name.startswith(rule_tool + "__")
+    return False
+
+
+def rule_applies_to(rule_tool: str, tool_name: str, aliases: tuple[str, ...] = ()) -> bool:
+    """:func:`rule_names_tool`, plus the families: a ``Read`` rule applies to Glob and Grep, an
+    ``Edit`` rule to Write and NotebookEdit (Claude Code's behaviour)."""
+    if rule_names_tool(rule_tool, tool_name, aliases):
+        return True
+    if rule_tool == "Read":
+        return tool_name in READ_FAMILY
+    if rule_tool == "Edit":
+        return tool_name in EDIT_FAMILY
     return False

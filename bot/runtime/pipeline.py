@@ -25,8 +25,9 @@ from typing import Any
 import anyio
 
 from bot.errors import ToolError, classify_tool_error, describe_os_error
-from bot.permissions.chain import PermissionEngine, PermissionRequest, RuleEngine
+from bot.permissions.chain import PermissionEngine, PermissionRequest
 from bot.permissions.decision import Allow, Decision, Deny, PermissionResult, denial_message
+from bot.permissions.engine import PolicyEngine
 from bot.runtime.hooks import NO_PRE_OUTCOME, HookRunner, NoHooks, PreToolHookOutcome
 from bot.runtime.results import limit_result
 from bot.tools.base import AnyTool, InputSchemaError, ToolResult, ValidationReject
@@ -127,7 +128,7 @@ class ToolRunner:
     def __init__(self, pool: ToolPool, engine: PermissionEngine | None = None,
                  hooks: HookRunner | None = None) -> None:
         self.pool = pool
-        self.engine: PermissionEngine = engine or RuleEngine()
+        self.engine: PermissionEngine = engine or PolicyEngine()
         self.hooks: HookRunner = hooks or NoHooks()
 
     # Used by both schedulers: an input that does not parse counts as unsafe (seeds 4.5).
@@ -275,6 +276,7 @@ class ToolRunner:
             workspace=context.workspace,
             aliases=tool.aliases,
             subject=tool.permission_subject(parsed),
+            cwd=context.working_directory,
             read_only=tool.is_read_only(parsed),
             edits_files=tool.is_edit_tool,
             self_matching=tool.matches_own_rule_content,

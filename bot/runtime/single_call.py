@@ -17,7 +17,9 @@ import anyio
 
 from bot.permissions.chain import PermissionEngine
 from bot.permissions.context import PermissionContext
+from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import Behavior, make_rule
+from bot.permissions.stack import PolicyLayer, load_policy_stack
 from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.tools.base import AnyTool
@@ -34,6 +36,10 @@ class CallRequest:
     deny: Sequence[str] = ()
     ask: Sequence[str] = ()
     scratch_dir: Path | None = None
+    #: A trusted ``.mcp.json``: its servers are connected for the call and closed after it.
+    mcp_config: Path | None = None
+    #: Policy files (``--policy``), merged under the rule flags (:mod:`bot.permissions.stack`).
+    policies: Sequence[str] = ()
 
 
 def flag_permission_context(allow: Sequence[str], deny: Sequence[str], ask: Sequence[str],
@@ -56,6 +62,15 @@ def flag_permission_context(allow: Sequence[str], deny: Sequence[str], ask: Sequ
     )
 
 
+def request_permission_context(request: CallRequest) -> PermissionContext:
+    """The rule flags, on top of the ``--policy`` files when there are any."""
+    if not request.policies:
+        return flag_permission_context(request.allow, request.deny, request.ask)
+    layers = [PolicyLayer("flag", path=p) for p in request.policies]
+    policy = load_policy_stack(layers, allow=request.allow, deny=request.deny, ask=request.ask)
+    return policy.permission_context(Path(request.workspace).resolve())
+
+
 def pool_for(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = ()) -> ToolPool:
     return ToolPool(assemble_tool_pool(permission, mcp_tools))
 
@@ -63,7 +78,8 @@ def pool_for(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = ()) -
 async def call_tool(request: CallRequest, *, permission: PermissionContext | None = None,
                     engine: PermissionEngine | None = None, sink: ProgressSink = drop_progress,
                     mcp_tools: Sequence[AnyTool] = ()) -> ToolCallOutcome:
-    permission = permission or flag_permission_context(request.allow, request.deny, request.ask)
+    permission = permission or request_permission_context(request)
+    engine = engine or PolicyEngine()
     pool = pool_for(permission, mcp_tools)
     context = make_context(request.workspace, scratch_dir=request.scratch_dir, permission=permission,
                            tools=pool.tools)
@@ -73,7 +89,12 @@ async def call_tool(request: CallRequest, *, permission: PermissionContext | Non
 
 def call_tool_sync(request: CallRequest, **kwargs: Any) -> ToolCallOutcome:
     async def main() -> ToolCallOutcome:
-        return await call_tool(request, **kwargs)
+        if request.mcp_config is None:
+            return await call_tool(request, **kwargs)
+        from bot.mcp import mcp_tools_from_file
+
+        async with mcp_tools_from_file(request.mcp_config, cwd=request.workspace) as mcp_tools:
+            return await call_tool(request, mcp_tools=mcp_tools, **kwargs)
 
     return anyio.run(main)
 

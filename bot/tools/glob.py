@@ -1,15 +1,24 @@
 """Glob: file names matching a pattern, newest first (seeds 8.4.1), backed by ``rg --files``.
 
-``rg --files`` honours ``.gitignore`` and skips hidden VCS directories. At most
-``MAX_GLOB_RESULTS`` paths, relative to the workspace, with a truncation flag. Concurrency-safe
-and read-only.
+``rg --files`` honours ``.gitignore`` (hidden files are listed, version-control directories are
+not). At most ``MAX_GLOB_RESULTS`` paths, relative to the workspace, with a truncation flag.
+Permission-aware: a file a ``Read`` deny rule covers is never listed. Concurrency-safe and
+read-only.
+
+A pattern's leading literal directories become the search root (``src/**/*.py`` walks ``src``
+only; ``/abs/dir/*.py`` walks ``/abs/dir``), so that root is what the confinement check sees.
+The rest of the pattern is matched relative to that root. A directory named explicitly — as
+``path`` or as the pattern's literal prefix — is searched even if ``.gitignore`` ignores it (as
+rg searches the paths it is given); inside it, ignore rules hold. rg's ``--glob`` would override
+``.gitignore``, so name patterns go to rg as a file type instead (:mod:`bot.tools.files.globs`).
+Paths are stat'ed for their mtime as rg prints them, while it is still walking.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pydantic import Field
 
@@ -17,12 +26,16 @@ from bot.errors import ToolExecutionError
 from bot.permissions.decision import PermissionResult
 from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
+from bot.tools.files.globs import FileSelection, select_files
 from bot.tools.messages import Progress
-from bot.tools.paths import check_path_access, display_path, resolve_path
-from bot.tools.ripgrep import run_rg
+from bot.tools.paths import check_path_access, is_within, resolve_path
+from bot.tools.ripgrep import stream_rg, vcs_exclusion_args
+from bot.tools.search_filter import SearchFilter
 
 #: Seeds 8.4.1: ``globLimits.maxResults`` default.
 MAX_GLOB_RESULTS = 100
+
+_GLOB_META = frozenset("*?[{")
 
 
 class GlobInput(ToolInput):
@@ -55,9 +68,12 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
         return input.path or "."
 
     async def check_permissions(self, input: GlobInput, context: ToolUseContext) -> PermissionResult:
-        return check_path_access(input.path or str(context.working_directory), context)
+        base, _ = glob_root(input, context)
+        return check_path_access(str(base), context)
 
     async def validate_input(self, input: GlobInput, context: ToolUseContext) -> ValidationResult:
+        if not input.pattern.strip():
+            return ValidationReject("The pattern is empty", code=2)
         if input.path is not None:
             base = resolve_path(input.path, context)
             if not base.is_dir():
@@ -67,28 +83,18 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
     async def call(self, input: GlobInput, context: ToolUseContext,
                    progress: Progress) -> ToolResult[dict[str, object]]:
         started = time.perf_counter()
-        base = resolve_path(input.path, context) if input.path else context.working_directory
-        code, out, err = await run_rg(["--files", "--hidden", "--glob", "!.git", "--glob", input.pattern,
-                                       "--no-messages", "."], base)
-        if code == 2 and not out:
-            raise ToolExecutionError(f"Glob failed: {err.decode(errors='replace').strip()}")
-        found: list[tuple[float, Path]] = []
-        for rel in out.decode(errors="surrogateescape").splitlines():
-            path = base / rel.removeprefix("./")
-            try:
-                mtime = os.stat(path).st_mtime
-            except OSError:
-                mtime = 0.0  # seeds: a stat failure degrades to mtime 0, it never fails the search
-            found.append((mtime, path))
-        found.sort(key=lambda item: (-item[0], str(item[1])))
-        truncated = len(found) > MAX_GLOB_RESULTS
-        names = [display_path(p, context) for _, p in found[:MAX_GLOB_RESULTS]]
-        return ToolResult({
-            "filenames": names,
-            "numFiles": len(names),
-            "truncated": truncated,
-            "durationMs": round((time.perf_counter() - started) * 1000),
-        })
+        base, pattern = glob_root(input, context)
+        if not base.is_dir():  # the pattern's literal prefix names no directory: nothing matches
+            return ToolResult(_glob_output([], False, started))
+        args, prefix, selection = glob_command(base, pattern, context)
+        found = _Collector(base, prefix, selection, SearchFilter(context, self.name))
+        run = await stream_rg(args, base, found.add)
+        if run.code == 2 and not found.entries:
+            raise ToolExecutionError(f"Glob failed: {run.error_text}")
+        found.entries.sort(key=lambda item: (-item[0], item[1]))
+        truncated = len(found.entries) > MAX_GLOB_RESULTS
+        names = [name for _, name in found.entries[:MAX_GLOB_RESULTS]]
+        return ToolResult(_glob_output(names, truncated, started))
 
     def map_result(self, output: dict[str, object]) -> str:
         names = output["filenames"]
@@ -102,3 +108,90 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
 
     def summarize_input(self, input: GlobInput) -> str:
         return input.pattern + (f" in {input.path}" if input.path else "")
+
+
+def glob_root(input: GlobInput, context: ToolUseContext) -> tuple[Path, str]:
+    """The directory to walk and the pattern relative to it.
+
+    Leading literal segments of the pattern (``src/``, ``../lib/``, an absolute ``/x/y/``) move
+    into the root, so the root is what confinement checks and rg walks only what it must.
+    """
+    base = resolve_path(input.path, context) if input.path else context.working_directory
+    pattern = input.pattern.strip()
+    anchored = False
+    if pattern.startswith("/"):
+        base, pattern, anchored = Path("/"), pattern.lstrip("/"), True
+    parts = PurePosixPath(pattern).parts if pattern else ()
+    literal: list[str] = []
+    for part in parts[:-1]:  # the last segment always stays a pattern (it names files)
+        if _GLOB_META & set(part) or part.startswith("!"):
+            break
+        literal.append(part)
+    if literal:
+        base = resolve_path(os.path.join(base, *literal), context)
+        pattern, anchored = "/".join(parts[len(literal):]), True
+    if anchored and not pattern.startswith("**/"):
+        pattern = "/" + pattern  # anchored at the new root: `src/*.py` is not `src/**/*.py`
+    return base, pattern
+
+
+def glob_command(base: Path, pattern: str, context: ToolUseContext) -> tuple[list[str], str, FileSelection]:
+    """rg's arguments (run in ``base``), the prefix that makes its paths displayable (relative to
+    the workspace, or absolute outside it), and the selection for globs rg cannot apply."""
+    selection = select_files([pattern])
+    args = ["--files", "--hidden", *vcs_exclusion_args(), *selection.rg_args, "--no-messages"]
+    return args, display_prefix(base, context), selection
+
+
+def display_prefix(base: Path, context: ToolUseContext) -> str:
+    if base == context.workspace:
+        return ""
+    if is_within(base, context.workspace):
+        return f"{base.relative_to(context.workspace)}/"
+    return f"{base}/"
+
+
+class _Collector:
+    """Stats paths as rg prints them (relative to the root); drops what the selection does not
+    want and what a deny rule hides."""
+
+    __slots__ = ("base", "entries", "filter", "prefix", "selection")
+
+    def __init__(self, base: Path, prefix: str, selection: FileSelection, search_filter: SearchFilter) -> None:
+        self.base = f"{base}/" if str(base) != "/" else "/"
+        self.prefix = prefix
+        self.selection = selection
+        self.filter = search_filter
+        self.entries: list[tuple[int, str]] = []
+
+    def add(self, lines: list[bytes]) -> bool:
+        stat = os.stat
+        base, prefix = self.base, self.prefix
+        selecting = bool(self.selection.path_patterns)
+        filtering = self.filter.active
+        append = self.entries.append
+        for raw in lines:
+            name = os.fsdecode(raw)
+            if selecting and not self.selection.wants(name):
+                continue
+            full = base + name
+            if filtering and self.filter.hides(full):
+                continue
+            try:
+                mtime = stat(full).st_mtime_ns
+            except OSError:
+                mtime = 0  # seeds: a stat failure degrades to mtime 0, it never fails the search
+            append((mtime, prefix + name))
+        return True
+
+
+def _glob_output(names: list[str], truncated: bool, started: float) -> dict[str, object]:
+    return {
+        "filenames": names,
+        "numFiles": len(names),
+        "truncated": truncated,
+        "durationMs": round((time.perf_counter() - started) * 1000),
+    }
+
+
+__all__ = ["MAX_GLOB_RESULTS", "GlobInput", "GlobTool", "display_prefix", "glob_command", "glob_root"]

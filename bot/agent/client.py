@@ -1,0 +1,327 @@
+"""The Anthropic model client: the only module in the package that imports ``anthropic``.
+
+It turns one streamed Messages API response into our :mod:`bot.agent.model` events and translates
+every SDK and transport failure into a :class:`~bot.agent.model.ModelError` that says whether a
+retry can help. The SDK's own retries are off (``max_retries=0``): the loop has the one retry
+policy (:mod:`bot.agent.retry`), so a 529 is never retried twice over.
+
+Providers: the Anthropic API (``ANTHROPIC_API_KEY``; ``ANTHROPIC_BASE_URL`` for proxies), Amazon
+Bedrock (needs ``anthropic[bedrock]``) and Google Vertex, through the SDK's clients, chosen by
+:class:`ProviderConfig`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import importlib.util
+import json
+import os
+import time
+from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import anthropic
+import httpx2
+from anthropic.lib.bedrock import AsyncAnthropicBedrock
+from anthropic.lib.vertex import AsyncAnthropicVertex
+
+from bot.agent.model import (
+    Block,
+    ModelError,
+    ModelErrorKind,
+    ModelRequest,
+    StreamEvent,
+    StreamFinished,
+    StreamStarted,
+    TextChunk,
+    ToolUseReady,
+)
+from bot.agent.usage import Usage
+from bot.errors import ConfigError
+from bot.tools.messages import ToolUseBlock
+
+Provider = Literal["anthropic", "bedrock", "vertex"]
+PROVIDERS: tuple[Provider, ...] = ("anthropic", "bedrock", "vertex")
+
+#: Read timeout of one streamed response. Streams send a ``ping`` every few seconds, so a long
+#: silence means a dead connection; the SDK's default is 10 minutes.
+DEFAULT_TIMEOUT_S = 600.0
+#: A ``retry-after`` longer than this is not honoured as is (a misbehaving proxy could say a day).
+MAX_HONOURED_RETRY_AFTER_S = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """Which provider, and how to reach it. Empty fields fall back to the SDK's environment variables."""
+
+    provider: Provider = "anthropic"
+    api_key: str | None = None
+    base_url: str | None = None
+    aws_region: str | None = None
+    aws_profile: str | None = None
+    vertex_region: str | None = None
+    vertex_project_id: str | None = None
+    vertex_access_token: str | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    #: Server-side deferred tool loading (``defer_loading`` + ``tool_reference``). ``None``: on for
+    #: the Anthropic API, off for Bedrock and Vertex (seeds 4.10: not every provider supports it).
+    tool_search: bool | None = None
+
+    @property
+    def supports_tool_search(self) -> bool:
+        if self.tool_search is not None:
+            return self.tool_search
+        return self.provider == "anthropic"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ProviderConfig:
+        """``BOT_MODEL_PROVIDER`` (or Claude Code's ``CLAUDE_CODE_USE_BEDROCK`` / ``_VERTEX``)."""
+        env = os.environ if env is None else env
+        raw = env.get("BOT_MODEL_PROVIDER", "").strip().lower()
+        if not raw:
+            if env.get("CLAUDE_CODE_USE_BEDROCK", "") in ("1", "true"):
+                raw = "bedrock"
+            elif env.get("CLAUDE_CODE_USE_VERTEX", "") in ("1", "true"):
+                raw = "vertex"
+            else:
+                raw = "anthropic"
+        if raw not in PROVIDERS:
+            raise ConfigError(f"BOT_MODEL_PROVIDER={raw!r} is not one of {', '.join(PROVIDERS)}")
+        provider: Provider = raw
+        return cls(
+            provider=provider,
+            aws_region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"),
+            vertex_region=env.get("CLOUD_ML_REGION"),
+            vertex_project_id=env.get("ANTHROPIC_VERTEX_PROJECT_ID"),
+        )
+
+
+def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient | None = None) -> AnthropicModel:
+    """The SDK client for a provider, with the SDK's retries off. ``http_client`` lets tests and
+    benchmarks plug in a transport (vcrpy's, or a paced replay)."""
+    sdk: Any
+    match config.provider:
+        case "anthropic":
+            if not (config.api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+                raise ConfigError("no model API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
+            sdk = anthropic.AsyncAnthropic(api_key=config.api_key, base_url=config.base_url, max_retries=0,
+                                           timeout=config.timeout_s, http_client=http_client)
+        case "bedrock":
+            if importlib.util.find_spec("botocore") is None:
+                raise ConfigError("the Bedrock provider needs the `anthropic[bedrock]` extra "
+                                  "(pip install 'headless-bot[bedrock]')")
+            sdk = AsyncAnthropicBedrock(aws_region=config.aws_region, aws_profile=config.aws_profile,
+                                        api_key=config.api_key, base_url=config.base_url, max_retries=0,
+                                        timeout=config.timeout_s, http_client=http_client)
+        case "vertex":
+            if not config.vertex_region:
+                raise ConfigError("the Vertex provider needs a region (CLOUD_ML_REGION)")
+            sdk = AsyncAnthropicVertex(region=config.vertex_region,
+                                       project_id=config.vertex_project_id or anthropic.NOT_GIVEN,
+                                       access_token=config.vertex_access_token, base_url=config.base_url,
+                                       max_retries=0, timeout=config.timeout_s, http_client=http_client)
+    return AnthropicModel(sdk, provider=config.provider, supports_tool_search=config.supports_tool_search)
+
+
+class AnthropicModel:
+    """:class:`bot.agent.model.ModelClient` over an SDK client."""
+
+    def __init__(self, sdk: Any, *, provider: str = "anthropic", supports_tool_search: bool = True) -> None:
+        self._sdk = sdk
+        self.provider = provider
+        self.supports_tool_search = supports_tool_search
+
+    async def aclose(self) -> None:
+        await self._sdk.close()
+
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        params: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "system": list(request.system),
+            "messages": list(request.messages),
+            **dict(request.extra),
+        }
+        if request.tools:
+            params["tools"] = list(request.tools)
+        request_id: str | None = None
+        finished = False
+        try:
+            async with self._sdk.messages.stream(**params) as stream:
+                request_id = stream.request_id
+                parser = _StreamParser(request_id)
+                async for event in stream:
+                    for ours in parser.feed(event):
+                        finished = finished or isinstance(ours, StreamFinished)
+                        yield ours
+        except anthropic.APIStatusError as exc:
+            raise _status_error(exc) from exc
+        except anthropic.APITimeoutError as exc:
+            raise ModelError("timeout", "the request timed out", retryable=True, request_id=request_id) from exc
+        except anthropic.APIConnectionError as exc:
+            raise ModelError("connection", f"connection error: {exc.__cause__ or exc}", retryable=True,
+                             request_id=request_id) from exc
+        except httpx2.TimeoutException as exc:
+            raise ModelError("timeout", f"the stream stalled: {type(exc).__name__}", retryable=True,
+                             request_id=request_id) from exc
+        except httpx2.TransportError as exc:
+            raise ModelError("stream_cut", f"the connection broke mid-stream: {exc}", retryable=True,
+                             request_id=request_id) from exc
+        except anthropic.AnthropicError as exc:
+            raise ModelError("other", f"{type(exc).__name__}: {exc}", retryable=False,
+                             request_id=request_id) from exc
+        except json.JSONDecodeError as exc:  # an event's data cut short: the connection broke mid-event
+            raise ModelError("stream_cut", f"a stream event was cut short: {exc}", retryable=True,
+                             request_id=request_id) from exc
+        except ValueError as exc:
+            # The SDK could not parse the model's tool JSON: the model's output, not our request.
+            if "tool parameter JSON" not in str(exc):
+                raise
+            raise ModelError("server", str(exc)[:300], retryable=True, request_id=request_id) from exc
+        if not finished:
+            raise ModelError("stream_cut", "the stream ended before message_stop", retryable=True,
+                             request_id=request_id)
+
+
+class _StreamParser:
+    """SDK stream events → ours. Keeps the raw ``input_json_delta`` text of each tool block so a
+    block's JSON can be checked strictly at its ``content_block_stop``."""
+
+    def __init__(self, request_id: str | None) -> None:
+        self._request_id = request_id
+        self._json: dict[int, list[str]] = {}
+        self._message_id = ""
+        self._model = ""
+
+    def feed(self, event: Any) -> list[StreamEvent]:
+        kind = event.type
+        if kind == "message_start":
+            message = event.message
+            self._message_id, self._model = message.id, message.model
+            return [StreamStarted(message.id, message.model, _usage(message.usage), self._request_id)]
+        if kind == "content_block_start":
+            if event.content_block.type == "tool_use":
+                self._json[event.index] = []
+            return []
+        if kind == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta":
+                return [TextChunk(event.index, delta.text)]
+            if delta.type == "input_json_delta" and event.index in self._json:
+                self._json[event.index].append(delta.partial_json)
+            return []
+        if kind == "content_block_stop":
+            block = event.content_block
+            if block.type != "tool_use" or event.index not in self._json:
+                return []
+            raw = "".join(self._json.pop(event.index))
+            try:
+                parsed = json.loads(raw) if raw.strip() else {}
+                complete = True
+            except json.JSONDecodeError:
+                parsed, complete = block.input, False
+            return [ToolUseReady(ToolUseBlock(block.id, block.name, parsed), complete)]
+        if kind == "message_stop":
+            message = event.message
+            content = tuple(_block_param(b) for b in message.content)
+            return [StreamFinished(message.id, message.model, content, message.stop_reason, _usage(message.usage),
+                                   self._request_id)]
+        return []
+
+
+def _usage(usage: Any) -> Usage:
+    return Usage.from_api(usage.model_dump(mode="json", exclude_none=True))
+
+
+def _block_param(block: Any) -> Block:
+    """A response block as the request param that sends it back (stable, minimal keys)."""
+    match block.type:
+        case "text":
+            out: Block = {"type": "text", "text": block.text}
+            if getattr(block, "citations", None):
+                out["citations"] = [c.to_dict() for c in block.citations]
+            return out
+        case "tool_use":
+            return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+        case "thinking":
+            return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+        case "redacted_thinking":
+            return {"type": "redacted_thinking", "data": block.data}
+        case _:
+            data: Block = block.to_dict(exclude_none=True)
+            data.pop("parsed_output", None)
+            return data
+
+
+# ----- error translation -------------------------------------------------------------------------
+
+_STATUS_KINDS: dict[int, tuple[ModelErrorKind, bool]] = {
+    400: ("invalid_request", False),
+    401: ("auth", False),
+    403: ("auth", False),
+    404: ("invalid_request", False),
+    408: ("timeout", True),
+    409: ("conflict", True),
+    413: ("invalid_request", False),
+    422: ("invalid_request", False),
+    429: ("rate_limit", True),
+    529: ("overloaded", True),
+}
+
+#: An ``event: error`` inside a 200 stream carries only the error type.
+_STREAM_ERROR_KINDS: dict[str, tuple[ModelErrorKind, bool]] = {
+    "overloaded_error": ("overloaded", True),
+    "api_error": ("server", True),
+    "rate_limit_error": ("rate_limit", True),
+    "timeout_error": ("timeout", True),
+    "invalid_request_error": ("invalid_request", False),
+    "authentication_error": ("auth", False),
+    "permission_error": ("auth", False),
+    "request_too_large": ("invalid_request", False),
+}
+
+
+def _status_error(exc: anthropic.APIStatusError) -> ModelError:
+    status = exc.status_code
+    error_type = exc.type if isinstance(exc.type, str) else None
+    if status == 200:
+        kind, retryable = _STREAM_ERROR_KINDS.get(error_type or "", ("other", False))
+    elif status in _STATUS_KINDS:
+        kind, retryable = _STATUS_KINDS[status]
+    elif status >= 500:
+        kind, retryable = "server", True
+    else:
+        kind, retryable = "other", False
+    if error_type == "overloaded_error":
+        kind, retryable = "overloaded", True
+    headers = exc.response.headers
+    should_retry = headers.get("x-should-retry")
+    if should_retry in ("true", "false"):
+        retryable = should_retry == "true"  # the server knows best (the SDK obeys this header too)
+    message = exc.api_message or str(exc)
+    return ModelError(kind, message, retryable=retryable, status=None if status == 200 else status,
+                      retry_after_s=parse_retry_after(headers) if status != 200 else None,
+                      request_id=exc.request_id)
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """``retry-after-ms`` (Anthropic's, precise), then ``retry-after`` as seconds or an HTTP date."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, min(float(raw_ms) / 1000, MAX_HONOURED_RETRY_AFTER_S))
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, min(float(raw), MAX_HONOURED_RETRY_AFTER_S))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_tz(raw)
+    if parsed is None:
+        return None
+    seconds = email.utils.mktime_tz(parsed) - (time.time() if now is None else now)
+    return max(0.0, min(seconds, MAX_HONOURED_RETRY_AFTER_S))

@@ -1,0 +1,65 @@
+"""Run limits — max turns, budget (USD), wall time — and the pure check the loop makes.
+
+The policy layer parses limits from policy files into :class:`RunLimits`; the loop checks them
+before every turn (:func:`limit_before_turn`) and enforces the wall time inside a turn too (the
+stream and the running tools are aborted at the deadline). The budget is checked between turns:
+a turn already streaming is never cut for money, so a run may end up to one turn over budget, and
+the outcome says by how much.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import anyio
+
+LimitName = Literal["max_turns", "budget", "wall_time"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunLimits:
+    """``None`` means no limit of that kind."""
+
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    wall_time_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_turns is not None and self.max_turns < 1:
+            raise ValueError("max_turns must be at least 1")
+        if self.max_budget_usd is not None and self.max_budget_usd < 0:
+            raise ValueError("max_budget_usd must not be negative")
+        if self.wall_time_s is not None and self.wall_time_s <= 0:
+            raise ValueError("wall_time_s must be positive")
+
+
+@dataclass(frozen=True, slots=True)
+class LimitHit:
+    limit: LimitName
+    detail: str
+
+
+def limit_before_turn(limits: RunLimits, *, turns_done: int, cost_usd: float, elapsed_s: float) -> LimitHit | None:
+    """May another turn start? ``None`` if yes; otherwise the first limit reached."""
+    if limits.wall_time_s is not None and elapsed_s >= limits.wall_time_s:
+        return wall_time_hit(limits.wall_time_s, elapsed_s)
+    if limits.max_budget_usd is not None and cost_usd >= limits.max_budget_usd:
+        return LimitHit("budget", f"spent ${cost_usd:.4f} of the ${limits.max_budget_usd:.2f} budget")
+    if limits.max_turns is not None and turns_done >= limits.max_turns:
+        return LimitHit("max_turns", f"{turns_done} of {limits.max_turns} turns used")
+    return None
+
+
+def wall_time_hit(limit_s: float, elapsed_s: float) -> LimitHit:
+    return LimitHit("wall_time", f"{elapsed_s:.1f} s elapsed, the limit is {limit_s:g} s")
+
+
+class Clock(Protocol):
+    """Monotonic seconds. The loop reads time only through this (tests pass a fake)."""
+
+    def __call__(self) -> float: ...
+
+
+def monotonic() -> float:
+    return anyio.current_time()

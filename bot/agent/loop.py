@@ -1,0 +1,469 @@
+"""The agent loop: ``run_agent(task, session, events) -> AgentOutcome``.
+
+One turn: build the request (cache layout, :mod:`bot.agent.cache`), stream the response, hand
+each ``tool_use`` block to the streaming executor at its ``content_block_stop`` so tools run while
+the model is still writing, collect the results in order, append both messages, repeat — until the
+model ends its turn without tool calls, or a limit, an abort, a hook or a fatal error stops the run.
+
+A failed attempt (a 529, a cut stream) is retried as a whole turn: the attempt's running tools are
+aborted and logged as discarded, its streamed text is void (a ``ModelRetrying`` event says so).
+Limits stop cleanly between turns; the wall time also aborts a turn in progress. Whatever stops the
+run, the outcome keeps everything done so far — files on disk, the tool-call log, usage and cost.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import AsyncExitStack, aclosing
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+
+from bot.agent.cache import system_blocks, tool_definitions, with_message_breakpoint
+from bot.agent.events import (
+    EventSink,
+    LimitReached,
+    ModelRetrying,
+    RunEvent,
+    RunFinished,
+    TextDelta,
+    TodoItemView,
+    TodosChanged,
+    ToolFinished,
+    ToolProgressed,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+    drop_events,
+    safe_emit,
+)
+from bot.agent.lifecycle import LifecycleOutcome, SessionInfo
+from bot.agent.limits import LimitHit, limit_before_turn, wall_time_hit
+from bot.agent.model import (
+    Block,
+    Message,
+    ModelError,
+    ModelRequest,
+    ModelRetriesExhausted,
+    StreamFinished,
+    StreamStarted,
+    TextChunk,
+    ToolUseReady,
+)
+from bot.agent.outcome import AgentOutcome, Stop, ToolCallEntry, TurnRecord
+from bot.agent.prompts import AgentTask, build_system_prompt, gather_environment, render_task
+from bot.agent.retry import RetryNotice
+from bot.agent.session import AgentSession, RunLedger
+from bot.agent.subagents import (
+    SubagentRunner,
+    running_agents,
+    task_notification,
+    wait_for_all_agents,
+    wait_for_background_agents,
+    with_agent_definitions,
+)
+from bot.agent.transcript import Transcript, transcript_path_for
+from bot.agent.usage import ZERO_USAGE, Usage
+from bot.permissions.decision import Deny
+from bot.runtime.pipeline import ToolCallOutcome, ToolRunner, tool_use_error
+from bot.runtime.streaming import StreamingToolExecutor
+from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
+from bot.runtime.tasks import BackgroundTasks
+from bot.shell.redact import Redactor, secrets_from_environ
+from bot.tools.agent_tool import SUBAGENT_SERVICE
+from bot.tools.context import ToolUseContext
+from bot.tools.messages import ProgressEvent, ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
+from bot.tools.todo_write import TODO_SERVICE, TodoItem, TodoList
+from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools
+
+MAX_TOKENS_NOTICE = ("Your response was cut off at the output token limit. Continue where you stopped; "
+                     "split large outputs (a big file) into several smaller tool calls.")
+
+
+async def run_agent(task: AgentTask, session: AgentSession, events: EventSink = drop_events) -> AgentOutcome:
+    """Run the model on a task until it finishes or something stops it. Never raises for model,
+    tool or limit trouble: the outcome's ``stop`` says what happened."""
+    return await _AgentRun(task, session, events).run()
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """What one streamed attempt produced."""
+
+    finished: StreamFinished | None = None
+    usage: Usage = ZERO_USAGE
+    request_id: str | None = None
+    truncated: list[ToolUseBlock] = field(default_factory=list)
+    outcomes: list[ToolCallOutcome] = field(default_factory=list)
+    context: ToolUseContext | None = None
+
+
+class _AgentRun:
+    def __init__(self, task: AgentTask, session: AgentSession, events: EventSink) -> None:
+        self.task = task
+        self.session = session
+        self.events = events
+        self.agent_id = session.agent_id
+        self.is_main = session.agent_id is None
+        self.clock = session.clock
+        now = self.clock()
+        wall = session.limits.wall_time_s
+        self.ledger = session.ledger or RunLedger(started_at=now, deadline=None if wall is None else now + wall)
+        self.pool = with_agent_definitions(session.pool, session.agent_definitions)
+        self.messages: list[Message] = []
+        self.turns = 0
+        self.last_text = ""
+        self.system: list[Block] = []
+        self.stop_hook_active = False
+        self.deferred = DeferredTools(server_side=session.client.supports_tool_search)
+        self.tasks: BackgroundTasks | None = None
+        self.owns_tasks = False
+        self.runner: SubagentRunner | None = None
+        self.transcript = Transcript(transcript_path_for(session.context.scratch_dir, self.agent_id),
+                                     session_id=session.session_id, cwd=session.context.working_directory,
+                                     agent_id=self.agent_id)
+        self.context = self._make_context(session.context)
+        self._billed = ZERO_USAGE
+        self._request_id: str | None = None
+        self._limit_reported = False
+
+    def _make_context(self, base: ToolUseContext) -> ToolUseContext:
+        services: dict[str, Any] = dict(base.services)
+        services[TOOL_SEARCH_SERVICE] = self.deferred
+        if self.is_main:
+            services[TODO_SERVICE] = TodoList(self._todos_changed)
+            self.runner = SubagentRunner(self.session, self.ledger, self.events, run_agent)
+            services[SUBAGENT_SERVICE] = self.runner
+            tasks = services.get(TASKS_KEY)
+            if not isinstance(tasks, BackgroundTasks):  # nobody gave the run one: it owns its own
+                tasks = BackgroundTasks(base.scratch_dir / "tasks", redact=Redactor(secrets_from_environ(os.environ)))
+                self.owns_tasks = True
+            self.tasks = services[TASKS_KEY] = tasks
+        return base.with_(tools=self.pool.tools, services=services, agent_id=self.agent_id)
+
+    # ----- the run ------------------------------------------------------------------------------
+
+    async def run(self) -> AgentOutcome:
+        async with anyio.create_task_group() as tg, AsyncExitStack() as stack:
+            if self.session.ledger is None and self.ledger.deadline is not None:
+                tg.start_soon(self._watch_deadline)
+            if self.owns_tasks and self.tasks is not None:
+                await stack.enter_async_context(self.tasks)
+            stop = await self._drive()
+            if self.runner is not None and self.tasks is not None:
+                # Background agents still running belong to this run: stop them, let them wrap up.
+                self.runner.stop_background(f"the run ended ({stop.reason})")
+                await wait_for_all_agents(self.tasks)
+            tg.cancel_scope.cancel()
+        self._emit(RunFinished(stop.reason, stop.detail))
+        return self._outcome(stop)
+
+    async def _watch_deadline(self) -> None:
+        assert self.ledger.deadline is not None
+        await anyio.sleep(max(0.0, self.ledger.deadline - self.clock()))
+        limit = self.session.limits.wall_time_s or 0.0
+        self.ledger.limit_hit = wall_time_hit(limit, self.clock() - self.ledger.started_at)
+        self.context.abort.abort("the run's wall-time limit was reached")
+
+    async def _drive(self) -> Stop:
+        env = self.session.environment or await gather_environment(self.context.working_directory)
+        prompt = build_system_prompt(env, self.session.instructions, base=self.session.system_prompt,
+                                     append=self.session.append_system_prompt)
+        self.system = system_blocks(prompt, self.session.cache_ttl)
+        first: list[Block] = [{"type": "text", "text": render_task(self.task)}]
+        if self.is_main:
+            info = self._info()
+            started = await self.session.lifecycle.session_start(info, "startup")
+            submitted = await self.session.lifecycle.user_prompt_submit(info, first[0]["text"])
+            for outcome, event in ((started, "SessionStart"), (submitted, "UserPromptSubmit")):
+                if outcome.stop_reason:
+                    return Stop("aborted", f"a {event} hook stopped the run: {outcome.stop_reason}")
+            if submitted.block_reason:
+                return Stop("aborted", f"a UserPromptSubmit hook blocked the task: {submitted.block_reason}")
+            first += [_reminder(c) for c in (*started.additional_context, *submitted.additional_context)]
+        self._append({"role": "user", "content": first})
+        while True:
+            stop = self._check_limits()
+            if stop is not None:
+                return stop
+            stop = await self._turn()
+            if stop is not None:
+                return stop
+
+    def _check_limits(self) -> Stop | None:
+        if self.context.abort.aborted:
+            return self._abort_stop()
+        hit = limit_before_turn(self.session.limits, turns_done=self.turns, cost_usd=self.ledger.total_cost_usd,
+                                elapsed_s=self.clock() - self.ledger.started_at)
+        return None if hit is None else self._limit_stop(hit)
+
+    def _limit_stop(self, hit: LimitHit) -> Stop:
+        if not self._limit_reported:
+            self._limit_reported = True
+            self._emit(LimitReached(hit.limit, hit.detail))
+        return Stop(hit.limit, hit.detail)
+
+    def _abort_stop(self) -> Stop:
+        if self.ledger.limit_hit is not None:
+            return self._limit_stop(self.ledger.limit_hit)
+        return Stop("aborted", self.context.abort.reason or "aborted")
+
+    # ----- one turn -----------------------------------------------------------------------------
+
+    async def _turn(self) -> Stop | None:
+        self.turns += 1
+        turn = self.turns
+        self._billed, self._request_id = ZERO_USAGE, None
+        self._emit(TurnStarted(turn, self.session.model))
+        attempts = 0
+
+        def on_retry(notice: RetryNotice) -> None:
+            self._emit(ModelRetrying(turn, notice.attempt, notice.error.describe(), notice.delay_s))
+
+        policy = replace(self.session.retry, sleep=self._abortable_sleep)
+        result: _Attempt | None = None
+        try:
+            async for attempt in policy.retrying(on_retry, self._time_left):
+                with attempt:
+                    attempts += 1
+                    result = await self._attempt(self._request(), turn)
+        except (ModelRetriesExhausted, ModelError) as exc:
+            self._record_turn(turn, None, attempts)
+            if self.context.abort.aborted:
+                return self._abort_stop()
+            detail = str(exc) if isinstance(exc, ModelRetriesExhausted) else f"model API error: {exc.describe()}"
+            return Stop("error", detail)
+        assert result is not None
+        self._record_turn(turn, result.finished, attempts)
+        self._log_calls(turn, result.outcomes, discarded=False)
+        if result.context is not None:
+            self.context = result.context
+        finished = result.finished
+        if finished is None:  # aborted mid-stream (wall time, or the caller's signal)
+            return self._abort_stop()
+        self._append_assistant(finished)
+        if result.outcomes or result.truncated:
+            self._append({"role": "user", "content": self._results_content(result)})
+            hook_stop = next((o.stop_reason for o in result.outcomes if o.stop_reason), None)
+            if hook_stop:
+                return Stop("aborted", f"a hook stopped the run: {hook_stop}")
+            return None
+        match finished.stop_reason:
+            case "max_tokens":
+                self._append({"role": "user", "content": [{"type": "text", "text": MAX_TOKENS_NOTICE}]})
+                return None
+            case "pause_turn":  # a server tool paused the turn: send the conversation back as is
+                return None
+            case "refusal":
+                return Stop("error", "the model declined to continue (stop reason: refusal)")
+            case _:
+                return await self._end_of_turn()
+
+    async def _end_of_turn(self) -> Stop | None:
+        """The model ended its turn without tool calls: wait for background agents, run Stop hooks."""
+        if self.tasks is not None:
+            if running_agents(self.tasks):
+                await wait_for_background_agents(self.tasks, self.context.abort)
+            notes = self._notifications()
+            if notes:  # a background task ended: the model hears of it before it may finish
+                self._append({"role": "user", "content": notes})
+                return None
+            if self.context.abort.aborted:
+                return self._abort_stop()
+        info = self._info()
+        hook: LifecycleOutcome
+        if self.is_main:
+            hook = await self.session.lifecycle.stop(info, self.stop_hook_active)
+        else:
+            hook = await self.session.lifecycle.subagent_stop(info, self.stop_hook_active, self.transcript.path)
+        if hook.stop_reason:
+            return Stop("aborted", f"a Stop hook stopped the run: {hook.stop_reason}")
+        if hook.block_reason:
+            self.stop_hook_active = True
+            text = f"A Stop hook asks you to continue: {hook.block_reason}"
+            self._append({"role": "user", "content": [{"type": "text", "text": text}]})
+            return None
+        return Stop("completed")
+
+    def _request(self) -> ModelRequest:
+        ttl = self.session.cache_ttl
+        tools = tool_definitions(self.pool.tools, server_tool_search=self.deferred.server_side,
+                                 discovered=self.deferred.discovered, ttl=ttl)
+        return ModelRequest(model=self.session.model, max_tokens=self.session.max_tokens, system=self.system,
+                            messages=with_message_breakpoint(self.messages, ttl), tools=tools,
+                            extra=self.session.extra_params)
+
+    async def _attempt(self, request: ModelRequest, turn: int) -> _Attempt:
+        """One streamed attempt with its tools. Raises :class:`ModelError` (after aborting the
+        attempt's tools) so the retry policy can decide."""
+        state = _Attempt()
+        error: ModelError | None = None
+        runner = _ObservedRunner(self, turn)
+        async with StreamingToolExecutor(runner, self.context, self._progress_sink()) as executor:
+            try:
+                await self._consume(request, executor, state, turn)
+            except ModelError as exc:
+                error = exc
+                executor.abort(f"the model's response failed ({exc.kind}); the turn is retried")
+            executor.finish()
+            state.outcomes = await executor.collect()
+            state.context = executor.context
+        self._billed = self._billed + state.usage
+        self._request_id = state.request_id or self._request_id
+        if error is not None:
+            self._log_calls(turn, state.outcomes, discarded=True)
+            raise error
+        return state
+
+    async def _consume(self, request: ModelRequest, executor: StreamingToolExecutor, state: _Attempt,
+                       turn: int) -> None:
+        """Read the stream until ``message_stop``; return early (``state.finished`` is None) on abort."""
+        abort = self.context.abort
+        if abort.aborted:
+            return
+        failure: ModelError | None = None
+        async with anyio.create_task_group() as tg:
+
+            async def watch_abort() -> None:
+                await abort.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(watch_abort)
+            try:
+                async with aclosing(self.session.client.stream(request)) as stream:
+                    async for event in stream:
+                        match event:
+                            case StreamStarted():
+                                state.usage, state.request_id = event.usage, event.request_id
+                            case TextChunk():
+                                self._emit(TextDelta(turn, event.text))
+                            case ToolUseReady(block=block, complete=True):
+                                executor.add_tool(block)
+                            case ToolUseReady(block=block):
+                                state.truncated.append(block)
+                            case StreamFinished():
+                                state.finished, state.usage = event, event.usage
+            except ModelError as exc:
+                failure = exc
+            finally:
+                tg.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+
+    async def _abortable_sleep(self, seconds: float) -> None:
+        """The retry wait, cut short by an abort (the next attempt then sees the abort at once)."""
+        async with anyio.create_task_group() as tg:
+
+            async def sleep() -> None:
+                await self.session.retry.sleep(seconds)
+                tg.cancel_scope.cancel()
+
+            async def watch() -> None:
+                await self.context.abort.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(sleep)
+            tg.start_soon(watch)
+
+    def _time_left(self) -> float | None:
+        return None if self.ledger.deadline is None else self.ledger.deadline - self.clock()
+
+    # ----- bookkeeping --------------------------------------------------------------------------
+
+    def _results_content(self, result: _Attempt) -> list[Block]:
+        content: list[Block] = [o.result.to_api() for o in result.outcomes]
+        for block in result.truncated:
+            text = tool_use_error(f"The {block.name} call was cut off by the output token limit before its input "
+                                  "was complete, so it did not run. Send it again, smaller if needed.")
+            content.append(ToolResultBlock(block.id, text, is_error=True).to_api())
+        for outcome in result.outcomes:
+            content += outcome.new_messages
+        return content + self._notifications()
+
+    def _notifications(self) -> list[Block]:
+        """Background tasks (agents, Bash) that ended since the last turn, told to the model."""
+        if self.tasks is None:
+            return []
+        return [{"type": "text", "text": task_notification(t)} for t in self.tasks.take_finished()]
+
+    def _record_turn(self, turn: int, finished: StreamFinished | None, attempts: int) -> None:
+        model = finished.model if finished is not None else self.session.model
+        cost = self.session.prices.cost(model, self._billed)
+        record = TurnRecord(turn, model, self._billed, cost.usd, finished.stop_reason if finished else None,
+                            attempts, self._request_id, self.agent_id, cost.estimated)
+        self.ledger.turns.append(record)
+        self._emit(TurnFinished(turn, record.stop_reason, record.usage, record.cost_usd, self.ledger.total_cost_usd))
+
+    def _log_calls(self, turn: int, outcomes: list[ToolCallOutcome], *, discarded: bool) -> None:
+        self.ledger.tool_calls += [ToolCallEntry(turn, o.record, self.agent_id, discarded) for o in outcomes]
+
+    def _append_assistant(self, finished: StreamFinished) -> None:
+        message: Message = {"role": "assistant", "content": list(finished.content)}
+        self.messages.append(message)
+        text = "".join(b.get("text", "") for b in finished.content if b.get("type") == "text").strip()
+        if text:
+            self.last_text = text
+        self.transcript.append({**message, "id": finished.message_id, "model": finished.model,
+                                "stop_reason": finished.stop_reason, "usage": finished.usage.to_dict()},
+                               requestId=finished.request_id)
+
+    def _append(self, message: Message) -> None:
+        self.messages.append(message)
+        self.transcript.append(message)
+
+    def _outcome(self, stop: Stop) -> AgentOutcome:
+        # The main agent's outcome includes its sub-agents' turns and calls (tagged with their ids).
+        turns = [t for t in self.ledger.turns if self.is_main or t.agent_id == self.agent_id]
+        calls = [c for c in self.ledger.tool_calls if self.is_main or c.agent_id == self.agent_id]
+        return AgentOutcome(stop=stop, final_text=self.last_text, turns=turns, tool_calls=calls,
+                            messages=list(self.messages), transcript_path=self.transcript.path,
+                            agent_id=self.agent_id, total_cost_usd=self.ledger.total_cost_usd)
+
+    def _info(self) -> SessionInfo:
+        return SessionInfo(self.session.session_id, self.transcript.path, self.context.working_directory,
+                           self.context.permission.mode, self.agent_id, self.session.agent_type)
+
+    def _emit(self, event: RunEvent) -> None:
+        if self.agent_id is not None and getattr(event, "agent_id", None) is None:
+            event = replace(event, agent_id=self.agent_id)
+        safe_emit(self.events, event)
+
+    def _progress_sink(self) -> ProgressSink:
+        def sink(event: ProgressEvent) -> None:
+            self._emit(ToolProgressed(event.tool_use_id, event.tool_name, event.kind, dict(event.data)))
+
+        return sink
+
+    def _todos_changed(self, todos: tuple[TodoItem, ...], agent_id: str | None) -> None:
+        views = tuple(TodoItemView(t.content, t.status, t.activeForm) for t in todos)
+        safe_emit(self.events, TodosChanged(views, agent_id))
+
+
+class _ObservedRunner(ToolRunner):
+    """The pipeline, reporting when each call really starts and ends (not in FIFO order)."""
+
+    def __init__(self, run: _AgentRun, turn: int) -> None:
+        super().__init__(run.pool, run.session.engine, run.session.hooks)
+        self._owner = run
+        self._turn = turn
+
+    async def run(self, block: ToolUseBlock, context: ToolUseContext,
+                  sink: ProgressSink = drop_progress) -> ToolCallOutcome:
+        self._owner._emit(ToolStarted(self._turn, block.id, block.name, block.input))
+        outcome = await super().run(block, context, sink)
+        record = outcome.record
+        denial = None
+        if isinstance(record.decision, Deny):
+            rule = f" (rule {record.decision.rule.describe()})" if record.decision.rule else ""
+            denial = f"{record.decision.reason}{rule}"
+        self._owner._emit(ToolFinished(self._turn, block.id, record.tool_name, record.summary, outcome.result.is_error,
+                                     record.denied, denial, record.duration_s))
+        return outcome
+
+
+def _reminder(text: str) -> Block:
+    return {"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}
+
+
+__all__ = ["run_agent"]

@@ -1,0 +1,82 @@
+"""What a run is given (:class:`AgentSession`) and what all agents of a run share (:class:`RunLedger`).
+
+The GitHub layer builds the session: the workspace context (with the policy's permission context),
+the assembled tool pool, the permission engine, hooks, the model client and the limits. The loop
+does not read configuration files or the environment itself.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.agent.cache import CacheTTL
+from bot.agent.definitions import BUILTIN_AGENTS, DEFAULT_MODEL_ALIASES, AgentDefinition
+from bot.agent.lifecycle import LifecycleHooks, NoLifecycleHooks
+from bot.agent.limits import Clock, LimitHit, RunLimits, monotonic
+from bot.agent.model import ModelClient
+from bot.agent.outcome import ToolCallEntry, TurnRecord
+from bot.agent.pricing import DEFAULT_PRICE_TABLE, PriceTable
+from bot.agent.prompts import STATIC_SYSTEM_PROMPT, Environment, Instruction
+from bot.agent.retry import RetryPolicy
+from bot.permissions.chain import PermissionEngine, RuleEngine
+from bot.runtime.hooks import HookRunner, NoHooks
+from bot.runtime.pipeline import ToolPool
+from bot.tools.context import ToolUseContext
+
+#: Output tokens per response. Large enough for a whole-file Write; Claude Code's default is 32k.
+DEFAULT_MAX_OUTPUT_TOKENS = 32_000
+
+
+@dataclass(slots=True)
+class AgentSession:
+    context: ToolUseContext
+    pool: ToolPool
+    client: ModelClient
+    model: str
+    engine: PermissionEngine = field(default_factory=RuleEngine)
+    hooks: HookRunner = field(default_factory=NoHooks)
+    lifecycle: LifecycleHooks = field(default_factory=NoLifecycleHooks)
+    limits: RunLimits = field(default_factory=RunLimits)
+    #: Gathered from the workspace at start when not given (tests pass a fixed one).
+    environment: Environment | None = None
+    #: ``AGENTS.md`` / ``CLAUDE.md`` from trusted files (:func:`bot.agent.prompts.read_instructions`).
+    instructions: tuple[Instruction, ...] = ()
+    system_prompt: str = STATIC_SYSTEM_PROMPT
+    append_system_prompt: str = ""
+    max_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    prices: PriceTable = DEFAULT_PRICE_TABLE
+    cache_ttl: CacheTTL = "5m"
+    agent_definitions: tuple[AgentDefinition, ...] = BUILTIN_AGENTS
+    model_aliases: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_MODEL_ALIASES))
+    #: Passed through to every request (``thinking``, ``metadata``, ...).
+    extra_params: Mapping[str, Any] = field(default_factory=dict)
+    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    clock: Clock = monotonic
+    # ----- set for sub-agents by the sub-agent runner -----
+    agent_id: str | None = None
+    agent_type: str | None = None
+    ledger: RunLedger | None = None
+
+
+@dataclass(slots=True)
+class RunLedger:
+    """Shared by the main agent and its sub-agents: one budget, one deadline, one log."""
+
+    started_at: float
+    #: Absolute (clock) time the run must end by, or ``None``.
+    deadline: float | None = None
+    turns: list[TurnRecord] = field(default_factory=list)
+    tool_calls: list[ToolCallEntry] = field(default_factory=list)
+    #: Set (before the run's abort signal fires) when a limit ended the run.
+    limit_hit: LimitHit | None = None
+
+    @property
+    def total_cost_usd(self) -> float:
+        return sum(t.cost_usd for t in self.turns)
+
+    def turns_of(self, agent_id: str | None) -> int:
+        return sum(1 for t in self.turns if t.agent_id == agent_id)

@@ -1,0 +1,40 @@
+"""Entry points for the layers above: MCP tools for a run from a config file, and inspection."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from bot.mcp.bridge import bridge_tools
+from bot.mcp.config import McpConfig, load_mcp_config
+from bot.mcp.limits import McpLimits
+from bot.mcp.manager import McpManager
+from bot.permissions.context import PermissionContext
+from bot.tools.base import AnyTool
+
+
+@asynccontextmanager
+async def mcp_tools_from_file(path: str | os.PathLike[str], *, cwd: Path | None = None,
+                              permission: PermissionContext | None = None,
+                              limits: McpLimits | None = None) -> AsyncIterator[list[AnyTool]]:
+    """Connect the servers of a trusted config file; yield their bridged tools; close them.
+    Raises ``ConfigError`` for a bad file. A failed server is logged and its tools are absent."""
+    config = load_mcp_config(path)
+    async with McpManager(config, cwd=cwd, permission=permission, limits=limits) as manager:
+        yield bridge_tools(manager)
+
+
+def inspect_servers(config: McpConfig, *, cwd: Path | None = None, limits: McpLimits | None = None,
+                    permission: PermissionContext | None = None) -> list[dict[str, Any]]:
+    """Connect every server, describe each (state, reason, bridged tools, timings), close."""
+
+    async def main() -> list[dict[str, Any]]:
+        async with McpManager(config, cwd=cwd, limits=limits, permission=permission) as manager:
+            return manager.describe()
+
+    return anyio.run(main)

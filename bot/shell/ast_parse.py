@@ -1,0 +1,377 @@
+"""Parsing a command with tree-sitter-bash into simple commands (seeds 4.6.1, 4.6.2 step 1).
+
+The outcome is one of the seeds' three: :class:`~bot.shell.syntax.Parsed` (a flat list of simple
+commands we can judge one by one), :class:`~bot.shell.syntax.TooComplex` (headless: ask, so deny)
+or :class:`~bot.shell.syntax.ParseUnavailable`. Anything the walker does not positively understand
+is "too complex": an ERROR or MISSING node, control flow (``if``, ``for``, ``case``, functions),
+substitutions, and constructs where tree-sitter and bash are known to disagree (``$"..."``).
+
+The Language and the Parser are module-level singletons: building them costs far more than a
+parse (~9 µs), and parsing is not re-entrant per parser, so the module serialises it with a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+from bot.shell.syntax import (
+    DYN,
+    Assignment,
+    Item,
+    ParseOutcome,
+    ParseUnavailable,
+    Parsed,
+    Redirect,
+    ScopeMarker,
+    SimpleCommand,
+    TooComplex,
+    Word,
+)
+from bot.shell.word_resolve import Unresolvable, node_text, resolve_word
+
+try:  # pragma: no cover - exercised by the fallback tests through monkeypatching
+    import tree_sitter
+    import tree_sitter_bash
+
+    _LANGUAGE: Any = tree_sitter.Language(tree_sitter_bash.language())
+    _PARSER: Any = tree_sitter.Parser(_LANGUAGE)
+except Exception:  # noqa: BLE001 - any failure to load means "parser unavailable"
+    _LANGUAGE = None
+    _PARSER = None
+
+_LOCK = threading.Lock()
+
+#: Commands longer than this are not analysed (a model has no reason to send one); they are
+#: "too complex". Claude Code's tree-sitter path has a similar cut-off.
+MAX_COMMAND_CHARS = 10_000
+#: Parse results kept, keyed by the command text (a call's permission check, read-only and
+#: concurrency-safety questions all parse the same command).
+PARSE_CACHE_SIZE = 512
+
+_OPERATORS = frozenset({"&&", "||", ";", "|", "|&", "&", ";;", "\n"})
+_ARG_NODES = frozenset({
+    "word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion",
+    "command_substitution", "process_substitution", "ansi_c_string", "arithmetic_expansion",
+    "brace_expression", "translated_string",
+})
+_REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_CONTROL_FLOW = {
+    "if_statement": "an if statement", "for_statement": "a for loop", "c_style_for_statement": "a for loop",
+    "while_statement": "a while loop", "case_statement": "a case statement",
+    "function_definition": "a function definition (it could shadow any command)",
+    "arithmetic_expansion": "an arithmetic command", "select_statement": "a select loop",
+}
+_DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_TEST_ARITH_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def parser_available() -> bool:
+    return _PARSER is not None
+
+
+def parse_command(command: str) -> ParseOutcome:
+    """Parse one Bash command string. Cached: the same command is asked about several times."""
+    return _parse_cached(command)
+
+
+def clear_parse_cache() -> None:
+    _parse_cached.cache_clear()
+
+
+def parse_tree(command: str) -> Any:
+    """The bare tree-sitter parse (what the benchmark compares a full decision against)."""
+    with _LOCK:
+        return _PARSER.parse(command.encode("utf-8", "surrogateescape"))
+
+
+@lru_cache(maxsize=PARSE_CACHE_SIZE)
+def _parse_cached(command: str) -> ParseOutcome:
+    if _PARSER is None:
+        return ParseUnavailable()
+    if len(command) > MAX_COMMAND_CHARS:
+        return TooComplex(f"the command is longer than {MAX_COMMAND_CHARS} characters")
+    data = command.encode("utf-8", "surrogateescape")
+    with _LOCK:
+        tree = _PARSER.parse(data)
+    root = tree.root_node
+    if root.has_error:
+        return _error_outcome(root)
+    walker = _Walker(command, command.isascii())
+    try:
+        walker.statements(root)
+    except Unresolvable as exc:
+        return TooComplex(exc.reason, exc.check_id)
+    return Parsed(tuple(walker.items), tuple(walker.operators))
+
+
+def _error_outcome(root: Any) -> TooComplex:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            return TooComplex(f"the command is incomplete (missing {node.type!r})", 1)
+        stack.extend(node.children)
+    return TooComplex("the command does not parse as shell syntax (unbalanced quotes or malformed tokens)", 14)
+
+
+class _Walker:
+    """Flattens statements into simple commands, applying redirects of enclosing statements."""
+
+    __slots__ = ("ascii", "items", "operators", "src")
+
+    def __init__(self, src: str, ascii_src: bool) -> None:
+        self.src = src
+        self.ascii = ascii_src
+        self.items: list[Item] = []
+        self.operators: list[str] = []
+
+    def text(self, node: Any) -> str:
+        return node_text(node, self.src, self.ascii)
+
+    # ----- statements ---------------------------------------------------------------------------
+
+    def statements(self, node: Any, redirects: tuple[Redirect, ...] = ()) -> None:
+        start = len(self.items)
+        for child in node.children:
+            kind = child.type
+            if kind in _OPERATORS:
+                self.operators.append(kind)
+                if kind == "&":
+                    # The statement before `&` runs in a background subshell.
+                    self.items.insert(start, ScopeMarker(True))
+                    self.items.append(ScopeMarker(False))
+                start = len(self.items)
+            elif kind == "comment":
+                continue
+            else:
+                self.statement(child, redirects)
+
+    def statement(self, node: Any, redirects: tuple[Redirect, ...]) -> None:
+        kind = node.type
+        if kind == "command":
+            self.items.append(self.command(node, redirects))
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            extra = tuple(r for c in node.children if c.type in _REDIRECT_NODES for r in self.redirects_of(c))
+            if body is None:
+                self.items.append(SimpleCommand((), (), redirects + extra, self.text(node), "redirect"))
+            else:
+                self.statement(body, redirects + extra)
+        elif kind == "list":
+            self.statements(node, redirects)
+        elif kind == "pipeline":
+            for child in node.children:
+                if child.type in ("|", "|&"):
+                    self.operators.append(child.type)
+                elif child.type != "comment":
+                    self.items.append(ScopeMarker(True))
+                    self.statement(child, redirects)
+                    self.items.append(ScopeMarker(False))
+        elif kind == "subshell":
+            self.items.append(ScopeMarker(True))
+            self.statements_between(node, "(", ")", redirects)
+            self.items.append(ScopeMarker(False))
+        elif kind == "compound_statement":
+            self.statements_between(node, "{", "}", redirects)
+        elif kind == "negated_command":
+            for child in node.children:
+                if child.type != "!":
+                    self.statement(child, redirects)
+        elif kind in ("variable_assignment", "variable_assignments"):
+            pairs = [node] if kind == "variable_assignment" else [c for c in node.children
+                                                                  if c.type == "variable_assignment"]
+            assigns = tuple(self.assignment(p, exported=False) for p in pairs)
+            self.items.append(SimpleCommand((), assigns, redirects, self.text(node), "assign"))
+        elif kind == "declaration_command":
+            self.items.append(self.declaration(node, redirects))
+        elif kind == "unset_command":
+            argv = tuple(self.arg(c) if c.type != "unset" else Word("unset", "unset") for c in node.children)
+            self.items.append(SimpleCommand(argv, (), redirects, self.text(node), "unset"))
+        elif kind == "test_command":
+            self.test_command(node)
+            self.items.append(SimpleCommand((Word("[[", "[["),), (), redirects, self.text(node), "test"))
+        elif kind in _CONTROL_FLOW:
+            raise Unresolvable(f"the command uses {_CONTROL_FLOW[kind]}")
+        else:
+            raise Unresolvable(f"unsupported shell construct ({kind})")
+
+    def statements_between(self, node: Any, open_tok: str, close_tok: str, redirects: tuple[Redirect, ...]) -> None:
+        start = len(self.items)
+        for child in node.children:
+            kind = child.type
+            if kind in (open_tok, close_tok, "comment"):
+                continue
+            if kind in _OPERATORS:
+                self.operators.append(kind)
+                if kind == "&":
+                    self.items.insert(start, ScopeMarker(True))
+                    self.items.append(ScopeMarker(False))
+                start = len(self.items)
+                continue
+            self.statement(child, redirects)
+
+    # ----- simple commands ----------------------------------------------------------------------
+
+    def command(self, node: Any, redirects: tuple[Redirect, ...]) -> SimpleCommand:
+        argv: list[Word] = []
+        assigns: list[Assignment] = []
+        own: list[Redirect] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "command_name":
+                inner = child.children
+                if len(inner) != 1:
+                    raise Unresolvable("unsupported command name")
+                name = self.arg(inner[0])
+                if name.dynamic or DYN in name.value:
+                    raise Unresolvable("the command name comes from a variable", 6)
+                argv.append(name)
+            elif kind == "variable_assignment":
+                assigns.append(self.assignment(child, exported=True))
+            elif kind in _REDIRECT_NODES:
+                own.extend(self.redirects_of(child))
+            elif kind in _ARG_NODES:
+                argv.append(self.arg(child))
+            elif kind == "comment":
+                continue
+            else:
+                raise Unresolvable(f"unsupported shell syntax in a command ({kind})", 14)
+        return SimpleCommand(tuple(argv), tuple(assigns), redirects + tuple(own), self.text(node))
+
+    def arg(self, node: Any) -> Word:
+        return resolve_word(node, self.src, self.ascii)
+
+    def assignment(self, node: Any, *, exported: bool) -> Assignment:
+        children = node.children
+        if len(children) < 2 or children[0].type != "variable_name" or children[1].type not in ("=", "+="):
+            raise Unresolvable("an array or subscripted assignment is evaluated at run time")
+        name = self.text(children[0])
+        if len(children) == 2:
+            return Assignment(name, Word("", ""), exported)
+        if len(children) != 3:
+            raise Unresolvable("unsupported assignment")
+        value_node = children[2]
+        if value_node.type == "array":
+            raise Unresolvable("array assignments are not supported")
+        return Assignment(name, self.arg(value_node), exported)
+
+    def declaration(self, node: Any, redirects: tuple[Redirect, ...]) -> SimpleCommand:
+        keyword = node.children[0].type
+        if keyword not in _DECLARATIONS:
+            raise Unresolvable(f"unsupported declaration ({keyword})")
+        argv: list[Word] = [Word(keyword, keyword)]
+        assigns: list[Assignment] = []
+        exported = keyword == "export"
+        for child in node.children[1:]:
+            kind = child.type
+            if kind == "variable_assignment":
+                assigns.append(self.assignment(child, exported=exported))
+            elif kind == "variable_name":
+                argv.append(Word(self.text(child), self.text(child)))
+            elif kind in _ARG_NODES:
+                word = self.arg(child)
+                if word.value.startswith("-") and "x" in word.value:
+                    exported = True
+                argv.append(word)
+            else:
+                raise Unresolvable(f"unsupported declaration syntax ({kind})")
+        if exported:
+            assigns = [Assignment(a.name, a.value, True) for a in assigns]
+        return SimpleCommand(tuple(argv), tuple(assigns), redirects, self.text(node), "declare")
+
+    def test_command(self, node: Any) -> None:
+        """``[[ ... ]]`` / ``[ ... ]``: accepted when nothing inside runs a command. Arithmetic
+        comparisons evaluate their operands as expressions, so ``a[$(cmd)]`` would run ``cmd``:
+        only number literals are accepted there."""
+        stack = list(node.children)
+        while stack:
+            child = stack.pop()
+            kind = child.type
+            if kind in ("command_substitution", "process_substitution", "arithmetic_expansion"):
+                raise Unresolvable("a test expression runs a command substitution", 8)
+            if kind == "binary_expression":
+                ops = [c for c in child.children if c.type == "test_operator" or self.text(c) in _TEST_ARITH_OPS]
+                if any(self.text(o) in _TEST_ARITH_OPS for o in ops):
+                    operands = [c for c in child.children if c not in ops]
+                    if not all(c.type == "number" or self.text(c).lstrip("-").isdigit() for c in operands):
+                        raise Unresolvable("an arithmetic comparison in [[ ]] evaluates its operands as code")
+            if kind == "expansion":
+                resolve_word(child, self.src, self.ascii)
+            stack.extend(child.children)
+
+    # ----- redirects ----------------------------------------------------------------------------
+
+    def redirects_of(self, node: Any) -> list[Redirect]:
+        kind = node.type
+        if kind == "herestring_redirect":
+            target = [c for c in node.children if c.type != "<<<"]
+            word = self.arg(target[0]) if target else Word("", "")
+            return [Redirect("<<<", None, None, dynamic_input=word.dynamic)]
+        if kind == "heredoc_redirect":
+            return self.heredoc(node)
+        return [self.redirect(node)]
+
+    def redirect(self, node: Any) -> Redirect:
+        fd: int | None = None
+        op = ""
+        target: Word | None = None
+        for child in node.children:
+            ckind = child.type
+            if ckind == "file_descriptor":
+                fd = int(self.text(child)) if self.text(child).isdigit() else None
+            elif ckind in _ARG_NODES:
+                if ckind == "process_substitution":
+                    raise Unresolvable("redirection to a process substitution runs a hidden command", 8)
+                target = self.arg(child)
+            elif not op:
+                op = ckind
+            else:
+                raise Unresolvable("malformed redirection", 14)
+        if target is None:
+            raise Unresolvable("a redirection without a target", 1)
+        if target.dynamic or target.glob:
+            check = 9 if op in ("<", "<>", "<&") else 10
+            raise Unresolvable(f"the redirection target {target.text!r} is only known at run time", check)
+        return Redirect(op, fd, target)
+
+    def heredoc(self, node: Any) -> list[Redirect]:
+        """Check tree-sitter's heredoc extent against bash's rule (the body ends at the first line
+        equal to the delimiter) so that no command can hide in what one of them thinks is data."""
+        start = end = None
+        strip_tabs = False
+        dynamic = False
+        body = ""
+        nested: list[Redirect] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "heredoc_start":
+                start = self.text(child)
+            elif kind == "heredoc_end":
+                end = self.text(child)
+            elif kind == "<<-":
+                strip_tabs = True
+            elif kind == "heredoc_body":
+                body = self.text(child)
+                for part in child.children:
+                    if part.type in ("command_substitution", "arithmetic_expansion", "process_substitution"):
+                        raise Unresolvable("a heredoc body runs a command substitution", 8)
+                    if part.type in ("simple_expansion", "expansion"):
+                        resolve_word(part, self.src, self.ascii)
+                        dynamic = True
+            elif kind in _REDIRECT_NODES:
+                # `cat <<'EOF' > file`: redirects after the delimiter sit inside the heredoc node.
+                nested.extend(self.redirects_of(child))
+        if start is None or end is None:
+            raise Unresolvable("an unterminated heredoc", 1)
+        quoted = any(q in start for q in "'\"\\")
+        delimiter = start.replace("'", "").replace('"', "").replace("\\", "")
+        if delimiter != end or not delimiter or not (delimiter[0].isalpha() or delimiter[0] == "_") or \
+                not delimiter.replace("_", "").replace("-", "").isalnum():
+            raise Unresolvable("a heredoc delimiter that bash and the parser could read differently", 14)
+        for line in body.split("\n"):
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                raise Unresolvable("a heredoc body contains its own delimiter line", 14)
+        heredoc = Redirect("<<-" if strip_tabs else "<<", None, None, dynamic_input=dynamic and not quoted)
+        return [heredoc, *nested]

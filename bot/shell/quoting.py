@@ -1,0 +1,128 @@
+"""Quote-stripped views of a command string, for the text-level security checks (seeds 4.6.1).
+
+Three variants, as the seeds describe ``extractQuotedContent()``:
+
+* ``with_double_quotes`` — single-quoted content removed, double-quoted content kept (``$(`` is
+  live inside double quotes, so command-substitution checks look here);
+* ``fully_unquoted`` — all quoted content removed (what bash itself interprets as syntax);
+* ``keep_quote_chars`` — content removed but the quote characters kept, to see adjacency
+  (``""#x`` is a mid-word ``#``).
+
+Unlike a naive character loop, the scanner knows comments (``# it's`` does not open a quote),
+heredoc bodies (data, not syntax) and backslash escapes (``\\$(`` is not a substitution): an
+escaped character becomes ``_`` in every variant and is listed in ``escapes`` for the checks
+that look at escapes themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.shell.word_resolve import SAFE_HEREDOC_SUBSTITUTION
+
+_TOKEN = re.compile(
+    r"""(?P<esc>\\.)
+      |(?P<ansi>\$'(?:[^'\\]|\\.)*(?:'|\Z))
+      |(?P<sq>'[^']*(?:'|\Z))
+      |(?P<dq>"(?:[^"\\]|\\.)*(?:"|\Z))
+      |(?P<hd>(?<!<)<<(?!<)-?[ \t]*(?:'[^'\n]*'|"[^"\n]*"|\\?[A-Za-z_][A-Za-z0-9_-]*))
+      |(?P<com>(?<![^\s;&|()])\#[^\n]*)
+      |(?P<nl>\n)
+      |(?P<other>[^\\'"$<\#\n]+|[$<\#])""",
+    re.S | re.X,
+)
+_DQ_ESCAPE = re.compile(r"\\.", re.S)
+_SAFE_SUBST_ANYWHERE = re.compile(SAFE_HEREDOC_SUBSTITUTION.pattern.removesuffix(r"\Z"))
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteViews:
+    with_double_quotes: str
+    fully_unquoted: str
+    keep_quote_chars: str
+    #: ``(position, character)`` of each backslash escape outside single quotes.
+    escapes: tuple[tuple[int, str], ...]
+    #: Comment texts (outside quotes), ``#`` included.
+    comments: tuple[str, ...]
+    #: A quote or heredoc that never closes.
+    unterminated: bool
+
+
+def quote_views(command: str) -> QuoteViews:
+    """Scan ``command`` once. The safe heredoc substitution (``$(cat <<'EOF' ... EOF)``) is literal
+    text for bash, so it is replaced by a placeholder before scanning."""
+    if "$(cat <<" in command:
+        command = _SAFE_SUBST_ANYWHERE.sub("_", command)
+    wdq: list[str] = []
+    full: list[str] = []
+    keep: list[str] = []
+    escapes: list[tuple[int, str]] = []
+    comments: list[str] = []
+    unterminated = False
+    pending: list[tuple[str, bool, bool]] = []  # heredocs opened on the current line
+    pos, n = 0, len(command)
+    while pos < n:
+        match = _TOKEN.match(command, pos)
+        if match is None:  # pragma: no cover - the pattern matches every character
+            break
+        kind = match.lastgroup
+        token = match.group()
+        pos = match.end()
+        if kind == "other":
+            wdq.append(token)
+            full.append(token)
+            keep.append(token)
+        elif kind == "esc":
+            escapes.append((match.start(), token[1]))
+            wdq.append("_")
+            full.append("_")
+            keep.append("_")
+        elif kind in ("sq", "ansi"):
+            closed = len(token) >= (3 if kind == "ansi" else 2) and token.endswith("'")
+            unterminated = unterminated or not closed
+            keep.append("''")
+        elif kind == "dq":
+            closed = len(token) >= 2 and token.endswith('"')
+            unterminated = unterminated or not closed
+            wdq.append(_DQ_ESCAPE.sub("_", token[1:-1] if closed else token[1:]))
+            keep.append('""')
+        elif kind == "com":
+            comments.append(token)
+        elif kind == "hd":
+            wdq.append(token)
+            full.append(token)
+            keep.append(token)
+            spec = token[2:]
+            strip_tabs = spec.startswith("-")
+            spec = spec.lstrip("-").strip()
+            quoted = spec[:1] in ("'", '"', "\\")
+            pending.append((spec.strip("'\"\\"), quoted, strip_tabs))
+        else:  # newline
+            wdq.append("\n")
+            full.append("\n")
+            keep.append("\n")
+            for delimiter, quoted, strip_tabs in pending:
+                body, pos, closed = _heredoc_body(command, pos, delimiter, strip_tabs)
+                unterminated = unterminated or not closed
+                if not quoted:
+                    wdq.append(_DQ_ESCAPE.sub("_", body))
+            pending.clear()
+    if pending:
+        unterminated = True
+    return QuoteViews("".join(wdq), "".join(full), "".join(keep), tuple(escapes), tuple(comments), unterminated)
+
+
+def _heredoc_body(command: str, pos: int, delimiter: str, strip_tabs: bool) -> tuple[str, int, bool]:
+    """The body from ``pos`` up to the first line equal to ``delimiter``; the position after it."""
+    start = pos
+    n = len(command)
+    while pos <= n:
+        end = command.find("\n", pos)
+        line = command[pos:] if end == -1 else command[pos:end]
+        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+            return command[start:pos], (n if end == -1 else end + 1), True
+        if end == -1:
+            break
+        pos = end + 1
+    return command[start:], n, False

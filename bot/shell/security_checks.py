@@ -1,0 +1,191 @@
+"""The 23 named security checks of the seeds (4.6.1 ``BASH_SECURITY_CHECK_IDS``), with stable ids.
+
+A check that fires makes the command "ask" (headless: deny) whatever the rules say; the decision
+reports the check's numeric id, never a changing string, as the seeds do for telemetry.
+
+Two kinds of checks live here:
+
+* **text checks** (:func:`text_findings`) look at the command string and its quote-stripped views
+  (:mod:`bot.shell.quoting`): control characters, Unicode spaces, command substitution in its 12
+  forms, IFS, ``/proc/*/environ``, brace expansion, mid-word ``#``, escaped operators... They are
+  defence in depth next to the tree-sitter parse: they catch what a parser differential could hide.
+* **word checks** (:func:`argv_findings`), given the parsed words of one simple command: obfuscated
+  flags, jq's ``system()`` and file arguments, metacharacters in ``find`` patterns, zsh commands.
+
+The parser reports the structural ones itself (6 dangerous variables, 9/10 redirections, 12 git
+commit substitution, 14 malformed tokens) through :class:`~bot.shell.syntax.TooComplex`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from bot.shell.quoting import QuoteViews, quote_views
+from bot.shell.syntax import Finding, Word
+
+BASH_SECURITY_CHECK_IDS: dict[str, int] = {
+    "INCOMPLETE_COMMANDS": 1,
+    "JQ_SYSTEM_FUNCTION": 2,
+    "JQ_FILE_ARGUMENTS": 3,
+    "OBFUSCATED_FLAGS": 4,
+    "SHELL_METACHARACTERS": 5,
+    "DANGEROUS_VARIABLES": 6,
+    "NEWLINES": 7,
+    "DANGEROUS_PATTERNS_COMMAND_SUBSTITUTION": 8,
+    "DANGEROUS_PATTERNS_INPUT_REDIRECTION": 9,
+    "DANGEROUS_PATTERNS_OUTPUT_REDIRECTION": 10,
+    "IFS_INJECTION": 11,
+    "GIT_COMMIT_SUBSTITUTION": 12,
+    "PROC_ENVIRON_ACCESS": 13,
+    "MALFORMED_TOKEN_INJECTION": 14,
+    "BACKSLASH_ESCAPED_WHITESPACE": 15,
+    "BRACE_EXPANSION": 16,
+    "CONTROL_CHARACTERS": 17,
+    "UNICODE_WHITESPACE": 18,
+    "MID_WORD_HASH": 19,
+    "ZSH_DANGEROUS_COMMANDS": 20,
+    "BACKSLASH_ESCAPED_OPERATORS": 21,
+    "COMMENT_QUOTE_DESYNC": 22,
+    "QUOTED_NEWLINE": 23,
+}
+CHECK_NAMES: dict[int, str] = {v: k for k, v in BASH_SECURITY_CHECK_IDS.items()}
+
+#: The seeds' ``COMMAND_SUBSTITUTION_PATTERNS``: 12 forms. Which view each runs on matters: ``$(``
+#: is live inside double quotes, ``<(`` is not.
+COMMAND_SUBSTITUTION_PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"<\("), "process substitution <()", "full"),
+    (re.compile(r">\("), "process substitution >()", "full"),
+    (re.compile(r"=\("), "Zsh process substitution =()", "full"),
+    (re.compile(r"(?:^|[\s;&|])=[a-zA-Z_]"), "Zsh equals expansion (=cmd)", "full"),
+    (re.compile(r"\$\("), "$() command substitution", "wdq"),
+    (re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})"), "${} parameter substitution", "wdq"),
+    (re.compile(r"\$\["), "$[] legacy arithmetic expansion", "wdq"),
+    (re.compile(r"~\["), "Zsh-style parameter expansion", "full"),
+    (re.compile(r"\(e:"), "Zsh-style glob qualifiers", "full"),
+    (re.compile(r"\(\+"), "Zsh glob qualifier with command execution", "full"),
+    (re.compile(r"\}\s*always\s*\{"), "Zsh always block (try/always construct)", "full"),
+    (re.compile(r"<#"), "PowerShell comment syntax", "full"),
+)
+_BACKTICK = re.compile(r"`")
+
+#: The seeds' ``ZSH_DANGEROUS_COMMANDS`` (18): module loading, eval-like ``emulate``, raw
+#: file-descriptor builtins, and the ``zsh/files`` builtins that bypass checks on binaries.
+ZSH_DANGEROUS_COMMANDS = frozenset({
+    "zmodload", "emulate", "sysopen", "sysread", "syswrite", "sysseek", "zpty", "ztcp", "zsocket",
+    "zf_rm", "zf_mv", "zf_ln", "zf_chmod", "zf_chown", "zf_chgrp", "zf_mkdir", "zf_rmdir", "zf_sync",
+})
+
+# Fast path: a command with none of these characters cannot trip any text check but the first.
+_SUSPICIOUS = re.compile(r"[$`\\{}#~<(\[\x00-\x08\x0b-\x1f\x7f]|[^\x00-\x7f]|IFS|/proc/|(?:^|[\s;&|])=")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Unicode spaces and invisible characters that look like a space or nothing (and bidi controls,
+#: the "trojan source" trick): bash does not split on them, a reader does.
+_UNICODE_SPACE = re.compile("[\u00a0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2066-\u206f\u3000\ufeff]")
+_PROC_ENVIRON = re.compile(r"/proc/[^\s/]+(?:/task/[^\s/]+)?/(?:[^\s/]*environ|mem(?![\w-])|[^\s/]*[*?\[])")
+_IFS = re.compile(r"\bIFS\b")
+_BRACE = re.compile(r"(?<!\$)\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
+_MID_WORD_HASH = re.compile(r"(?<=[^\s$\{\\;&|(])#")
+_INCOMPLETE_START = re.compile(r"^(?:-|&&|\|\||\||;|&(?!>))")
+_INCOMPLETE_END = re.compile(r"(?:&&|\|\||(?<!\|)\||\\)$")
+
+
+def text_findings(command: str) -> Finding | None:
+    """The first text-level check that fires on ``command``, or ``None``."""
+    stripped = command.strip()
+    if not stripped:
+        return Finding(1, "the command is empty")
+    if command.startswith("\t"):
+        return Finding(1, "the command starts with a tab (a fragment of another command)")
+    if _INCOMPLETE_START.match(stripped) or _INCOMPLETE_END.search(stripped):
+        return Finding(1, "the command starts or ends with an operator (an incomplete fragment)")
+    if _SUSPICIOUS.search(command) is None:
+        return None
+    if "\r" in command:
+        return Finding(7, "a carriage return: bash reads it as part of a word, other parsers as a line break")
+    if _CONTROL.search(command):
+        return Finding(17, "the command contains control characters")
+    if not command.isascii() and _UNICODE_SPACE.search(command):
+        return Finding(18, "the command contains Unicode whitespace or invisible characters")
+    if _PROC_ENVIRON.search(command):
+        return Finding(13, "the command reads a process environment or memory file (/proc/*/environ)")
+    views = quote_views(command)
+    if views.unterminated:
+        return Finding(14, "a quote or heredoc is never closed")
+    for comment in views.comments:
+        if any(q in comment for q in "'\"`"):
+            return Finding(22, "a comment contains quote characters (a quote-tracking desync)")
+    return _substitution_finding(views) or _syntax_finding(command, views)
+
+
+def _substitution_finding(views: QuoteViews) -> Finding | None:
+    if _BACKTICK.search(views.with_double_quotes):
+        return Finding(8, "`...` command substitution")
+    for pattern, message, view in COMMAND_SUBSTITUTION_PATTERNS:
+        text = views.with_double_quotes if view == "wdq" else views.fully_unquoted
+        if pattern.search(text):
+            return Finding(8, message)
+    return None
+
+
+def _syntax_finding(command: str, views: QuoteViews) -> Finding | None:
+    if _IFS.search(views.with_double_quotes):
+        return Finding(11, "the command references IFS (word-splitting injection)")
+    if _BRACE.search(views.fully_unquoted):
+        return Finding(16, "brace expansion turns one word into several")
+    if _MID_WORD_HASH.search(views.keep_quote_chars):
+        return Finding(19, "a '#' in the middle of a word (parsers disagree on whether it starts a comment)")
+    for pos, char in views.escapes:
+        if char in "|&<>":
+            return Finding(21, f"a backslash-escaped operator '\\{char}'")
+        if char == ";" and not _standalone(command, pos, 2):
+            return Finding(21, "a backslash-escaped ';' inside a word")
+        if char == "\n" and pos > 0 and not command[pos - 1].isspace() and \
+                pos + 2 < len(command) and not command[pos + 2].isspace():
+            return Finding(15, "a line continuation joins two halves of a word (r\\<newline>m is rm)")
+        if char in " \t" and pos + 2 < len(command) and command[pos + 2] == "-":
+            return Finding(15, "a backslash-escaped space hides a flag inside a word")
+    return None
+
+
+def _standalone(command: str, pos: int, length: int) -> bool:
+    before = command[pos - 1] if pos > 0 else " "
+    after = command[pos + length] if pos + length < len(command) else " "
+    return before.isspace() and (after.isspace() or after in ");")
+
+
+_FIND_PATTERN_PREDICATES = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename",
+                                      "-iwholename", "-lname", "-ilname"})
+_JQ_FILE_FLAGS = frozenset({"-f", "--from-file", "--rawfile", "--slurpfile", "-L", "--library-path", "--run-tests"})
+_JQ_SYSTEM = re.compile(r"\bsystem\s*\(|\binput_filename\b|\$__prog")
+
+
+def argv_findings(argv: Sequence[Word]) -> Finding | None:
+    """Word-level checks for one simple command (after wrappers are unwrapped)."""
+    if not argv:
+        return None
+    program = argv[0].value.rsplit("/", 1)[-1]
+    if program in ZSH_DANGEROUS_COMMANDS:
+        return Finding(20, f"{program} is a zsh builtin that bypasses command checks")
+    if argv[0].escaped_space:
+        return Finding(15, "the command name contains an escaped space")
+    after_dashdash = False
+    for word in argv:
+        if "/proc/" in word.value and _PROC_ENVIRON.search(word.value):
+            return Finding(13, "the command reads a process environment or memory file (/proc/*/environ)")
+    for index, word in enumerate(argv[1:], start=1):
+        if word.value == "--" and not word.quoted:
+            after_dashdash = True
+            continue
+        if word.obfuscated_flag and not after_dashdash:
+            return Finding(4, f"the flag {word.value!r} is written with quotes or escapes ({word.text!r})")
+        if program in ("jq", "gojq"):
+            if word.value in _JQ_FILE_FLAGS or any(word.value.startswith(f + "=") for f in _JQ_FILE_FLAGS
+                                                    if f.startswith("--")):
+                return Finding(3, f"jq reads files through {word.value}")
+            if _JQ_SYSTEM.search(word.value):
+                return Finding(2, "jq program calls system() or reads its own input files")
+        if program == "find" and argv[index - 1].value in _FIND_PATTERN_PREDICATES and \
+                any(c in word.value for c in ";|&`"):
+            return Finding(5, f"shell metacharacters in the find pattern {word.value!r}")
+    return None

@@ -1,0 +1,344 @@
+"""Bash: run a shell command in the workspace (seeds 4.6, 8.1) — the execution side.
+
+Judging the command (security checks, rules, read-only and concurrency classification, exit-code
+semantics) belongs to :mod:`bot.shell.api`; this module runs it:
+
+* in the sandbox when the policy and the machine allow (:mod:`bot.shell.sandbox`), with an
+  environment built from an allowlist (:mod:`bot.shell.env`);
+* in its own process group, killed as a group on timeout, abort or cancellation; stdout and stderr
+  streamed as ``progress("stdout"|"stderr", line=...)`` events, redacted;
+* from a persistent working directory: where the shell ends (``cd``) becomes the next command's
+  directory through a context modifier, if it is inside the workspace or an additional directory;
+* output formatted as the seeds' ``formatOutput`` (head kept, 30,000 characters,
+  ``BASH_MAX_OUTPUT_LENGTH``), an image data URL returned as an image, secrets redacted;
+* ``run_in_background``: started as a task of the run (:mod:`bot.runtime.tasks`), output to a file,
+  read with TaskOutput, stopped with TaskStop. The field is absent from the schema when background
+  tasks are disabled (``BOT_DISABLE_BACKGROUND_TASKS``).
+
+Policy keys read from ``PermissionContext.extra``: ``sandbox``, ``network``, ``allow_unsandboxed``,
+``excluded_commands``, ``allow_sudo`` (see :mod:`bot.shell.sandbox`) and ``env``,
+``env_passthrough``, ``secret_env`` (see :mod:`bot.shell.env`).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.errors import ToolExecutionError
+from bot.permissions.decision import PermissionResult
+from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
+from bot.runtime.tasks import BackgroundTask, BackgroundTasks, TaskLimitReached, background_tasks_enabled
+from bot.shell.api import check_bash_permissions, interpret_exit_code, is_concurrency_safe_command, is_read_only_command
+from bot.shell.env import build_child_env, policy_env_settings
+from bot.shell.exec import (
+    ProcessResult,
+    format_output,
+    image_block,
+    max_output_length,
+    run_process,
+    shell_argv,
+)
+from bot.shell.redact import Redactor, secrets_from_environ
+from bot.shell.sandbox import (
+    Refused,
+    Sandboxed,
+    decide_sandbox,
+    ensure_sandbox,
+    is_excluded_command,
+    sandbox_settings,
+)
+from bot.tools.base import VALID, InputSchemaError, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.tools.coercion import SemanticBool, SemanticInt
+from bot.tools.context import ToolUseContext
+from bot.tools.messages import Progress, ToolResultContent
+from bot.tools.paths import outside_allowed_roots
+
+#: Seeds 8.1.1: ``getDefaultTimeoutMs()`` / ``getMaxTimeoutMs()``; the variables override them.
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+DEFAULT_TIMEOUT_ENV = "BASH_DEFAULT_TIMEOUT_MS"
+MAX_TIMEOUT_ENV = "BASH_MAX_TIMEOUT_MS"
+#: The API refuses larger images (5 MB); a bigger data URL is shown as (truncated) text.
+MAX_IMAGE_DATA_CHARS = 5 * 1024 * 1024
+
+
+class BashInput(ToolInput):
+    command: str = Field(description="The command to execute")
+    timeout: SemanticInt | None = Field(
+        default=None, ge=0, description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})")
+    description: str | None = Field(
+        default=None,
+        description="A clear, concise description of what this command does in 5-10 words, in active voice")
+    run_in_background: SemanticBool | None = Field(
+        default=None,
+        description="Set to true to run this command in the background. Use TaskOutput to read the output later "
+                    "and TaskStop to stop it.")
+    dangerouslyDisableSandbox: SemanticBool | None = Field(
+        default=None,
+        description="Set to true to run this command without the sandbox. Honoured only when the policy allows it.")
+
+
+class BashOutput(BaseModel):
+    """The call's output; also the ``tool_response`` PostToolUse hooks receive (Claude Code's
+    camelCase names, hence no snake case here)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stdout: str = ""
+    stderr: str = ""
+    exitCode: int | None = None
+    interrupted: bool = False
+    timedOut: bool = False
+    isImage: bool = False
+    returnCodeInterpretation: str | None = None
+    backgroundTaskId: str | None = None
+    outputFile: str | None = None
+    sandboxed: bool = False
+    cwd: str = ""
+    notes: tuple[str, ...] = ()
+
+
+class BashTool(Tool[BashInput, BashOutput]):
+    """Executes a bash command in the workspace and returns its output. The working directory persists
+    between commands (a `cd` inside the workspace carries over). Commands run in a sandbox when the
+    policy requires it: read-only system, writable workspace, private /tmp, usually no network.
+    Output over 30000 characters is cut, keeping the start. Default timeout 2 minutes, at most 10
+    minutes. Prefer the Read, Edit, Glob and Grep tools for reading, editing and finding files."""
+
+    name = "Bash"
+    search_hint = "shell command run execute terminal bash sh script"
+    max_result_chars = 30_000
+    input_model = BashInput
+    matches_own_rule_content = True  # compound commands are matched per subcommand by the analysis
+    aborts_siblings_on_error = True  # seeds 4.5: a failed command cancels its batch siblings
+
+    def __init__(self, *, background_tasks: bool | None = None) -> None:
+        self.background_tasks = background_tasks_enabled() if background_tasks is None else background_tasks
+
+    # ----- schema -------------------------------------------------------------------------------
+
+    def input_json_schema(self) -> dict[str, Any]:
+        schema = super().input_json_schema()
+        if self.background_tasks:
+            return schema
+        schema = copy.deepcopy(schema)
+        schema.get("properties", {}).pop("run_in_background", None)
+        return schema
+
+    def parse_input(self, raw: Any) -> BashInput:
+        if not self.background_tasks and isinstance(raw, dict) and "run_in_background" in raw:
+            raise InputSchemaError(f"{self.name} failed due to the following issue:\n"
+                                   "An unexpected parameter `run_in_background` was provided")
+        return super().parse_input(raw)
+
+    def prompt(self) -> str:
+        return ("Quote paths that contain spaces. Chain dependent commands with `&&`. Avoid interactive "
+                "commands (no prompts can be answered). Use `run_in_background` for servers and long jobs "
+                "you do not need to wait for, then TaskOutput to check on them.")
+
+    # ----- safety flags: delegated to the command analysis ----------------------------------------
+
+    def is_read_only(self, input: BashInput) -> bool:
+        return is_read_only_command(input.command)
+
+    def is_concurrency_safe(self, input: BashInput) -> bool:
+        return is_concurrency_safe_command(input.command)
+
+    def is_destructive(self, input: BashInput) -> bool:
+        return not is_read_only_command(input.command)
+
+    def permission_subject(self, input: BashInput) -> str:
+        return input.command
+
+    async def check_permissions(self, input: BashInput, context: ToolUseContext) -> PermissionResult:
+        return check_bash_permissions(input.command, context)
+
+    async def validate_input(self, input: BashInput, context: ToolUseContext) -> ValidationResult:
+        if not input.command.strip():
+            return ValidationReject("The command is empty", code=1)
+        if "\x00" in input.command:
+            return ValidationReject("The command contains a NUL character", code=2)
+        return VALID
+
+    def summarize_input(self, input: BashInput) -> str:
+        command = input.command if len(input.command) <= 120 else input.command[:119] + "…"
+        return command.replace("\n", " ⏎ ")
+
+    # ----- execution ----------------------------------------------------------------------------
+
+    async def call(self, input: BashInput, context: ToolUseContext, progress: Progress) -> ToolResult[BashOutput]:
+        settings = sandbox_settings(context.permission.extra)
+        policy_env, passthrough, secret_env = policy_env_settings(context.permission.extra)
+        redact = Redactor(secrets_from_environ(os.environ, secret_env))
+        base_env = build_child_env(os.environ, policy_env=policy_env, passthrough=passthrough,
+                                   secret_names=secret_env).env
+        status = await ensure_sandbox(context, base_env)
+        excluded = is_excluded_command(input.command, settings.excluded_commands)
+        choice = decide_sandbox(settings, available=status.available, unavailable_reason=status.reason,
+                                disable_requested=bool(input.dangerouslyDisableSandbox), excluded=excluded)
+        if isinstance(choice, Refused):
+            raise ToolExecutionError(f"Refused to run the command: {choice.reason}")
+        sandboxed = isinstance(choice, Sandboxed)
+        notes: list[str] = []
+        if input.dangerouslyDisableSandbox and sandboxed:
+            notes.append("(dangerouslyDisableSandbox was ignored: the policy does not allow unsandboxed commands.)")
+        env = dict(base_env)
+        if sandboxed:
+            env.update(TMPDIR="/tmp", XDG_CACHE_HOME=str(context.scratch_dir / "cache"))
+        cwd, reset_note = _start_directory(context)
+        if reset_note:
+            notes.append(reset_note)
+
+        if input.run_in_background:
+            argv = status.launch_argv(choice, shell_argv(input.command), cwd=cwd)
+            return self._start_background(input, context, argv, cwd, env, sandboxed, notes)
+
+        scratch = context.scratch_dir / "bash"
+        scratch.mkdir(parents=True, exist_ok=True)
+        cwd_file = scratch / f"cwd-{uuid.uuid4().hex}"
+        argv = status.launch_argv(choice, shell_argv(input.command, cwd_file=cwd_file), cwd=cwd)
+
+        def on_line(stream: str, line: str) -> None:
+            progress(stream, line=redact(line))
+
+        try:
+            result = await run_process(argv, cwd=cwd, env=env, timeout_s=timeout_ms(input.timeout) / 1000,
+                                       abort=context.abort, on_line=on_line)
+        except OSError as exc:
+            raise ToolExecutionError(f"Could not start the shell: {exc}") from None
+        finally:
+            ended_in = _read_cwd_file(cwd_file)
+        modifier, cwd_note = _directory_change(context, cwd, ended_in)
+        if cwd_note:
+            notes.append(cwd_note)
+        output, is_error = _output(input.command, result, redact, cwd=ended_in if modifier and ended_in else cwd,
+                                   sandboxed=sandboxed, notes=notes)
+        return ToolResult(output, context_modifier=modifier, is_error=is_error)
+
+    def _start_background(self, input: BashInput, context: ToolUseContext, argv: list[str], cwd: Path,
+                          env: Mapping[str, str], sandboxed: bool, notes: list[str]) -> ToolResult[BashOutput]:
+        tasks = context.services.get(TASKS_KEY)
+        if not self.background_tasks or not isinstance(tasks, BackgroundTasks):
+            raise ToolExecutionError("Background tasks are not available in this run; run the command in the "
+                                     "foreground (without run_in_background).")
+
+        async def body(task: BackgroundTask) -> int | None:
+            result = await run_process(argv, cwd=cwd, env=env, output_file=task.output_path)
+            return result.exit_code
+
+        try:
+            task = tasks.start("bash", input.description or self.summarize_input(input), body)
+        except TaskLimitReached as exc:
+            raise ToolExecutionError(str(exc)) from None
+        return ToolResult(BashOutput(backgroundTaskId=task.id, outputFile=str(task.output_path), sandboxed=sandboxed,
+                                     cwd=str(cwd), notes=tuple(notes)))
+
+    # ----- result -------------------------------------------------------------------------------
+
+    def map_result(self, output: BashOutput) -> ToolResultContent:
+        if output.backgroundTaskId is not None:
+            text = (f"Command running in background with ID: {output.backgroundTaskId}. Output is being written "
+                    f"to: {output.outputFile}. Use TaskOutput to read it and TaskStop to stop it.")
+            return "\n".join([text, *output.notes])
+        if output.isImage:
+            block = image_block(output.stdout)
+            if block is not None:
+                return [block]
+        parts = [p for p in (output.stdout.rstrip("\n"), output.stderr.rstrip("\n")) if p]
+        if output.timedOut:
+            parts.append("Command timed out and was stopped (its whole process group was killed).")
+        elif output.interrupted:
+            parts.append("Command was aborted before completion.")
+        elif output.returnCodeInterpretation:
+            parts.append(output.returnCodeInterpretation)
+        elif output.exitCode not in (0, None):
+            parts.append(f"Exit code {output.exitCode}")
+        parts += output.notes
+        return "\n".join(parts) if parts else "(no output)"
+
+
+def timeout_ms(requested: int | None, environ: Mapping[str, str] | None = None) -> int:
+    """The call's timeout: the request (or the default), at most the maximum (seeds 8.1.1)."""
+    environ = os.environ if environ is None else environ
+    default = _positive_int(environ.get(DEFAULT_TIMEOUT_ENV)) or DEFAULT_TIMEOUT_MS
+    ceiling = max(_positive_int(environ.get(MAX_TIMEOUT_ENV)) or MAX_TIMEOUT_MS, default)
+    value = requested if requested else default
+    return min(value, ceiling)
+
+
+def _positive_int(raw: str | None) -> int | None:
+    try:
+        value = int(raw or "")
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _start_directory(context: ToolUseContext) -> tuple[Path, str | None]:
+    cwd = context.working_directory
+    if cwd.is_dir() and not outside_allowed_roots(cwd.resolve(), context):
+        return cwd, None
+    return context.workspace, f"Shell cwd was reset to {context.workspace}"
+
+
+def _read_cwd_file(path: Path) -> Path | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape").strip()
+        path.unlink()
+    except OSError:
+        return None
+    return Path(text) if text.startswith("/") else None
+
+
+def _directory_change(context: ToolUseContext, before: Path, after: Path | None) -> tuple[Any, str | None]:
+    """The context modifier for a ``cd``, confined to the workspace and additional directories."""
+    if after is None or after == before:
+        return None, None
+    if outside_allowed_roots(after, context):
+        return None, (f"(The working directory stays {before}: {after} is outside the workspace and the "
+                      "policy's additional directories.)")
+
+    def modifier(ctx: ToolUseContext) -> ToolUseContext:
+        return ctx.with_(cwd=after)
+
+    return modifier, None
+
+
+def _output(command: str, result: ProcessResult, redact: Redactor, *, cwd: Path, sandboxed: bool,
+            notes: list[str]) -> tuple[BashOutput, bool]:
+    """The output and whether it is an error (interrupted, or an exit code the command's semantics
+    call an error: ``grep`` exiting 1 is not one)."""
+    limit = max_output_length()
+    stdout = format_output(redact(_strip(result.stdout.text())), limit, dropped_lines=result.stdout.dropped_newlines)
+    stderr = format_output(redact(_strip(result.stderr.text())), limit, dropped_lines=result.stderr.dropped_newlines)
+    is_image = stdout.is_image and len(stdout.content) <= MAX_IMAGE_DATA_CHARS
+    if stdout.is_image and not is_image:
+        stdout = format_output(stdout.content[: limit + 1] + "\n", limit)
+        notes.append("(The command printed an image too large to return; write it to a file instead.)")
+    if result.leftovers_killed:
+        notes.append("(Processes the command left running were stopped when it returned; use "
+                     "run_in_background for servers.)")
+    interpretation, is_error = None, True
+    if not result.interrupted and result.exit_code is not None:
+        meaning = interpret_exit_code(command, result.exit_code, stdout.content, stderr.content)
+        interpretation, is_error = meaning.message, meaning.is_error
+    output = BashOutput(stdout=stdout.content, stderr=stderr.content, exitCode=result.exit_code,
+                        interrupted=result.interrupted, timedOut=result.timed_out, isImage=is_image,
+                        returnCodeInterpretation=interpretation, sandboxed=sandboxed, cwd=str(cwd),
+                        notes=tuple(notes))
+    return output, is_error
+
+
+def _strip(text: str) -> str:
+    """Leading blank lines and trailing whitespace cost tokens and say nothing."""
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines).rstrip()

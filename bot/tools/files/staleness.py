@@ -1,0 +1,59 @@
+"""Read-before-write and staleness (seeds 8.2.3): a file is written only as the model last saw it.
+
+Edit, Write and NotebookEdit refuse an existing file the model has not read, and a file that
+changed since it was read (a linter, a formatter, a hook, another tool call). A changed mtime
+alone is not a change: when the content hash is still the one recorded, the file is fresh (a
+``touch``, a checkout that rewrote identical bytes).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bot.errors import ToolInputError, describe_os_error
+from bot.tools.context import ToolUseContext, hash_bytes
+
+NOT_READ_MESSAGE = "File has not been read yet. Read it first before writing to it."
+STALE_MESSAGE = ("File has been modified since read, either by the user or by a linter. "
+                 "Read it again before attempting to write it.")
+
+
+def staleness_problem(path: Path, context: ToolUseContext, *, mtime_ns: int,
+                      content: bytes | None = None) -> str | None:
+    """Why the file may not be written as it is now, or ``None`` when it may.
+
+    ``content`` (the current bytes) is only needed when the mtime moved; pass it when you have it,
+    otherwise it is read here.
+    """
+    record = context.read_file_state.get(path)
+    if record is None:
+        return NOT_READ_MESSAGE
+    if mtime_ns == record.mtime_ns:
+        return None
+    if content is None:
+        try:
+            content = path.read_bytes()
+        except OSError:
+            return STALE_MESSAGE
+    return None if hash_bytes(content) == record.content_hash else STALE_MESSAGE
+
+
+def record_write(path: Path, content: bytes, stat: os.stat_result, context: ToolUseContext) -> None:
+    """After a successful write the model knows the whole file: the next edit needs no new Read."""
+    context.read_file_state.record(path, content, stat.st_mtime_ns)
+
+
+def read_for_write(path: Path, context: ToolUseContext, shown: str) -> tuple[bytes, os.stat_result]:
+    """An existing file's bytes and stat, checked against the read-file state. Synchronous on
+    purpose: the caller modifies and writes without an ``await`` in between (seeds 8.2.3)."""
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            raw = handle.read()
+    except OSError as exc:
+        raise ToolInputError(describe_os_error(exc, shown)) from None
+    problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns, content=raw)
+    if problem is not None:
+        raise ToolInputError(problem)
+    return raw, st

@@ -1,0 +1,326 @@
+"""Grep: regex search of file contents, backed by ripgrep (seeds 8.4.2).
+
+Three output modes: ``files_with_matches`` (default; newest first, stat failures sort as mtime
+0), ``content`` (matching lines, with ``-n``/``-A``/``-B``/``-C``) and ``count``. Results are paged
+by the seeds' ``applyHeadLimit``: ``head_limit`` defaults to 250 and ``0`` means unlimited;
+``offset`` skips entries first. Lines longer than 500 columns are elided by rg
+(``--max-columns 500``), version-control directories are never searched, ``.gitignore`` is
+honoured (the ``glob`` filter does not override it: see :mod:`bot.tools.files.globs`), and a file
+a ``Read`` deny rule covers never shows up. Concurrency-safe and read-only.
+
+rg runs in the search directory, so its paths are short; they are shown relative to the
+workspace. In ``content`` mode rg is stopped as soon as the requested page is full.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from bot.errors import ToolExecutionError
+from bot.permissions.decision import PermissionResult
+from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.tools.coercion import SemanticBool, SemanticInt
+from bot.tools.context import ToolUseContext
+from bot.tools.files.globs import FileSelection, select_files, split_globs
+from bot.tools.glob import display_prefix
+from bot.tools.messages import Progress
+from bot.tools.paths import check_path_access, resolve_path
+from bot.tools.ripgrep import stream_rg, vcs_exclusion_args
+from bot.tools.search_filter import SearchFilter
+
+#: Seeds 8.4.2: ``DEFAULT_HEAD_LIMIT``.
+DEFAULT_HEAD_LIMIT = 250
+#: Seeds 8.4.2: lines longer than this are elided by rg.
+MAX_COLUMNS = 500
+
+OutputMode = Literal["content", "files_with_matches", "count"]
+_LINE_NUMBER = re.compile(rb"\d+([:-])")
+
+
+class GrepInput(ToolInput):
+    model_config = ConfigDict(extra="forbid", frozen=True, serialize_by_alias=True)
+
+    pattern: str = Field(description="The regular expression to search for (ripgrep syntax)")
+    path: str | None = Field(default=None, description="File or directory to search in (default: the workspace)")
+    glob: str | None = Field(default=None, description='Only files matching these globs, e.g. "*.js" or '
+                                                       '"*.{ts,tsx}"; "!pattern" excludes')
+    output_mode: OutputMode | None = Field(
+        default=None, description='"content" shows matching lines; "files_with_matches" (default) file paths; '
+                                  '"count" match counts per file')
+    before: SemanticInt | None = Field(default=None, alias="-B", ge=0,
+                                       description="Lines of context before each match (content mode)")
+    after: SemanticInt | None = Field(default=None, alias="-A", ge=0,
+                                      description="Lines of context after each match (content mode)")
+    context: SemanticInt | None = Field(default=None, alias="-C", ge=0,
+                                        description="Lines of context before and after each match (content mode)")
+    line_numbers: SemanticBool | None = Field(default=None, alias="-n",
+                                              description="Show line numbers (content mode; default true)")
+    ignore_case: SemanticBool | None = Field(default=None, alias="-i", description="Case-insensitive search")
+    file_type: str | None = Field(default=None, alias="type",
+                                  description="ripgrep file type, e.g. py, js, rust (faster than glob)")
+    head_limit: SemanticInt | None = Field(
+        default=None, ge=0, description="At most this many lines/files/entries (default 250; 0 = unlimited)")
+    offset: SemanticInt | None = Field(default=None, ge=0,
+                                       description="Skip this many lines/files/entries first (default 0)")
+    multiline: SemanticBool | None = Field(default=None, description="Let patterns span lines; . matches newlines")
+
+    @property
+    def mode(self) -> OutputMode:
+        return self.output_mode or "files_with_matches"
+
+
+@dataclass(frozen=True, slots=True)
+class HeadLimit:
+    """The seeds' ``applyHeadLimit`` as data: where the page starts and how long it is (``None``:
+    unlimited)."""
+
+    offset: int
+    limit: int | None
+
+    @classmethod
+    def of(cls, head_limit: int | None, offset: int | None) -> HeadLimit:
+        if head_limit == 0:
+            return cls(offset or 0, None)
+        return cls(offset or 0, DEFAULT_HEAD_LIMIT if head_limit is None else head_limit)
+
+    @property
+    def stop_after(self) -> int | None:
+        """Entries to collect before we know the page is full and more exist."""
+        return None if self.limit is None else self.offset + self.limit + 1
+
+
+def apply_head_limit(items: list[Any], head: HeadLimit) -> tuple[list[Any], bool]:
+    """(the page, whether entries past it were cut) — seeds 8.4.2."""
+    if head.limit is None:
+        return items[head.offset:], False
+    return items[head.offset:head.offset + head.limit], len(items) - head.offset > head.limit
+
+
+class GrepTool(Tool[GrepInput, dict[str, Any]]):
+    """Searches file contents with regular expressions (ripgrep). Use it instead of grep or rg in
+    Bash. output_mode "files_with_matches" (default) lists files, newest first; "content" shows
+    matching lines (with -n, -A, -B, -C); "count" counts matches per file. Filter with glob or
+    type. Results are limited to 250 entries by default: page with offset, or head_limit=0 for all.
+    Use multiline for patterns that span lines."""
+
+    name = "Grep"
+    search_hint = "search file contents regex ripgrep find text code"
+    max_result_chars = 20_000  # seeds 4.8
+    input_model = GrepInput
+
+    def is_concurrency_safe(self, input: GrepInput) -> bool:
+        return True  # reads only
+
+    def is_read_only(self, input: GrepInput) -> bool:
+        return True
+
+    def is_destructive(self, input: GrepInput) -> bool:
+        return False
+
+    def permission_subject(self, input: GrepInput) -> str:
+        return input.path or "."
+
+    def observable_input(self, input: GrepInput, context: ToolUseContext) -> dict[str, object]:
+        data = input.model_dump(mode="json", exclude_none=True, by_alias=True)
+        data["path"] = str(resolve_path(input.path, context) if input.path else context.working_directory)
+        return data
+
+    async def check_permissions(self, input: GrepInput, context: ToolUseContext) -> PermissionResult:
+        return check_path_access(input.path or str(context.working_directory), context)
+
+    async def validate_input(self, input: GrepInput, context: ToolUseContext) -> ValidationResult:
+        if input.pattern == "":
+            return ValidationReject("The pattern is empty", code=2)
+        if input.path is not None and not resolve_path(input.path, context).exists():
+            return ValidationReject(f"{input.path}: no such file or directory "
+                                    f"(current working directory: {context.working_directory})", code=1)
+        return VALID
+
+    async def call(self, input: GrepInput, context: ToolUseContext, progress: Progress) -> ToolResult[dict[str, Any]]:
+        started = time.perf_counter()
+        target = resolve_path(input.path, context) if input.path else context.working_directory
+        cwd, name = (target.parent, target.name) if target.is_file() else (target, None)
+        selection = select_files(split_globs(input.glob or ""))
+        args = grep_command(input, selection, name)
+        head = HeadLimit.of(input.head_limit, input.offset)
+        collector = _Collector(input.mode, cwd, display_prefix(cwd, context), selection,
+                               SearchFilter(context, self.name), head, numbered=input.line_numbers is not False)
+        run = await stream_rg(args, cwd, collector.add)
+        if not run.stopped and run.code == 2 and collector.empty:
+            raise ToolExecutionError(f"Grep failed: {run.error_text or 'ripgrep exited with an error'}")
+        data = collector.result(head, run.stopped)
+        data["durationMs"] = round((time.perf_counter() - started) * 1000)
+        return ToolResult(data)
+
+    def map_result(self, output: dict[str, Any]) -> str:
+        return format_grep_result(output)
+
+    def summarize_input(self, input: GrepInput) -> str:
+        return input.pattern + (f" in {input.path}" if input.path else "") + (f" ({input.glob})" if input.glob else "")
+
+
+def grep_command(input: GrepInput, selection: FileSelection, single_file: str | None) -> list[str]:
+    """The rg arguments for a search run in the search directory (or a file's directory)."""
+    args = ["--hidden", *vcs_exclusion_args(), "--max-columns", str(MAX_COLUMNS), "--color", "never",
+            "--no-messages"]
+    if input.multiline:
+        args += ["--multiline", "--multiline-dotall"]
+    if input.ignore_case:
+        args.append("--ignore-case")
+    match input.mode:
+        case "files_with_matches":
+            args.append("--files-with-matches")
+        case "count":
+            args += ["--count", "--with-filename", "--null"]
+        case "content":
+            args += ["--with-filename", "--null", "--no-heading"]
+            if input.line_numbers is not False:
+                args.append("--line-number")
+            if input.context is not None:
+                args += ["--context", str(input.context)]
+            else:
+                if input.before is not None:
+                    args += ["--before-context", str(input.before)]
+                if input.after is not None:
+                    args += ["--after-context", str(input.after)]
+    if input.file_type:
+        args += ["--type", input.file_type]
+    args += selection.rg_args
+    args += ["--regexp", input.pattern]
+    if single_file is not None:
+        args += ["--", single_file]
+    return args
+
+
+@dataclass(slots=True)
+class _Collector:
+    """Consumes rg's lines for one output mode: selection, deny filter, paging, early stop."""
+
+    mode: OutputMode
+    cwd: Path
+    prefix: str
+    selection: FileSelection
+    filter: SearchFilter
+    head: HeadLimit
+    numbered: bool = True
+    files: list[tuple[int, str]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    counts: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.files or self.lines or self.counts)
+
+    def _visible(self, rel: str) -> bool:
+        if self.selection.path_patterns and not self.selection.wants(rel):
+            return False
+        return not (self.filter.active and self.filter.hides(os.path.join(self.cwd, rel)))
+
+    def add(self, raw_lines: list[bytes]) -> bool:
+        match self.mode:
+            case "files_with_matches":
+                self._add_files(raw_lines)
+                return True
+            case "count":
+                for raw in raw_lines:
+                    path, _, number = raw.rpartition(b"\x00")
+                    rel = os.fsdecode(path)
+                    if self._visible(rel):
+                        self.counts.append((self.prefix + rel, int(number or 0)))
+                return True
+            case "content":
+                return self._add_content(raw_lines)
+
+    def _add_files(self, raw_lines: list[bytes]) -> None:
+        stat, cwd, prefix = os.stat, self.cwd, self.prefix
+        checking = self.filter.active or bool(self.selection.path_patterns)
+        for raw in raw_lines:
+            rel = os.fsdecode(raw)
+            if checking and not self._visible(rel):
+                continue
+            try:
+                mtime = stat(os.path.join(cwd, rel)).st_mtime_ns
+            except OSError:
+                mtime = 0  # seeds: a failed stat sorts last, it never fails the search
+            self.files.append((mtime, prefix + rel))
+
+    def _add_content(self, raw_lines: list[bytes]) -> bool:
+        checking = self.filter.active or bool(self.selection.path_patterns)
+        stop = self.head.stop_after
+        out = self.lines
+        for raw in raw_lines:
+            if raw == b"--":
+                if out and out[-1] != "--":
+                    out.append("--")
+                continue
+            path, sep, rest = raw.partition(b"\x00")
+            if not sep:  # not a line of ours (should not happen with --null)
+                continue
+            rel = os.fsdecode(path)
+            if checking and not self._visible(rel):
+                continue
+            m = _LINE_NUMBER.match(rest) if self.numbered else None
+            joiner = ":" if m is None or m.group(1) == b":" else "-"
+            out.append(f"{self.prefix}{rel}{joiner}{rest.decode('utf-8', errors='replace')}")
+            if stop is not None and len(out) >= stop:
+                return False
+        return True
+
+    def result(self, head: HeadLimit, stopped: bool) -> dict[str, Any]:
+        match self.mode:
+            case "files_with_matches":
+                self.files.sort(key=lambda item: (-item[0], item[1]))
+                names, cut = apply_head_limit([n for _, n in self.files], head)
+                return {"mode": self.mode, "filenames": names, "numFiles": len(names), "totalFiles": len(self.files),
+                        **_page(head, cut)}
+            case "count":
+                entries, cut = apply_head_limit(self.counts, head)
+                return {"mode": self.mode, "counts": [f"{p}:{n}" for p, n in entries],
+                        "numFiles": len(self.counts), "numMatches": sum(n for _, n in self.counts),
+                        **_page(head, cut)}
+            case "content":
+                if self.lines and self.lines[-1] == "--":
+                    self.lines.pop()
+                shown, cut = apply_head_limit(self.lines, head)
+                return {"mode": self.mode, "content": "\n".join(shown), "numLines": len(shown),
+                        **_page(head, cut or stopped)}
+
+
+def _page(head: HeadLimit, cut: bool) -> dict[str, Any]:
+    return {"appliedLimit": head.limit if cut else None, "appliedOffset": head.offset or None, "truncated": cut}
+
+
+def format_grep_result(output: dict[str, Any]) -> str:
+    """The text the model reads."""
+    offset = output.get("appliedOffset") or 0
+    more = ""
+    if output.get("truncated"):
+        more = (f"\n\n[Results limited to {output['appliedLimit']} entries from offset {offset}. Pass "
+                f"offset={offset + output['appliedLimit']} for the next page, or narrow the search.]")
+    elif offset:
+        more = f"\n\n[Entries from offset {offset}.]"
+    match output["mode"]:
+        case "files_with_matches":
+            names = output["filenames"]
+            if not output["totalFiles"]:
+                return "No files found"
+            total = output["totalFiles"]
+            head = f"Found {total} file{'s' if total != 1 else ''}"
+            return head + ("\n" + "\n".join(names) if names else "") + more
+        case "count":
+            if not output["numFiles"]:
+                return "No matches found"
+            matches, files = output["numMatches"], output["numFiles"]
+            summary = (f"\n\nFound {matches} total occurrence{'s' if matches != 1 else ''} across {files} "
+                       f"file{'s' if files != 1 else ''}.")
+            return "\n".join(output["counts"]) + summary + more
+        case _:
+            content = output["content"]
+            return (content or "No matches found") + more

@@ -1,0 +1,114 @@
+"""Write: create a file, or replace one the model has read (seeds 8.2.4).
+
+An existing file must have been read and not changed since (the same staleness check as Edit).
+The content is written exactly as sent: Write is a full replacement, and the line endings in it
+are the ones the model meant (seeds' source comment) — only the file's encoding (and BOM) is
+kept. Missing parent directories are created; the path was confined to the workspace (and the
+policy's additional directories) before, so every directory created is inside them. Atomic:
+temporary file + rename, the file's mode kept.
+"""
+
+from __future__ import annotations
+
+import stat as stat_mod
+from typing import Any
+
+from pydantic import Field
+
+from bot.errors import ToolInputError, describe_os_error
+from bot.permissions.decision import PermissionResult
+from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.tools.context import ToolUseContext
+from bot.tools.files.atomic import atomic_write
+from bot.tools.files.diff import diff_stats, unified_diff
+from bot.tools.files.encoding import decode_text, encode_text, looks_binary
+from bot.tools.files.staleness import read_for_write, record_write, staleness_problem
+from bot.tools.messages import Progress
+from bot.tools.paths import check_path_access, display_path, resolve_path
+
+
+class WriteInput(ToolInput):
+    file_path: str = Field(description="The path of the file to write (absolute, or relative to the workspace)")
+    content: str = Field(description="The whole content of the file")
+
+
+class WriteTool(Tool[WriteInput, dict[str, Any]]):
+    """Writes a file: creates it, or replaces its whole content. An existing file must be Read
+    first. Prefer Edit for changes to existing files: it sends only the change."""
+
+    name = "Write"
+    aliases = ("FileWrite", "FileWriteTool")
+    search_hint = "create new file overwrite save content"
+    is_edit_tool = True
+    input_model = WriteInput
+
+    def permission_subject(self, input: WriteInput) -> str:
+        return input.file_path
+
+    def observable_input(self, input: WriteInput, context: ToolUseContext) -> dict[str, object]:
+        data = input.model_dump(mode="json", exclude_none=True)
+        data["file_path"] = str(resolve_path(input.file_path, context))
+        return data
+
+    async def check_permissions(self, input: WriteInput, context: ToolUseContext) -> PermissionResult:
+        return check_path_access(input.file_path, context, write=True)
+
+    async def validate_input(self, input: WriteInput, context: ToolUseContext) -> ValidationResult:
+        path = resolve_path(input.file_path, context)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return VALID
+        except OSError as exc:
+            return ValidationReject(describe_os_error(exc, input.file_path), code=4)
+        if stat_mod.S_ISDIR(st.st_mode):
+            return ValidationReject(f"{input.file_path} is a directory", code=4)
+        if not stat_mod.S_ISREG(st.st_mode):
+            return ValidationReject(f"{input.file_path} is not a regular file", code=4)
+        problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns)
+        if problem is not None:
+            return ValidationReject(problem, code=2 if "not been read" in problem else 3)
+        return VALID
+
+    async def call(self, input: WriteInput, context: ToolUseContext, progress: Progress) -> ToolResult[dict[str, Any]]:
+        # Synchronous from the staleness check to the rename (seeds 8.2.3).
+        path = resolve_path(input.file_path, context)
+        shown = display_path(path, context)
+        old_text: str | None = None
+        encoding = "utf-8"
+        existed = path.exists()
+        if existed:
+            raw, _ = read_for_write(path, context, input.file_path)
+            if not looks_binary(raw, path):
+                decoded = decode_text(raw)
+                old_text, encoding = decoded.text, decoded.encoding
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ToolInputError(describe_os_error(exc, str(path.parent))) from None
+        try:
+            data = encode_text(input.content, encoding)
+        except UnicodeEncodeError as exc:
+            raise ToolInputError(f"content has characters that the file's encoding ({encoding}) cannot hold: "
+                                 f"{exc.object[exc.start:exc.end]!r}") from None
+        try:
+            st = atomic_write(path, data)
+        except OSError as exc:
+            raise ToolInputError(describe_os_error(exc, input.file_path)) from None
+        record_write(path, data, st, context)
+        if not existed:
+            return ToolResult({"type": "create", "filePath": shown, "bytes": len(data)})
+        diff = "(a binary file was replaced)" if old_text is None else unified_diff(old_text, input.content, shown)
+        added, removed = diff_stats(diff)
+        return ToolResult({"type": "update", "filePath": shown, "bytes": len(data), "diff": diff,
+                           "linesAdded": added, "linesRemoved": removed})
+
+    def map_result(self, output: dict[str, Any]) -> str:
+        if output["type"] == "create":
+            return f"File created successfully at: {output['filePath']}"
+        diff = output["diff"] or "(no changes)"
+        return f"The file {output['filePath']} has been updated.\n```diff\n{diff}\n```"
+
+    def summarize_input(self, input: WriteInput) -> str:
+        return input.file_path

@@ -1,0 +1,100 @@
+"""Policy documents in JSON, YAML and TOML: values, the line of every key, syntax errors with lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.errors import ConfigError
+from bot.permissions.documents import format_of, parse_document
+
+JSON = """{
+  "permissions": {
+    "allow": [
+      "Read",
+      "Edit(src/**)"
+    ],
+    "deny": ["Read(.env)", "WebFetch"]
+  },
+  "bot": {"limits": {"max_turns": 5}}
+}
+"""
+
+YAML = """\
+permissions:
+  allow:
+    - Read
+    - Edit(src/**)
+  deny: [Read(.env), WebFetch]
+bot:
+  limits:
+    max_turns: 5
+"""
+
+TOML = """\
+[permissions]
+allow = [
+  "Read",
+  "Edit(src/**)",
+]
+deny = ["Read(.env)", "WebFetch"]
+
+[bot.limits]
+max_turns = 5
+"""
+
+
+@pytest.mark.parametrize(
+    ("description", "name", "text", "expected_lines"),
+    [
+        ("JSON", "p.json", JSON, {("permissions", "allow", 1): 5, ("permissions", "deny", 1): 7,
+                                  ("bot", "limits", "max_turns"): 9, ("permissions",): 2}),
+        ("YAML", "p.yaml", YAML, {("permissions", "allow", 1): 4, ("permissions", "deny", 1): 5,
+                                  ("bot", "limits", "max_turns"): 8, ("permissions",): 1}),
+        ("TOML", "p.toml", TOML, {("permissions", "allow", 1): 4, ("permissions", "deny", 1): 6,
+                                  ("bot", "limits", "max_turns"): 9, ("permissions",): 1}),
+    ],
+)
+def test_every_format_gives_the_same_data_and_the_lines_of_keys(description: str, name: str, text: str,
+                                                                expected_lines: dict[tuple[str | int, ...], int]
+                                                                ) -> None:
+    doc = parse_document(text, name)
+    assert doc.data == {"permissions": {"allow": ["Read", "Edit(src/**)"], "deny": ["Read(.env)", "WebFetch"]},
+                        "bot": {"limits": {"max_turns": 5}}}, description
+    for path, line in expected_lines.items():
+        assert doc.line(*path) == line, (description, path)
+
+
+def test_a_missing_position_falls_back_to_the_nearest_parent() -> None:
+    doc = parse_document(JSON, "p.json")
+    assert doc.line("permissions", "allow", 99) == 3
+
+
+def test_json_strings_with_escapes_and_brackets_do_not_confuse_the_line_scanner() -> None:
+    text = '{\n  "a": "x\\"]}{[",\n  "b": [\n    "\\u00e9",\n    {"c": 1}\n  ]\n}'
+    doc = parse_document(text, "p.json")
+    assert doc.line("b", 1) == 5 and doc.line("b", 1, "c") == 5 and doc.line("b") == 3
+
+
+@pytest.mark.parametrize(
+    ("description", "name", "text", "line"),
+    [
+        ("JSON with a trailing comma", "p.json", '{\n  "a": [\n    "x",\n  ]\n}', 4),
+        ("JSON that is cut short", "p.json", '{\n  "a": 1,\n', 3),
+        ("YAML with a bad indent", "p.yml", "a:\n  - x\n - y\n", 3),
+        ("TOML with a missing value", "p.toml", "[a]\nb =\n", 2),
+    ],
+)
+def test_syntax_errors_name_the_file_and_the_line(description: str, name: str, text: str, line: int) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_document(text, name)
+    assert caught.value.path == name and caught.value.line == line, (description, str(caught.value))
+
+
+def test_the_format_comes_from_the_extension() -> None:
+    assert [format_of(n) for n in ("a.json", "a.YAML", "a.yml", "a.toml")] == ["json", "yaml", "yaml", "toml"]
+    with pytest.raises(ConfigError, match="unknown policy file type"):
+        format_of("policy.ini")
+
+
+def test_an_empty_yaml_file_is_an_empty_policy() -> None:
+    assert parse_document("", "p.yaml").data == {}
