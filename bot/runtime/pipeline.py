@@ -319,6 +319,8 @@ class ToolRunner:
     async def _hooks_and_check(self, tool: AnyTool, parsed: Any, block: ToolUseBlock,
                                context: ToolUseContext) -> tuple[PreToolHookOutcome, PermissionResult]:
         """Stage 3: both started at once, so the wait is the slower of the two, not the sum."""
+        if isinstance(self.hooks, NoHooks):  # nothing to overlap with: skip the task group
+            return NO_PRE_OUTCOME, await tool.check_permissions(parsed, context)
         hook_box: list[PreToolHookOutcome] = [NO_PRE_OUTCOME]
         check_box: list[PermissionResult] = []
 
@@ -340,23 +342,14 @@ class ToolRunner:
         box: list[ToolResult[Any]] = []
         errors: list[BaseException] = []
         timeout = context.limits.call_timeout_s
-
-        async def call() -> None:
+        with anyio.move_on_after(timeout) as deadline, anyio.CancelScope() as scope:
+            unregister = context.abort.on_abort(scope.cancel)
             try:
                 box.append(await tool.call(parsed, context, progress))
             except Exception as exc:
                 errors.append(exc)
             finally:
-                tg.cancel_scope.cancel()
-
-        async def watch_abort() -> None:
-            await context.abort.wait()
-            tg.cancel_scope.cancel()
-
-        with anyio.move_on_after(timeout) as deadline:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(call)
-                tg.start_soon(watch_abort)
+                unregister()
         if box:
             return box[0]
         record.failed_stage = "execution"
