@@ -48,8 +48,9 @@ from bot.permissions.schema import (
 
 log = logging.getLogger("bot.permissions")
 
-#: The shipped presets: ``policies/`` at the top of the checkout (next to the ``bot`` package).
-PRESETS_DIR = Path(__file__).resolve().parents[2] / "policies"
+#: The shipped presets: ``policies/`` at the top of the checkout, reached through the package's
+#: ``_presets`` symlink so that an installed wheel (which copies it) finds them too.
+PRESETS_DIR = Path(__file__).resolve().parents[1] / "_presets"
 _PRESET_NAME = re.compile(r"^[a-z0-9][a-z0-9\-]*$")
 #: ``extends`` chains longer than this are a mistake, not a design.
 MAX_EXTENDS_DEPTH = 8
