@@ -30,6 +30,7 @@ from bot.permissions.decision import Allow, Decision, Deny
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.stack import PolicyLayer, load_policy_stack
 from bot.runtime.assembly import assemble_tool_pool
+from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
 from bot.runtime.hooks import HookRunner
 from bot.runtime.pipeline import ToolPool, ToolRunner
 from bot.tools.base import AnyTool, Tool
@@ -167,7 +168,8 @@ class PolicyChecker:
     tools: Sequence[AnyTool] | None = None
     _pool: ToolPool = field(init=False)
     _runner: ToolRunner = field(init=False)
-    _contexts: dict[tuple[Any, ...], ToolUseContext] = field(init=False, default_factory=dict)
+    _contexts: dict[tuple[Any, ...], tuple[ToolUseContext, HookRunner | None]] = field(
+        init=False, default_factory=dict)
     _scratch: str = field(init=False, default="")
 
     def __post_init__(self) -> None:
@@ -192,14 +194,15 @@ class PolicyChecker:
 
     async def check(self, item: CheckInput) -> CheckOutcome:
         try:
-            context = self._context(item)
+            context, hooks = self._context(item)
         except (ConfigError, ValueError, OSError) as exc:
             return CheckOutcome(Deny(f"the check cannot be evaluated: {_describe(exc)}", source="validation"),
                                 error=True)
         if item.tool.startswith("mcp__") and self._pool.lookup(item.tool)[0] is None:
             self._build([*self._pool.tools, _stand_in(item.tool)])
         block = ToolUseBlock(id="toolu_policy_check", name=item.tool, input=item.input)
-        outcome = await self._runner.decide(block, context)
+        runner = self._runner if hooks is None else ToolRunner(self._pool, self._runner.engine, hooks)
+        outcome = await runner.decide(block, context)
         decision = outcome.decision
         assert not isinstance(decision, str)
         return CheckOutcome(decision)
@@ -227,7 +230,9 @@ class PolicyChecker:
             write(json.dumps(result.batch_json(), ensure_ascii=False) + "\n")
         return stats
 
-    def _context(self, item: CheckInput) -> ToolUseContext:
+    def _context(self, item: CheckInput) -> tuple[ToolUseContext, HookRunner | None]:
+        """The context of a line's policy, and its hooks (PreToolUse hooks take part in decisions,
+        as in a run; ``None`` when the policy has none)."""
         key = (item.policies, item.allow, item.deny, item.ask, item.mode, item.workspace)
         found = self._contexts.get(key)
         if found is not None:
@@ -242,8 +247,16 @@ class PolicyChecker:
             raise ValueError(f"workspace {workspace} is not a directory")
         context = make_context(ws, scratch_dir=self._scratch, permission=policy.permission_context(ws),
                                tools=self._pool.tools)
-        self._contexts[key] = context
-        return context
+        hooks: HookRunner | None = None
+        if self.hooks is None:
+            disabled = bool(policy.hooks_disabled and policy.hooks_disabled.value)
+            config = hooks_from_policy(policy.hooks, disabled=disabled)
+            if config:
+                transcript = Path(self._scratch) / "transcript.jsonl"
+                transcript.touch()
+                hooks = make_hook_runner(config, context, session_id="policy-check", transcript_path=transcript)
+        self._contexts[key] = (context, hooks)
+        return context, hooks
 
     def _path(self, raw: str) -> Path:
         path = Path(os.path.expanduser(raw))

@@ -113,7 +113,7 @@ def parse_hooks(raw: Any, source: str, lines: Mapping[str, int] | None = None) -
             known = ", ".join(FIRED_EVENTS + KNOWN_UNFIRED_EVENTS)
             raise ConfigError(f"unknown hook event {event!r} (known: {known})", path=source,
                               line=_line(lines, where))
-        if not isinstance(entries, list):
+        if not isinstance(entries, list | tuple):
             raise ConfigError(f"`{where}` must be a list of {{matcher, hooks}} entries", path=source,
                               line=_line(lines, where))
         parsed: list[HookMatcher] = []
@@ -141,7 +141,7 @@ def _parse_entry(entry: Any, source: str, where: str, lines: Mapping[str, int] |
             raise ConfigError(f"`{where}.matcher` is not a valid regular expression: {exc}", path=source,
                               line=_line(lines, where)) from None
     hooks = entry.get("hooks")
-    if not isinstance(hooks, list):
+    if not isinstance(hooks, list | tuple):
         raise ConfigError(f"`{where}.hooks` must be a list", path=source, line=_line(lines, where))
     commands: list[HookCommand] = []
     for j, hook in enumerate(hooks):

@@ -21,7 +21,8 @@ is documented in :mod:`bot.permissions.chain` and ``docs/hooks.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,18 @@ from typing import Any
 import anyio
 
 from bot.permissions.decision import Allow, Ask, Deny
-from bot.runtime.hook_config import HookCommand, HooksConfig
+from bot.permissions.schema import HookSet
+from bot.runtime.hook_config import HookCommand, HooksConfig, merge_hooks, parse_hooks
 from bot.runtime.hook_exec import HookRun, run_hook_command
-from bot.runtime.hooks import NO_POST_OUTCOME, NO_PRE_OUTCOME, PostToolHookOutcome, PreToolHookOutcome
+from bot.runtime.hooks import (
+    NO_POST_OUTCOME,
+    NO_PRE_OUTCOME,
+    HookRunner,
+    NoHooks,
+    PostToolHookOutcome,
+    PreToolHookOutcome,
+)
+from bot.shell.env import build_child_env, policy_env_settings
 from bot.tools.context import ToolUseContext
 
 #: Environment variables a hook can use to find the project (Claude Code's name, and ours).
@@ -263,3 +273,24 @@ def _combine(decisions: list[Allow | Deny | Ask]) -> Allow | Deny | Ask | None:
                 return decision
     return None
 
+
+
+def hooks_from_policy(hook_sets: Sequence[HookSet], *, disabled: bool = False) -> HooksConfig:
+    """Every trusted policy file's ``hooks``, validated and merged (``disableAllHooks`` turns them off)."""
+    if disabled:
+        return HooksConfig()
+    return merge_hooks([parse_hooks(dict(h.events), h.origin.where()) for h in hook_sets])
+
+
+def make_hook_runner(config: HooksConfig, context: ToolUseContext, *, session_id: str,
+                     transcript_path: Path, environ: Mapping[str, str] | None = None,
+                     on_log: Callable[[HookLogEntry], None] | None = None) -> HookRunner:
+    """The run's hook runner: hooks get the same secret-free environment as Bash commands."""
+    if not config:
+        return NoHooks()
+    env, passthrough, secret_names = policy_env_settings(context.permission.extra)
+    child = build_child_env(os.environ if environ is None else environ, policy_env=env,
+                            passthrough=passthrough, secret_names=secret_names)
+    return CommandHookRunner(config, session_id=session_id, transcript_path=transcript_path,
+                             project_dir=context.workspace, env=child.env,
+                             permission_mode=context.permission.mode, on_log=on_log)

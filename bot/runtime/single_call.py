@@ -19,8 +19,10 @@ from bot.permissions.chain import PermissionEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import Behavior, make_rule
-from bot.permissions.stack import PolicyLayer, load_policy_stack
+from bot.permissions.stack import EffectivePolicy, PolicyLayer, load_policy_stack
 from bot.runtime.assembly import assemble_tool_pool
+from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
+from bot.runtime.hooks import HookRunner, NoHooks
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.tools.base import AnyTool
 from bot.tools.context import make_context
@@ -62,12 +64,19 @@ def flag_permission_context(allow: Sequence[str], deny: Sequence[str], ask: Sequ
     )
 
 
-def request_permission_context(request: CallRequest) -> PermissionContext:
-    """The rule flags, on top of the ``--policy`` files when there are any."""
+def request_policy(request: CallRequest) -> EffectivePolicy | None:
+    """The ``--policy`` files merged under the rule flags, or ``None`` without policy files."""
     if not request.policies:
-        return flag_permission_context(request.allow, request.deny, request.ask)
+        return None
     layers = [PolicyLayer("flag", path=p) for p in request.policies]
-    policy = load_policy_stack(layers, allow=request.allow, deny=request.deny, ask=request.ask)
+    return load_policy_stack(layers, allow=request.allow, deny=request.deny, ask=request.ask)
+
+
+def request_permission_context(request: CallRequest, policy: EffectivePolicy | None = None) -> PermissionContext:
+    """The rule flags, on top of the ``--policy`` files when there are any."""
+    policy = policy or request_policy(request)
+    if policy is None:
+        return flag_permission_context(request.allow, request.deny, request.ask)
     return policy.permission_context(Path(request.workspace).resolve())
 
 
@@ -78,13 +87,21 @@ def pool_for(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = ()) -
 async def call_tool(request: CallRequest, *, permission: PermissionContext | None = None,
                     engine: PermissionEngine | None = None, sink: ProgressSink = drop_progress,
                     mcp_tools: Sequence[AnyTool] = ()) -> ToolCallOutcome:
-    permission = permission or request_permission_context(request)
+    policy = request_policy(request) if permission is None else None
+    permission = permission or request_permission_context(request, policy)
     engine = engine or PolicyEngine()
     pool = pool_for(permission, mcp_tools)
     context = make_context(request.workspace, scratch_dir=request.scratch_dir, permission=permission,
                            tools=pool.tools)
+    hooks: HookRunner = NoHooks()
+    if policy is not None:
+        config = hooks_from_policy(policy.hooks, disabled=bool(policy.hooks_disabled and policy.hooks_disabled.value))
+        transcript = context.scratch_dir / "transcript.jsonl"
+        transcript.touch()
+        hooks = make_hook_runner(config, context, session_id=f"cli-{uuid.uuid4().hex[:12]}",
+                                 transcript_path=transcript)
     block = ToolUseBlock(id=f"toolu_cli_{uuid.uuid4().hex[:12]}", name=request.tool, input=request.input)
-    return await ToolRunner(pool, engine).run(block, context, sink)
+    return await ToolRunner(pool, engine, hooks).run(block, context, sink)
 
 
 def call_tool_sync(request: CallRequest, **kwargs: Any) -> ToolCallOutcome:

@@ -222,3 +222,47 @@ def test_decisions_of_several_hooks_combine_deny_first(tmp_path: Path) -> None:
     assert isinstance(outcome.decision, Deny)
     assert outcome.decision.reason == "second says no"
     assert not isinstance(outcome.decision, Allow)
+
+
+POLICY_WITH_HOOK = {
+    "permissions": {"allow": ["Read"]},
+    "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
+        {"type": "command", "command": "grep -q secret && { echo 'no secrets please' >&2; exit 2; } || exit 0"}]}]},
+}
+
+
+def test_policy_hooks_run_in_bot_tools_call_and_policy_check(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps(POLICY_WITH_HOOK))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "secret.txt").write_text("x\n")
+    (ws / "a.txt").write_text("hi\n")
+    cli = CliRunner()
+    denied = json.loads(cli.invoke(app, ["tools", "call", "Read", '{"file_path": "secret.txt"}', "-w", str(ws),
+                                         "--policy", str(policy)]).stdout)
+    assert denied["decision"] == "deny"
+    assert "no secrets please" in denied["tool_result"]["content"]
+    allowed = json.loads(cli.invoke(app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(ws),
+                                          "--policy", str(policy)]).stdout)
+    assert allowed["decision"] == "allow"
+    lines = "\n".join(json.dumps({"tool": "Read", "input": {"file_path": f}, "policy": str(policy),
+                                  "workspace": str(ws)}) for f in ("secret.txt", "a.txt"))
+    batch = cli.invoke(app, ["policy", "check", "--batch", "-"], input=lines)
+    assert [json.loads(line)["decision"] for line in batch.stdout.splitlines()] == ["deny", "allow"]
+
+
+def test_disable_all_hooks_turns_policy_hooks_off(tmp_path: Path) -> None:
+    from bot.permissions.stack import PolicyLayer, load_policy_stack
+    from bot.runtime.hook_runner import hooks_from_policy
+
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({**POLICY_WITH_HOOK, "disableAllHooks": True}))
+    merged = load_policy_stack([PolicyLayer("flag", path=str(policy))])
+    assert merged.hooks_disabled is not None
+    assert not hooks_from_policy(merged.hooks, disabled=merged.hooks_disabled.value)
+    assert hooks_from_policy(merged.hooks)
