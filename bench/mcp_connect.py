@@ -148,7 +148,7 @@ def main() -> None:
                 slowest = max(slowest, connect + listing)
                 base = node_s if config.kind == "stdio" and "everything" in config.name else python_s
                 print(f"\n{config.name} ({config.kind}, {tools} tools)")
-                report("  connect (spawn + handshake)", connect * 1000, "ms",
+                report("  connect (handshake; stdio: spawn too)", connect * 1000, "ms",
                        baseline=base * 1000 if config.kind == "stdio" and base else None)
                 report("  tools/list", listing * 1000, "ms")
                 report("  close", close * 1000, "ms")

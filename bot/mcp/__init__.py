@@ -3,7 +3,7 @@
 The only package that imports ``mcp``. The public surface:
 
 * :func:`load_mcp_config` / :func:`parse_mcp_config` — Claude Code's format, ``${VAR}`` expansion,
-  ``ConfigError`` naming the file;
+  ``ConfigError`` naming the file; :func:`config_from_policy` — the same block in a policy file;
 * :class:`McpManager` — connects every server concurrently, states, calls, closes;
 * :func:`bridge_tools` — ``mcp__<server>__<tool>`` tools (plus the resource tools) for assembly;
 * :func:`mcp_tools_from_file`, :func:`inspect_servers` — for the CLI and the run.
@@ -12,7 +12,14 @@ The only package that imports ``mcp``. The public surface:
 from __future__ import annotations
 
 from bot.mcp.bridge import McpTool, bridge_tools
-from bot.mcp.config import McpConfig, ServerConfig, in_process_server, load_mcp_config, parse_mcp_config
+from bot.mcp.config import (
+    McpConfig,
+    ServerConfig,
+    config_from_policy,
+    in_process_server,
+    load_mcp_config,
+    parse_mcp_config,
+)
 from bot.mcp.limits import McpLimits
 from bot.mcp.manager import Connected, ConnectionState, Disabled, Failed, McpManager, Pending, ServerConnection
 from bot.mcp.report import servers_markdown, servers_text
@@ -31,6 +38,7 @@ __all__ = [
     "ServerConfig",
     "ServerConnection",
     "bridge_tools",
+    "config_from_policy",
     "in_process_server",
     "inspect_servers",
     "load_mcp_config",

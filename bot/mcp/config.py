@@ -35,12 +35,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bot.errors import ConfigError, describe_os_error
+from bot.permissions.schema import Setting
 
 #: Claude Code's transports we do not run (reported as failed servers, not config errors).
 UNSUPPORTED_TRANSPORTS = frozenset({"ws", "sse-ide", "ws-ide", "sdk", "claudeai-proxy"})
@@ -120,7 +121,7 @@ class ServerConfig:
 class McpConfig:
     servers: tuple[ServerConfig, ...] = ()
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[ServerConfig]:
         return iter(self.servers)
 
     def __len__(self) -> int:
@@ -186,6 +187,23 @@ def parse_mcp_servers(servers: Any, *, source: str | os.PathLike[str] | None = N
             parsed.append(_parse_entry(str(name), entry, env, where))
         except _EntryError as exc:
             raise ConfigError(f"MCP server {name!r}: {exc}", path=where, line=_line_of(text, str(name))) from None
+    return McpConfig(tuple(parsed))
+
+
+def config_from_policy(mcp_servers: Mapping[str, Setting[Mapping[str, Any]]], *,
+                       environ: Mapping[str, str] | None = None) -> McpConfig:
+    """The ``mcpServers`` of an effective policy (``EffectivePolicy.mcp_servers``): each entry kept
+    with the file and line it was written at, so errors and failures name them."""
+    env = os.environ if environ is None else environ
+    parsed = []
+    for name, setting in mcp_servers.items():
+        origin = setting.origin
+        where = origin.where()
+        try:
+            parsed.append(_parse_entry(name, setting.value, env, where))
+        except _EntryError as exc:
+            raise ConfigError(f"MCP server {name!r}: {exc}", path=origin.file or origin.source,
+                              line=origin.line) from None
     return McpConfig(tuple(parsed))
 
 
@@ -266,12 +284,6 @@ def expand_env(value: str, environ: Mapping[str, str], missing: list[str] | None
         return match.group(0)
 
     return _VAR.sub(substitute, value)
-
-
-def disabled_copy(config: McpConfig, names: Iterable[str]) -> McpConfig:
-    """The configuration with these servers marked disabled."""
-    off = set(names)
-    return McpConfig(tuple(replace(s, disabled=True) if s.name in off else s for s in config.servers))
 
 
 # ----- field readers ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The MCP layer's named limits, and their environment overrides.
 
 Each number lives here once, with where it comes from. ``McpLimits.from_env`` reads the overrides
-at the edge (a run, the CLI); everything below takes an ``McpLimits`` value, never ``os.environ``.
+(``McpManager`` calls it when it is given no limits); the rest of the layer takes an ``McpLimits``
+value and never reads ``os.environ`` itself.
 """
 
 from __future__ import annotations

@@ -147,3 +147,21 @@ def test_a_policy_files_block_parses_like_a_file_and_later_sources_win() -> None
     assert isinstance(merged, McpConfig)
     assert [(s.name, s.source) for s in merged] == [("git", "policy.json"), ("time", "wf")]
     assert merged.servers[1].trusted
+
+
+def test_the_mcp_servers_of_a_policy_file_keep_their_file_and_line(tmp_path: Path) -> None:
+    from bot.mcp.config import config_from_policy
+    from bot.permissions.stack import PolicyLayer, load_policy_stack
+
+    policy = tmp_path / "policy.json"
+    policy.write_text('{\n  "permissions": {"allow": ["mcp__time"]},\n  "mcpServers": {\n'
+                      '    "time": {"command": "mcp-server-time", "trusted": true},\n'
+                      '    "bad": {"command": ["not", "a", "string"]}\n  }\n}\n')
+    effective = load_policy_stack([PolicyLayer("flag", path=str(policy))])
+    with pytest.raises(ConfigError) as err:
+        config_from_policy(effective.mcp_servers, environ={})
+    assert (err.value.path, err.value.line) == (str(policy), 5) and "'bad'" in str(err.value)
+    good = {"time": effective.mcp_servers["time"]}
+    (time,) = config_from_policy(good, environ={}).servers
+    assert time.transport == StdioTransport("mcp-server-time") and time.trusted
+    assert time.source == f"{policy}:4"

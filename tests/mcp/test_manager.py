@@ -101,9 +101,9 @@ def state(manager: McpManager, name: str) -> Any:
     ("disabled in config", "switched-off", Disabled, "disabled in fleet.json"),
     ("a blanket deny rule keeps it from starting", "refused", Disabled, "denied by rule mcp__refused (cliArg)"),
 ])
-async def test_each_server_settles_in_its_state(fleet: McpManager, description: str, server: str, kind: type,
+async def test_each_server_settles_in_its_state(fleet: McpManager, description: str, server: str, kind: Any,
                                                 reason: str | None) -> None:
-    current = state(fleet, server)
+    current: Any = state(fleet, server)
     assert isinstance(current, kind)
     if reason is not None:
         assert reason in current.reason

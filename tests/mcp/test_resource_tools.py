@@ -19,6 +19,7 @@ from bot.runtime.single_call import flag_permission_context
 from bot.tools.context import make_context
 from bot.tools.mcp_resources import (
     NO_RESOURCES,
+    ListMcpResourcesInput,
     ListMcpResourcesTool,
     McpResource,
     McpResourceContent,
@@ -51,7 +52,7 @@ async def test_listing_shows_every_resource_with_its_server(memo: McpManager, tm
     listed = json.loads(outcome.result.text)
     assert {(r["server"], r["uri"]) for r in listed} == {
         ("memo", "memo://notes/today"), ("memo", "memo://pictures/red.png"), ("memo", "memo://archive.bin")}
-    assert ListMcpResourcesTool(memo).is_read_only(ListMcpResourcesTool.input_model())  # type: ignore[arg-type]
+    assert ListMcpResourcesTool(memo).is_read_only(ListMcpResourcesInput())
 
 
 @pytest.mark.parametrize(("description", "uri", "check"), [

@@ -15,7 +15,7 @@ from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
 from bot.tools.context import make_context
-from bot.tools.messages import ToolUseBlock
+from bot.tools.messages import ProgressEvent, ToolUseBlock
 from tests.mcp.conftest import EVERYTHING_JS, MCP_FIXTURES, NODE, needs_everything
 
 pytestmark = [pytest.mark.anyio, needs_everything]
@@ -64,7 +64,7 @@ async def test_every_transport_bridges_the_same_tools_and_results(entry: dict[st
         assert "[Resource from everything at demo://resource/dynamic/text/1] Resource 1:" in resource.result.text
 
         structured = await call(manager, tmp_path, "mcp__everything__get-structured-content", {"location": "Chicago"})
-        assert set(json.loads(structured.result.content[0]["text"])) == {"temperature", "conditions", "humidity"}
+        assert set(json.loads(structured.result.text)) == {"temperature", "conditions", "humidity"}
 
         links = await call(manager, tmp_path, "mcp__everything__get-resource-links", {"count": 2})
         assert "[Resource link: " in links.result.text
@@ -87,3 +87,19 @@ async def test_over_stdio_the_server_sees_only_the_env_its_config_names(tmp_path
     assert env["PASSED_ON"] == "visible"
     assert "GITHUB_TOKEN" not in env
     assert set(env) <= {"PASSED_ON", "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+
+
+async def test_server_progress_reaches_the_pipelines_progress_events(tmp_path: Path) -> None:
+    config = parse_mcp_config({"mcpServers": {"everything": {"command": NODE, "args": [str(EVERYTHING_JS)]}}},
+                              environ={})
+    events: list[ProgressEvent] = []
+    async with McpManager(config, cwd=tmp_path) as manager:
+        permission = flag_permission_context(["mcp__everything"], [], [])
+        pool = ToolPool(assemble_tool_pool(permission, bridge_tools(manager)))
+        context = make_context(tmp_path, scratch_dir=tmp_path / ".scratch", permission=permission)
+        block = ToolUseBlock("toolu_1", "mcp__everything__trigger-long-running-operation",
+                             {"duration": 0.02, "steps": 2})
+        outcome = await ToolRunner(pool).run(block, context, events.append)
+    assert not outcome.result.is_error
+    assert [(e.kind, e.data["progress"], e.data["total"]) for e in events] == [("mcp_progress", 1, 2),
+                                                                             ("mcp_progress", 2, 2)]
