@@ -110,7 +110,10 @@ def call_tool_sync(request: CallRequest, **kwargs: Any) -> ToolCallOutcome:
             return await call_tool(request, **kwargs)
         from bot.mcp import mcp_tools_from_file
 
-        async with mcp_tools_from_file(request.mcp_config, cwd=request.workspace) as mcp_tools:
+        # The rules go to the manager too: a server that `mcp__server` denies is never started.
+        permission = kwargs.get("permission") or request_permission_context(request)
+        async with mcp_tools_from_file(request.mcp_config, cwd=request.workspace,
+                                       permission=permission) as mcp_tools:
             return await call_tool(request, mcp_tools=mcp_tools, **kwargs)
 
     return anyio.run(main)
