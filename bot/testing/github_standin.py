@@ -62,6 +62,8 @@ LEGACY_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "t
                      "none": "none"}
 SECONDARY_RATE_LIMIT_MESSAGE = ("You have exceeded a secondary rate limit. Please wait a few minutes before you "
                                 "try again.")
+#: How often the serving loop checks for ``stop`` (the stdlib default, 0.5 s, is what stopping costs).
+SHUTDOWN_POLL = 0.02
 _REASONS = {500: "Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
             429: "Too Many Requests", 403: "Forbidden", 401: "Bad credentials", 404: "Not Found"}
 
@@ -120,7 +122,8 @@ class GitHubStandIn:
 
     def start(self) -> GitHubStandIn:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._server.serve_forever, name="github-standin", daemon=True)
+            self._thread = threading.Thread(target=self._server.serve_forever, args=(SHUTDOWN_POLL,),
+                                            name="github-standin", daemon=True)
             self._thread.start()
         return self
 
