@@ -1,0 +1,114 @@
+"""Live progress: the sticky comment on GitHub (throttled), lines on the terminal locally.
+
+The agent loop calls a sink synchronously and the sink must not block, so :class:`StickyProgress`
+only records state and wakes a task that edits the comment — at most once per
+``min_interval_s`` (a few edits a minute, well inside GitHub's secondary rate limits).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+import anyio
+
+from bot.agent.events import RunEvent, TodosChanged, ToolFinished, TurnStarted
+from bot.github.render import CallView, TodoView, render_progress
+
+#: Edits of the sticky comment are at least this far apart (GitHub asks integrators to keep
+#: content-creating requests to well under one per second; a checklist needs far less).
+DEFAULT_MIN_INTERVAL_S = 15.0
+MAX_CALLS_SHOWN = 40
+
+
+class StickyProgress:
+    def __init__(self, post: Callable[[str], object], *, run_url: str | None = None,
+                 secrets: Iterable[str] = (), min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+                 clock: Callable[[], float] = anyio.current_time) -> None:
+        self._post = post
+        self._run_url = run_url
+        self._secrets = list(secrets)
+        self._min_interval = min_interval_s
+        self._clock = clock
+        self._todos: tuple[TodoView, ...] = ()
+        self._calls: list[CallView] = []
+        self._turn = 0
+        self._dirty = anyio.Event()
+        self._closed = False
+        self._closing = anyio.Event()
+        self.posts = 0
+
+    def sink(self, event: RunEvent) -> None:
+        match event:
+            case TodosChanged(todos=todos, agent_id=None):
+                self._todos = tuple(TodoView(t.content, t.status) for t in todos)
+            case ToolFinished(agent_id=None) as done:
+                self._calls.append(CallView(done.tool_name, done.summary, done.is_error, done.denied))
+                del self._calls[:-MAX_CALLS_SHOWN]
+            case TurnStarted(turn=turn, agent_id=None):
+                self._turn = turn
+            case _:
+                return
+        self._dirty.set()
+
+    def render(self, status: str | None = None) -> str:
+        status = status or f"Working… (turn {self._turn})"
+        return render_progress(status, todos=self._todos, calls=self._calls, run_url=self._run_url,
+                               secrets=self._secrets)
+
+    async def run(self) -> None:
+        """Edit the comment when something changed, throttled. Runs until :meth:`close`."""
+        last = -self._min_interval
+        while not self._closed:
+            await self._dirty.wait()
+            self._dirty = anyio.Event()
+            wait = last + self._min_interval - self._clock()
+            if wait > 0:
+                with anyio.move_on_after(wait):
+                    await self._closing.wait()  # sleep out the interval, but wake for close
+            if self._closed:
+                return
+            last = self._clock()
+            await self._safe_post(self.render())
+
+    async def close(self, final: str | None = None) -> None:
+        self._closed = True
+        self._closing.set()
+        self._dirty.set()
+        if final is not None:
+            await self._safe_post(final)
+
+    async def _safe_post(self, text: str) -> None:
+        try:
+            await anyio.to_thread.run_sync(self._post, text)
+            self.posts += 1
+        except Exception as exc:  # progress is best effort: never end the run for it
+            print(f"warning: could not update the progress comment: {exc}", file=sys.stderr)
+
+
+class TerminalProgress:
+    """Local runs: one line per finished tool call and per checklist change, on stderr."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self._out = out or sys.stderr
+
+    def sink(self, event: RunEvent) -> None:
+        match event:
+            case TurnStarted(turn=turn, model=model, agent_id=None):
+                self._write(f"── turn {turn} ({model})")
+            case ToolFinished(agent_id=agent) as done:
+                mark = "denied" if done.denied else ("error" if done.is_error else "ok")
+                who = f"[{agent}] " if agent else ""
+                self._write(f"   {who}{done.tool_name} {done.summary[:100]} … {mark} ({done.duration_s:.2f}s)")
+                if done.denial:
+                    self._write(f"      ↳ {done.denial[:200]}")
+            case TodosChanged(todos=todos, agent_id=None):
+                for t in todos:
+                    box = {"completed": "[x]", "in_progress": "[>]"}.get(t.status, "[ ]")
+                    self._write(f"   {box} {t.content}")
+            case _:
+                pass
+
+    def _write(self, line: str) -> None:
+        print(line, file=self._out, flush=True)

@@ -1,0 +1,183 @@
+"""From what happened (the agent's outcome, the git diff, the run's facts) to what is reported.
+
+Pure: builds the :class:`~bot.github.render.RunReport` that the comment, the job summary and the
+local output are rendered from, and the outcome JSON a local run writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.agent.outcome import AgentOutcome
+from bot.github.git import DiffStats
+from bot.github.render import CallView, DenialView, FileDiff, Provenance, RunReport, UsageView
+from bot.permissions.decision import Deny
+
+_LIMIT_WORDS = {
+    "max_turns": "the turn limit",
+    "budget": "the budget",
+    "wall_time": "the time limit",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RunFacts:
+    """What the run layer knows beside the outcome."""
+
+    branch: str | None = None
+    pr_url: str | None = None
+    commit: str | None = None
+    pushed: bool = False
+    #: A failure outside the agent (push rejected, setup error...), said plainly.
+    error: str | None = None
+    #: Policy-listed verification commands and whether they passed.
+    verification: tuple[tuple[str, bool], ...] = ()
+    notes: tuple[str, ...] = ()
+    provenance: Provenance = field(default_factory=Provenance)
+    artifact_hint: str | None = None
+    cancelled: bool = False
+
+
+def conclusion(outcome: AgentOutcome | None, facts: RunFacts) -> str:
+    """success | partial | failure (refusals never reach a report)."""
+    if facts.error or outcome is None or outcome.stop.reason == "error":
+        return "failure"
+    if outcome.stop.reason != "completed" or facts.cancelled or any(not ok for _, ok in facts.verification):
+        return "partial"
+    return "success"
+
+
+def headline(outcome: AgentOutcome | None, facts: RunFacts) -> str:
+    if facts.error:
+        return f"The run failed: {facts.error}"
+    if outcome is None:
+        return "The run did not start"
+    stop = outcome.stop
+    saved = " Work so far is committed" + (f" on `{facts.branch}`." if facts.branch else ".")
+    if facts.cancelled or stop.reason == "aborted":
+        return "The run was cancelled." + saved + (f" ({stop.detail})" if stop.detail else "")
+    if stop.is_limit:
+        return f"Stopped at {_LIMIT_WORDS.get(stop.reason, stop.reason)} ({stop.detail})." + saved
+    if stop.reason == "error":
+        return f"The run ended with an error: {stop.detail}." + saved
+    failed = [cmd for cmd, ok in facts.verification if not ok]
+    if failed:
+        return "Done, but verification failed: " + ", ".join(f"`{c}`" for c in failed)
+    return "Done"
+
+
+def build_report(outcome: AgentOutcome | None, diff: DiffStats | None, facts: RunFacts) -> RunReport:
+    calls: list[CallView] = []
+    denials: list[DenialView] = []
+    if outcome is not None:
+        for entry in outcome.tool_calls:
+            if entry.discarded or entry.agent_id is not None:
+                continue
+            record = entry.record
+            calls.append(CallView(record.tool_name, record.summary, record.is_error, record.denied))
+        for entry in outcome.denials:
+            denials.append(_denial(entry.record.tool_name, entry.record.summary, entry.record.decision))
+    files = tuple(
+        FileDiff(f.path, f.status, f.additions, f.deletions, "" if f.binary else f.patch, f.old_path)
+        for f in (diff.files if diff is not None else ())
+    )
+    notes = list(facts.notes)
+    for command, ok in facts.verification:
+        notes.append(f"Verification `{command}` {'passed' if ok else 'failed'}.")
+    return RunReport(
+        conclusion=conclusion(outcome, facts),
+        headline=headline(outcome, facts),
+        summary=outcome.final_text if outcome is not None else "",
+        branch=facts.branch if facts.pushed or facts.branch else None,
+        pr_url=facts.pr_url,
+        commit=facts.commit,
+        files=files,
+        denials=tuple(denials),
+        calls=tuple(calls),
+        usage=_usage(outcome),
+        provenance=facts.provenance,
+        notes=tuple(notes),
+        artifact_hint=facts.artifact_hint,
+    )
+
+
+def _denial(tool: str, summary: str, decision: Any) -> DenialView:
+    if not isinstance(decision, Deny):
+        return DenialView(tool, summary, "denied")
+    rule = decision.rule
+    suggestion = decision.suggestions[0] if decision.suggestions else None
+    return DenialView(tool, summary, decision.reason, rule.text if rule else None,
+                      rule.where() if rule else None, suggestion)
+
+
+def _usage(outcome: AgentOutcome | None) -> UsageView:
+    if outcome is None:
+        return UsageView()
+    usage = outcome.usage
+    return UsageView(
+        turns=len([t for t in outcome.turns if t.agent_id is None]),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_input_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+        cost_usd=outcome.total_cost_usd or outcome.cost_usd,
+    )
+
+
+def outcome_data(report: RunReport, outcome: AgentOutcome | None, *, extra: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """The outcome as JSON-able data (``outcome.json`` of a local run; the action's outputs)."""
+    usage = report.usage
+    data: dict[str, Any] = {
+        "conclusion": report.conclusion,
+        "headline": report.headline,
+        "stop_reason": outcome.stop.reason if outcome else None,
+        "stop_detail": outcome.stop.detail if outcome else None,
+        "branch": report.branch,
+        "commit": report.commit,
+        "pr_url": report.pr_url,
+        "files": [{"path": f.path, "status": f.status, "additions": f.additions, "deletions": f.deletions}
+                  for f in report.files],
+        "denials": [{"tool": d.tool, "input": d.input_summary, "reason": d.reason, "rule": d.rule,
+                     "where": d.where, "suggestion": d.suggestion} for d in report.denials],
+        "turns": usage.turns,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "cost_usd": round(usage.cost_usd, 6),
+        "summary": report.summary,
+    }
+    data.update(extra or {})
+    return data
+
+
+def action_outputs(report: RunReport) -> dict[str, str]:
+    """``GITHUB_OUTPUT`` values (strings)."""
+    u = report.usage
+    return {
+        "conclusion": report.conclusion,
+        "branch": report.branch or "",
+        "pr_url": report.pr_url or "",
+        "turns": str(u.turns),
+        "input_tokens": str(u.input_tokens),
+        "output_tokens": str(u.output_tokens),
+        "cache_read_tokens": str(u.cache_read_tokens),
+        "cache_write_tokens": str(u.cache_write_tokens),
+        "cost_usd": f"{u.cost_usd:.6f}",
+    }
+
+
+def commit_message(title: str, outcome: AgentOutcome | None, *, issue: int | None, finished: bool,
+                   files: Sequence[str] = ()) -> str:
+    """The commit's message: what was asked, whether it finished, and a link back."""
+    first = title.strip().splitlines()[0][:70] if title.strip() else "bot changes"
+    lines = [first if finished else f"WIP (checkpoint): {first}", ""]
+    if outcome is not None and not finished:
+        lines.append(f"The run stopped before finishing: {outcome.stop.reason}"
+                     + (f" ({outcome.stop.detail})" if outcome.stop.detail else "") + ".")
+    if issue is not None:
+        lines.append(f"Refs #{issue}")
+    return "\n".join(lines).strip() + "\n"
