@@ -13,14 +13,19 @@ calls it at these points:
   on the next call, so a hook can avoid looping forever).
 
 Every outcome may carry ``stop_reason`` (``continue: false``): the run stops as ``aborted``.
-The transcript a hook reads is the JSON-lines file at ``SessionInfo.transcript_path``.
+The transcript a hook reads is the JSON-lines file at ``SessionInfo.transcript_path`` (the main
+agent's, :func:`bot.agent.transcript.transcript_path_for` ``(scratch_dir, None)``; a sub-agent's own
+is passed to ``subagent_stop``).
+
+:class:`CommandLifecycle` adapts a hook runner that has Claude Code–style lifecycle methods (the
+hooks layer's ``CommandHookRunner``) to this Protocol.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +75,51 @@ class NoLifecycleHooks:
     async def subagent_stop(self, info: SessionInfo, stop_hook_active: bool,
                             agent_transcript_path: Path) -> LifecycleOutcome:
         return NO_LIFECYCLE_OUTCOME
+
+
+class _PromptVerdict(Protocol):
+    blocked: str | None
+    additional_context: tuple[str, ...]
+    stop_reason: str | None
+
+
+class _StopVerdict(Protocol):
+    continue_with: str | None
+    stop_reason: str | None
+
+
+class LifecycleCommandRunner(Protocol):
+    """The lifecycle half of the hooks layer's command runner, as this module uses it."""
+
+    async def session_start(self, cwd: Path, source: str = ...) -> tuple[str, ...]: ...
+
+    async def user_prompt_submit(self, prompt: str, cwd: Path) -> Any: ...
+
+    async def stop(self, cwd: Path, *, stop_hook_active: bool, agent_id: str | None = ...,
+                   agent_transcript_path: Path | None = ...) -> Any: ...
+
+
+class CommandLifecycle:
+    """:class:`LifecycleHooks` over a command hook runner (SessionStart, UserPromptSubmit, Stop,
+    SubagentStop hook commands from the policy)."""
+
+    def __init__(self, runner: LifecycleCommandRunner) -> None:
+        self._runner = runner
+
+    async def session_start(self, info: SessionInfo, source: str) -> LifecycleOutcome:
+        return LifecycleOutcome(additional_context=tuple(await self._runner.session_start(info.cwd, source)))
+
+    async def user_prompt_submit(self, info: SessionInfo, prompt: str) -> LifecycleOutcome:
+        verdict: _PromptVerdict = await self._runner.user_prompt_submit(prompt, info.cwd)
+        return LifecycleOutcome(tuple(verdict.additional_context), verdict.blocked, verdict.stop_reason)
+
+    async def stop(self, info: SessionInfo, stop_hook_active: bool) -> LifecycleOutcome:
+        verdict: _StopVerdict = await self._runner.stop(info.cwd, stop_hook_active=stop_hook_active)
+        return LifecycleOutcome(block_reason=verdict.continue_with, stop_reason=verdict.stop_reason)
+
+    async def subagent_stop(self, info: SessionInfo, stop_hook_active: bool,
+                            agent_transcript_path: Path) -> LifecycleOutcome:
+        verdict: _StopVerdict = await self._runner.stop(info.cwd, stop_hook_active=stop_hook_active,
+                                                        agent_id=info.agent_id,
+                                                        agent_transcript_path=agent_transcript_path)
+        return LifecycleOutcome(block_reason=verdict.continue_with, stop_reason=verdict.stop_reason)

@@ -421,7 +421,8 @@ class _AgentRun:
                             agent_id=self.agent_id, total_cost_usd=self.ledger.total_cost_usd)
 
     def _info(self) -> SessionInfo:
-        return SessionInfo(self.session.session_id, self.transcript.path, self.context.working_directory,
+        main_transcript = transcript_path_for(self.session.context.scratch_dir, None)
+        return SessionInfo(self.session.session_id, main_transcript, self.context.working_directory,
                            self.context.permission.mode, self.agent_id, self.session.agent_type)
 
     def _emit(self, event: RunEvent) -> None:

@@ -117,8 +117,11 @@ class AgentTask:
 
 async def gather_environment(workspace: Path, *, today: date | None = None) -> Environment:
     """The environment block's facts, from the workspace and ``git``. Never raises on git trouble."""
-    branch = await _git(workspace, "rev-parse", "--abbrev-ref", "HEAD")
-    is_repo = branch is not None
+    is_repo = (await _git(workspace, "rev-parse", "--is-inside-work-tree")) == "true"
+    branch = await _git(workspace, "branch", "--show-current") if is_repo else None
+    if is_repo and not branch:  # CI often checks out a detached HEAD
+        head = await _git(workspace, "rev-parse", "--short", "HEAD")
+        branch = f"(detached at {head})" if head else None
     status = await _git(workspace, "status", "--short", "--branch") if is_repo else None
     commits = await _git(workspace, "log", "--oneline", "-n", "5") if is_repo else None
     return Environment(

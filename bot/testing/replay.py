@@ -23,10 +23,12 @@ from bot.testing.cassettes import ScriptedResponse, ScriptItem, script_responses
 
 
 class _PacedStream(httpx2.AsyncByteStream):
-    def __init__(self, chunks: Sequence[tuple[float, bytes]], start: float, clock: Callable[[], float]) -> None:
+    def __init__(self, chunks: Sequence[tuple[float, bytes]], start: float, clock: Callable[[], float],
+                 done: Callable[[float], None]) -> None:
         self._chunks = chunks
         self._start = start
         self._clock = clock
+        self._done = done
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for at_s, data in self._chunks:
@@ -34,6 +36,7 @@ class _PacedStream(httpx2.AsyncByteStream):
             if delay > 0:
                 await anyio.sleep(delay)
             yield data
+        self._done(self._clock())
 
 
 class PacedReplay:
@@ -45,8 +48,9 @@ class PacedReplay:
         self._speed = speed
         self._clock = clock
         self.requests: list[bytes] = []
-        #: When each request arrived, on the clock.
+        #: When each request arrived, and when each streamed body's last byte was sent, on the clock.
         self.served_at: list[float] = []
+        self.finished_at: list[float] = []
 
     @classmethod
     def from_script(cls, script: Sequence[ScriptItem], seed: str | int = 0, **kwargs: Any) -> PacedReplay:
@@ -73,7 +77,8 @@ class PacedReplay:
         if response.cut_at is not None:
             half = chunks[response.cut_at][1] if response.cut_at < len(chunks) else b""
             chunks = [*chunks[: response.cut_at], (chunks[response.cut_at - 1][0], half[: len(half) // 2])]
-        return httpx2.Response(response.status, headers=headers, stream=_PacedStream(chunks, start, self._clock))
+        stream = _PacedStream(chunks, start, self._clock, self.finished_at.append)
+        return httpx2.Response(response.status, headers=headers, stream=stream)
 
     def request_json(self, index: int) -> dict[str, Any]:
         body: dict[str, Any] = json.loads(self.requests[index])

@@ -4,7 +4,7 @@ cassette (vcrpy) or a paced replay, a recording event sink, and retries that nev
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -14,8 +14,8 @@ import httpx2
 import pytest
 
 from bot.agent.events import EventLog
-from bot.agent.limits import RunLimits
 from bot.agent.lifecycle import LifecycleHooks, NoLifecycleHooks
+from bot.agent.limits import RunLimits
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask, Environment
@@ -107,7 +107,7 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def git_repo(harness: Harness) -> Iterator[Callable[..., None]]:
+def git_repo(harness: Harness) -> Callable[..., None]:
     """Make the workspace a git repository with one commit of the given files."""
 
     def init(**files: str) -> None:
@@ -119,4 +119,4 @@ def git_repo(harness: Harness) -> Iterator[Callable[..., None]]:
         git(harness.workspace, "add", "-A")
         git(harness.workspace, "commit", "-q", "-m", "initial")
 
-    yield init
+    return init

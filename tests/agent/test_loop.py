@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 
@@ -56,7 +57,7 @@ async def test_every_request_starts_with_the_previous_requests_cached_prefix(har
     await harness.run("multi_turn_fix", harness.session(allow=FIX_RULES))
 
     bodies = [harness.request(i) for i in range(4)]
-    for previous, current in zip(bodies, bodies[1:], strict=False):
+    for previous, current in pairwise(bodies):
         assert shares_cached_prefix(previous, current)
         units, last_marker = prompt_units(current)
         assert last_marker == len(units) - 1  # the breakpoint moved to the newest block

@@ -9,7 +9,7 @@ import anyio
 import pytest
 from pydantic import Field
 
-from bot.agent.events import LimitReached, TextDelta, ToolStarted
+from bot.agent.events import LimitReached, TextDelta, ToolFinished, ToolProgressed
 from bot.agent.limits import RunLimits
 from bot.agent.loop import run_agent
 from bot.agent.prompts import AgentTask
@@ -81,9 +81,9 @@ async def test_a_tool_starts_at_its_block_stop_while_the_model_is_still_writing(
 
     assert outcome.stop.reason == "completed"
     events = harness.events.events
-    started = index_of(events, lambda e: isinstance(e, ToolStarted))
-    first_text = index_of(events, lambda e: isinstance(e, TextDelta))
-    assert started < first_text  # the text block after the tool call was still streaming
+    finished = index_of(events, lambda e: isinstance(e, ToolFinished))
+    last_text_of_turn_1 = max(i for i, e in enumerate(events) if isinstance(e, TextDelta) and e.turn == 1)
+    assert finished < last_text_of_turn_1  # the call was done while the model was still writing
 
 
 async def test_concurrency_safe_calls_of_one_response_run_at_the_same_time(harness: Harness) -> None:
@@ -96,6 +96,8 @@ async def test_concurrency_safe_calls_of_one_response_run_at_the_same_time(harne
 
     results = outcome.messages[2]["content"]
     assert [r["content"] for r in results] == ["a done", "b done"]  # neither timed out waiting for the other
+    opened = [e.data["gate"] for e in harness.events.of(ToolProgressed) if e.kind == "opened"]
+    assert sorted(opened) == ["a", "b"]  # progress reaches the sink while the calls run
 
 
 async def test_the_wall_time_limit_aborts_a_streaming_turn_and_its_running_tool(harness: Harness) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +27,7 @@ async def test_a_worktree_sub_agent_edits_in_isolation_and_returns_its_diff(
     assert result["type"] == "tool_result" and not result.get("is_error")
     assert "-# Calculater" in result["content"] and "+# Calculator" in result["content"]
     diff_file = next(w for w in result["content"].split() if w.endswith(".diff"))
-    subprocess.run(["git", "apply", "--check", diff_file], cwd=harness.workspace, check=True)
+    git(harness.workspace, "apply", "--check", diff_file)
 
 
 async def test_the_worktree_and_its_branch_are_removed_afterwards(
@@ -98,3 +97,17 @@ async def test_a_background_agent_reports_through_a_notification_before_the_run_
     assert outcome.final_text == "The explorer found TODO notes in two files."
     explorer_request = next(json.loads(r) for r in harness.capture.requests if b"claude-haiku-5-5" in r)
     assert not {"Edit", "Write", "Agent"} & {t["name"] for t in explorer_request["tools"]}
+
+
+async def test_a_background_agents_report_can_be_read_with_task_output(harness: Harness) -> None:
+    harness.write("src/a.py", "# TODO: a\n")
+
+    outcome, cassette = await harness.run("background_agent_task_output",
+                                          harness.session(allow=("Glob", "Grep")), by_model=True)
+
+    assert outcome.stop.reason == "completed" and cassette.all_played
+    read = outcome.messages[4]["content"]
+    assert read[0]["type"] == "tool_result" and not read[0].get("is_error")
+    assert "Two files contain TODO notes." in json.dumps(read[0]["content"])
+    task_output = next(c for c in outcome.tool_calls if c.record.tool_name == "TaskOutput")
+    assert not task_output.denied

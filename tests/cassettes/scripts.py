@@ -105,6 +105,13 @@ BACKGROUND_AGENT: list[ScriptItem] = [
     Turn([Text("The explorer found TODO notes in two files.")]),
 ]
 
+BACKGROUND_AGENT_TASK_OUTPUT: list[ScriptItem] = [
+    BACKGROUND_AGENT[0],
+    Turn([Text("I'll read the explorer's report when it is ready."), ToolCall("TaskOutput", {"task_id": "agent-1"})]),
+    BACKGROUND_AGENT[2],
+    Turn([Text("The explorer found TODO notes in two files.")]),
+]
+
 MAX_TOKENS_CUT: list[ScriptItem] = [
     Turn([Text("Writing the notes file."),
           ToolCall("Write", {"file_path": "NOTES.md", "content": "# Notes\n\n" + "A long line of notes. " * 20},
@@ -122,6 +129,7 @@ CASSETTES: dict[str, Sequence[ScriptItem]] = {
     "subagent_worktree": SUBAGENT_WORKTREE,
     "denial": DENIAL,
     "background_agent": BACKGROUND_AGENT,
+    "background_agent_task_output": BACKGROUND_AGENT_TASK_OUTPUT,
     "max_tokens_cut": MAX_TOKENS_CUT,
 }
 

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from bot.tools.base import AnyTool, Tool, ToolInput
+from bot.tools.context import ToolUseContext
+from bot.tools.messages import Progress
+from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools, ToolSearchTool, search_tools
+from tests.agent.test_deferred_tools import TrackerTool
+
+TOOL = ToolSearchTool()
+
+
+class NoInput(ToolInput):
+    pass
+
+
+def deferred(name: str, doc: str, hint: str | None = None) -> AnyTool:
+    cls = type(name, (Tool,), {"__doc__": doc, "name": name, "should_defer": True, "search_hint": hint,
+                               "input_model": NoInput})
+    tool: AnyTool = cls()
+    return tool
+
+
+SLACK_SEND = deferred("mcp__slack__send_message", "Send a message to a Slack channel.", "chat post notify")
+SLACK_LIST = deferred("mcp__slack__list_channels", "List the Slack channels.")
+NOTEBOOK = deferred("NotebookEdit", "Edit a cell of a Jupyter notebook.", "notebook jupyter ipynb cell")
+GITHUB = deferred("mcp__github__create_issue", "Create an issue in a GitHub repository.", "ticket bug")
+POOL: list[AnyTool] = [SLACK_SEND, SLACK_LIST, NOTEBOOK, GITHUB, TrackerTool()]
+
+
+@pytest.mark.parametrize(("case", "query", "matches"), [
+    ("select by exact names", "select:NotebookEdit,mcp__slack__list_channels",
+     ("NotebookEdit", "mcp__slack__list_channels")),
+    ("select ignores case and spaces", "select: notebookedit ", ("NotebookEdit",)),
+    ("keywords rank name words first", "notebook", ("NotebookEdit",)),
+    ("the search hint counts", "jupyter", ("NotebookEdit",)),
+    ("several keywords add up", "slack send", ("mcp__slack__send_message", "mcp__slack__list_channels")),
+    ("+prefix keeps only names containing it", "+slack channels", ("mcp__slack__list_channels",)),
+    ("+prefix alone lists that server's tools", "+github", ("mcp__github__create_issue",)),
+    ("parameter descriptions are searched", "wrong", ("mcp__tracker__create_ticket",)),
+    ("nothing matches", "kubernetes", ()),
+])
+def test_search(case: str, query: str, matches: tuple[str, ...]) -> None:
+    assert search_tools(query, POOL).matches == matches, case
+
+
+def test_select_reports_unknown_names() -> None:
+    result = search_tools("select:NotebookEdit,Nope", POOL)
+    assert result.matches == ("NotebookEdit",) and result.unknown == ("Nope",)
+
+
+def test_ties_are_broken_by_name_so_results_are_stable() -> None:
+    assert search_tools("slack", POOL).matches == ("mcp__slack__list_channels", "mcp__slack__send_message")
+
+
+def run(context: ToolUseContext, query: str) -> object:
+    async def main() -> object:
+        result = await TOOL.call(TOOL.parse_input({"query": query}), context, Progress("t", "ToolSearch"))
+        return TOOL.map_result(result.data)
+
+    return anyio.run(main)
+
+
+def test_server_side_results_are_tool_references_and_discoveries_are_recorded(context: ToolUseContext) -> None:
+    context = context.with_(tools=(TOOL, *POOL))
+    context.services[TOOL_SEARCH_SERVICE] = state = DeferredTools(server_side=True)
+    assert run(context, "jupyter") == [{"type": "tool_reference", "tool_name": "NotebookEdit"}]
+    assert state.discovered == ["NotebookEdit"]
+
+
+def test_client_side_results_are_text_and_only_deferred_tools_are_searched(context: ToolUseContext) -> None:
+    context = context.with_(tools=(TOOL, *POOL))
+    context.services[TOOL_SEARCH_SERVICE] = DeferredTools(server_side=False)
+    text = run(context, "select:NotebookEdit,ToolSearch")
+    assert isinstance(text, str) and "- NotebookEdit: Edit a cell" in text and "Unknown names: ToolSearch" in text
+
+
+def test_no_match_says_how_many_tools_are_deferred(context: ToolUseContext) -> None:
+    context = context.with_(tools=(TOOL, *POOL))
+    assert run(context, "kubernetes") == "No deferred tool matches 'kubernetes' (5 deferred tools)."
