@@ -57,7 +57,9 @@ _PERMISSION_KEYS = frozenset({"allow", "deny", "ask", "defaultMode", "additional
                               "disableBypassPermissionsMode"})
 _PERMISSION_UNUSED_KEYS = frozenset({"disableAutoMode"})
 _BOT_KEYS = frozenset({"extends", "limits", "model", "sandbox", "env", "verify", "scheduled_task",
-                       "allow_git_dir_writes", "allow_workflow_writes"})
+                       "allow_git_dir_writes", "allow_workflow_writes",
+                       # the shell's knobs (bot.shell reads them from PermissionContext.extra)
+                       "network", "allow_unsandboxed", "excluded_commands", "secret_env", "install_scripts"})
 _LIMIT_KEYS = frozenset({"max_turns", "max_budget_usd", "timeout_minutes"})
 HOOK_EVENTS = frozenset({
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification",
@@ -288,8 +290,11 @@ class _Validator:
                     if any(not c.strip() for c in commands):
                         raise self.error("bot.verify: empty command", "bot", key)
                     settings[key] = Setting(tuple(commands), origin)
-                case "allow_git_dir_writes" | "allow_workflow_writes":
+                case "allow_git_dir_writes" | "allow_workflow_writes" | "network" | "allow_unsandboxed" \
+                        | "install_scripts":
                     settings[key] = Setting(self.boolean(value, "bot", key), origin)
+                case "excluded_commands" | "secret_env":
+                    settings[key] = Setting(tuple(self.strings(value, "bot", key)), origin)
                 case "env":
                     out["env"] = self.env(value)
         return out

@@ -109,7 +109,23 @@ class EffectivePolicy:
             additional_directories=tuple(dirs),
             allow_git_dir_writes=bool(self.setting("allow_git_dir_writes", False)),
             allow_workflow_writes=bool(self.setting("allow_workflow_writes", False)),
+            extra=self.shell_settings(),
         )
+
+    def shell_settings(self) -> dict[str, object]:
+        """The knobs the shell layer reads from ``PermissionContext.extra`` (``bot.shell.sandbox``,
+        ``bot.shell.env``, ``bot.shell.api``), under the names it reads them by."""
+        extra: dict[str, object] = {
+            "sandbox": self.setting("sandbox", "auto"),
+            "network": bool(self.setting("network", False)),
+            "allow_unsandboxed": bool(self.setting("allow_unsandboxed", False)),
+            "excluded_commands": tuple(self.setting("excluded_commands", ())),
+            "secret_env": tuple(self.setting("secret_env", ())),
+            "bash_install_scripts": bool(self.setting("install_scripts", True)),
+            "env": {name: s.value for name, s in self.env.items() if s.value is not None},
+            "env_passthrough": tuple(name for name, s in self.env.items() if s.value is None),
+        }
+        return extra
 
 
 def preset_path(name: str) -> Path:

@@ -9,10 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.permissions.stack import PRESETS_DIR
 
 runner = CliRunner()
-REPO_ROOT = PRESETS_DIR.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
