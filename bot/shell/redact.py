@@ -21,6 +21,7 @@ import base64
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Values shorter than this are not redacted by value: a 3-character "secret" would blank out
 #: ordinary words everywhere (GitHub Actions' own masker has the same kind of floor).
@@ -39,6 +40,7 @@ _SECRET_NAME_PREFIXES = ("ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_REQUEST_", "ACTIO
                          "AWS_SECRET", "AWS_SESSION", "AZURE_CLIENT_SECRET", "GOOGLE_CREDENTIALS")
 
 
+@lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Does this environment variable's name say it holds a secret (``GITHUB_TOKEN``,
     ``ANTHROPIC_API_KEY``, ``INPUT_GITHUB-TOKEN``, ``ACTIONS_RUNTIME_TOKEN``, ``PGPASSWORD``)?"""

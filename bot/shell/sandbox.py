@@ -199,6 +199,8 @@ class SandboxSpec:
     #: An empty regular file to bind over hidden files (a bound ``/dev/null`` cannot be opened).
     empty_file: Path | None = None
     network: bool = False
+    #: Shown read-only when the network is allowed (the resolver's file lives under ``/run``).
+    resolver_dir: Path | None = None
 
 
 def bwrap_argv(bwrap: str, spec: SandboxSpec, inner: Sequence[str], *, cwd: Path) -> list[str]:
@@ -206,8 +208,6 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec, inner: Sequence[str], *, cwd: Path
     ones, so hiding comes before the writable binds and protection after them."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--bind", str(spec.tmp_dir), "/tmp", "--tmpfs", "/run"]
-    if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
-        argv += ["--tmpfs", "/var/run"]
     for directory in spec.hidden_dirs:
         argv += ["--tmpfs", str(directory)]
     if spec.empty_file is not None:
@@ -217,8 +217,8 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec, inner: Sequence[str], *, cwd: Path
         argv += ["--bind", str(path), str(path)]
     for path in spec.read_only:
         argv += ["--ro-bind", str(path), str(path)]
-    if spec.network:
-        argv += _resolver_binds()
+    if spec.network and spec.resolver_dir is not None:
+        argv += ["--ro-bind", str(spec.resolver_dir), str(spec.resolver_dir)]
     argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not spec.network:
         argv.append("--unshare-net")
@@ -226,15 +226,13 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec, inner: Sequence[str], *, cwd: Path
     return argv
 
 
-def _resolver_binds() -> list[str]:
-    """With network allowed, ``/etc/resolv.conf`` may point into the hidden ``/run``: show its target."""
+def _resolver_dir() -> Path | None:
+    """``/etc/resolv.conf`` may point into ``/run`` (systemd-resolved), which the sandbox hides."""
     try:
         target = Path("/etc/resolv.conf").resolve(strict=True)
     except OSError:
-        return []
-    if target.parts[:2] == ("/", "run"):
-        return ["--ro-bind", str(target.parent), str(target.parent)]
-    return []
+        return None
+    return target.parent if target.parts[:2] == ("/", "run") else None
 
 
 def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Sequence[Path] = (),
@@ -268,20 +266,22 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
             read_only.append(workflows)
     hidden_dirs: list[Path] = []
     hidden_files: list[Path] = []
-    runner_temp = environ.get("RUNNER_TEMP")
-    if runner_temp and Path(runner_temp).is_dir():
-        hidden_dirs.append(Path(runner_temp).resolve())
-    home = environ.get("HOME")
-    if home:
-        for rel in HOME_CREDENTIALS:
-            path = Path(home) / rel
-            if path.is_dir() and not path.is_symlink():
-                hidden_dirs.append(path)
-            elif path.is_file() and not path.is_symlink():
-                hidden_files.append(path)
+    candidates = [Path("/var/run")]  # a directory of its own on some systems, a link to /run on most
+    if environ.get("RUNNER_TEMP"):
+        candidates.append(Path(environ["RUNNER_TEMP"]))
+    if environ.get("HOME"):
+        candidates += [Path(environ["HOME"]) / rel for rel in HOME_CREDENTIALS]
+    for candidate in candidates:
+        if candidate == Path("/var/run") and candidate.is_symlink():
+            continue
+        path = candidate.resolve()  # a link is hidden where it points (bwrap mounts on the target)
+        if path.is_dir():
+            hidden_dirs.append(path)
+        elif path.is_file():
+            hidden_files.append(path)
     return SandboxSpec(writable=writable, tmp_dir=tmp_dir, read_only=tuple(read_only),
-                       hidden_dirs=tuple(hidden_dirs), hidden_files=tuple(hidden_files), empty_file=empty,
-                       network=network)
+                       hidden_dirs=tuple(dict.fromkeys(hidden_dirs)), hidden_files=tuple(dict.fromkeys(hidden_files)),
+                       empty_file=empty, network=network, resolver_dir=_resolver_dir() if network else None)
 
 
 # ----- outside the sandbox ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from bot.shell.sandbox import (
     self_test,
     unsandboxed_argv,
 )
+from tests.shell.test_exec import wait_dead
 
 # ----- the decision (pure) ---------------------------------------------------------------------------
 
@@ -297,3 +298,38 @@ def test_credentials_in_home_and_the_runner_temp_directory_are_hidden(tmp_path: 
     box = Box(tmp_path / "box", environ={**os.environ, "HOME": str(home), "RUNNER_TEMP": str(runner_temp)})
     result = box.run(f"ls {home}/.ssh; cat {home}/.git-credentials; ls {runner_temp}; echo done")
     assert result.stdout.text() == "done\n"
+
+
+def _processes_running(marker: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+@pytest.mark.usefixtures("bwrap_reason")
+def test_stopping_a_sandboxed_command_ends_every_process_in_it_even_one_in_its_own_session(
+        tmp_path: Path) -> None:
+    box = Box(tmp_path)
+    marker = f"6{os.getpid() % 1000}.{id(box) % 10_000}"  # a unique duration to find the sleeps by
+    argv = box.status.launch_argv(Sandboxed(), shell_argv(f"sleep {marker} & setsid sleep {marker} & "
+                                                          f"echo started; sleep {marker}"), cwd=box.ws)
+
+    async def main() -> list[int]:
+        seen: list[int] = []
+        with anyio.CancelScope() as scope:
+            def started(stream: str, line: str) -> None:
+                seen.extend(_processes_running(f"sleep {marker}"))
+                scope.cancel()
+
+            await run_process(argv, cwd=box.ws, env=box.env, on_line=started)
+        return seen
+
+    seen = anyio.run(main)
+    assert len(seen) >= 3  # bwrap, the shell, the sleeps (one in a session of its own) as far as forked
+    assert all(wait_dead(pid) for pid in {*seen, *_processes_running(f"sleep {marker}")})
