@@ -11,6 +11,7 @@ import typer
 
 from bot.cli.mcp import mcp_app
 from bot.cli.policy import policy_app
+from bot.cli.run import run_app
 from bot.cli.tools import tools_app
 
 app = typer.Typer(
@@ -23,6 +24,7 @@ app = typer.Typer(
 app.add_typer(tools_app, name="tools")
 app.add_typer(policy_app, name="policy")
 app.add_typer(mcp_app, name="mcp")
+app.add_typer(run_app, name="run")
 
 
 def main() -> None:

@@ -1,0 +1,170 @@
+"""``bot run --local``: the same run as on GitHub, with no GitHub.
+
+A branch in the local repository, the comment Markdown and the outcome JSON in an output
+directory, progress on the terminal. A maintainer tries a policy on a laptop before a workflow
+uses it. With ``--replay`` the model's side comes from a recorded cassette: tools really run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import traceback
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+from bot.agent.events import EventLog, RunEvent
+from bot.agent.loop import run_agent
+from bot.agent.outcome import AgentOutcome
+from bot.agent.prompts import AgentTask
+from bot.errors import ConfigError
+from bot.github.events import slugify
+from bot.github.git import CoAuthor, DiffStats, GitWorkspace
+from bot.github.progress import TerminalProgress
+from bot.github.render import JOB_SUMMARY_LIMIT, Provenance, render_result
+from bot.github.report import RunFacts, build_report, commit_message, outcome_data
+from bot.github.session import RunConfig, prepare_run, working_tree_files
+from bot.github.signals import cancel_on_signals
+from bot.github.verify import run_verification
+from bot.tools.abort import AbortSignal
+
+LOCAL_BRANCH_PREFIX = "bot/local-"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalRun:
+    repo: Path
+    prompt: str
+    output_dir: Path
+    config: RunConfig
+    replay: Path | None = None
+    branch: str | None = None
+
+
+def ensure_repository(repo: Path, output_dir: Path, out: TextIO) -> Path:
+    """The repository to work in. A directory that is not a git repository is copied into the output
+    directory and initialised there, so the run never rewrites a tree that has no history."""
+    inside = subprocess.run(["git", "-C", str(repo), "rev-parse", "--show-toplevel"], capture_output=True,
+                            text=True, check=False)
+    if inside.returncode == 0 and Path(inside.stdout.strip()).resolve() == repo.resolve():
+        return repo.resolve()
+    copy = output_dir / "workspace"
+    print(f"{repo} is not the top of a git repository: working on a copy at {copy}", file=out)
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.pyc"))
+    git = ["git", "-C", str(copy), "-c", "user.name=bot", "-c", "user.email=bot@localhost",
+           "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Initial copy"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    return copy.resolve()
+
+
+async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
+    """Returns the exit code: 0 when the run finished (whatever the model concluded), 1 on failure."""
+    out = out or sys.stderr
+    run.output_dir.mkdir(parents=True, exist_ok=True)
+    repo = ensure_repository(run.repo, run.output_dir, out)
+    git = GitWorkspace(repo)
+    git.configure_identity()
+    if git.has_changes():
+        raise ConfigError("the repository has uncommitted changes; commit or stash them first, so the run's "
+                          "changes stay separate", path=repo)
+    base = git.current_branch() or "HEAD"
+    branch = run.branch or LOCAL_BRANCH_PREFIX + slugify(run.prompt)
+    git.prepare_branch(branch, base=base)
+    before = git.head_sha()
+    print(f"branch {branch} (from {base} at {before[:12]})", file=out)
+
+    scratch = run.output_dir / "scratch"
+    config = replace(run.config, workspace=repo, scratch_dir=scratch)
+    abort = AbortSignal()
+    log = EventLog()
+    terminal = TerminalProgress(out)
+
+    def sink(event: RunEvent) -> None:
+        log(event)
+        terminal.sink(event)
+
+    outcome: AgentOutcome | None = None
+    error: str | None = None
+    with ExitStack() as stack:
+        if run.replay is not None:
+            from bot.testing.model import use_cassette
+
+            stack.enter_context(use_cassette(run.replay))
+            config = replace(config, provider=replace(config.provider, api_key=config.provider.api_key or "replay"))
+        async with cancel_on_signals(abort), prepare_run(config, working_tree_files(repo), abort=abort) as prepared:
+            for warning in prepared.warnings:
+                print(f"warning: {warning}", file=out)
+            try:
+                outcome = await run_agent(AgentTask(run.prompt), prepared.session, sink)
+            except Exception as exc:  # the loop reports its own failures: this is a bug, keep the work
+                error = f"{type(exc).__name__}: {exc}"
+                (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+            verification = await run_verification(prepared, repo) if outcome and outcome.completed else ()
+            policy_files = tuple(_hashes(prepared.policy_sources))
+            model = prepared.session.model
+            limits = prepared.limits
+
+    finished = outcome is not None and outcome.completed
+    if git.has_changes():
+        if finished:
+            git.commit_all(commit_message(run.prompt, outcome, issue=None, finished=True))
+        else:
+            git.checkpoint(outcome.stop.reason if outcome is not None else "setup failed")
+    diff: DiffStats = git.diff(before)
+    facts = RunFacts(branch=branch, commit=git.head_sha(), pushed=False, error=error,
+                     verification=verification if outcome else (), cancelled=abort.aborted,
+                     provenance=Provenance(actor="local", policy_files=policy_files, model=model,
+                                           limits=_limits(limits)),
+                     artifact_hint=f"{run.output_dir / 'changes.diff'}")
+    report = build_report(outcome, diff, facts)
+    comment = render_result(report, limit=JOB_SUMMARY_LIMIT)
+    (run.output_dir / "comment.md").write_text(comment, encoding="utf-8")
+    (run.output_dir / "changes.diff").write_text("".join(f.patch + "\n" for f in diff.files), encoding="utf-8")
+    data = outcome_data(report, outcome, extra={"repository": str(repo), "base": base,
+                                                "transcript": str(outcome.transcript_path) if outcome and
+                                                outcome.transcript_path else None})
+    (run.output_dir / "outcome.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                                                 encoding="utf-8")
+    _print_summary(report.headline, data, run.output_dir, out)
+    return 1 if report.conclusion == "failure" else 0
+
+
+def _hashes(sources: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    import hashlib
+
+    return [(label, hashlib.sha256(text.encode()).hexdigest()) for label, text in sources]
+
+
+def _limits(limits: object) -> tuple[tuple[str, str], ...]:
+    out = []
+    for name in ("max_turns", "max_budget_usd", "wall_time_s"):
+        value = getattr(limits, name, None)
+        if value is not None:
+            out.append((name, f"{value:g}" if isinstance(value, float) else str(value)))
+    return tuple(out)
+
+
+def _print_summary(headline: str, data: dict[str, object], output_dir: Path, out: TextIO) -> None:
+    print("", file=out)
+    print(f"{data['conclusion']}: {headline}", file=out)
+    files = data["files"]
+    assert isinstance(files, list)
+    for f in files:
+        print(f"  {f['status']:<9} {f['path']} (+{f['additions']} -{f['deletions']})", file=out)
+    print(f"  {data['turns']} turns, {data['input_tokens']} input / {data['output_tokens']} output tokens, "
+          f"${float(str(data['cost_usd'])):.4f}", file=out)
+    print(f"  comment: {output_dir / 'comment.md'}", file=out)
+    print(f"  outcome: {output_dir / 'outcome.json'}", file=out)
+    if data.get("branch"):
+        print(f"  branch:  {data['branch']} at {str(data.get('commit') or '')[:12]}", file=out)
+
+
+__all__ = ["CoAuthor", "LocalRun", "ensure_repository", "run_local"]

@@ -1,0 +1,237 @@
+"""Everything a run needs, built from trusted configuration: policy, tools, MCP, hooks, model.
+
+Shared by the GitHub mode and the local mode. The caller says where trusted files come from
+(:class:`TrustedFiles`): on GitHub that is the default branch (``git show origin/<default>:path``),
+never a pull request's head; locally it is the working tree the maintainer points at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.agent.client import ProviderConfig, make_model_client
+from bot.agent.definitions import DEFAULT_MODEL_ALIASES
+from bot.agent.lifecycle import CommandLifecycle, LifecycleHooks, NoLifecycleHooks
+from bot.agent.limits import RunLimits
+from bot.agent.model import ModelClient
+from bot.agent.prompts import INSTRUCTION_FILES, Instruction
+from bot.agent.session import AgentSession
+from bot.agent.transcript import transcript_path_for
+from bot.errors import ConfigError
+from bot.permissions.engine import PolicyEngine
+from bot.permissions.stack import (
+    REPOSITORY_POLICY_CANDIDATES,
+    EffectivePolicy,
+    PolicyLayer,
+    load_policy_stack,
+    preset_path,
+)
+from bot.runtime.assembly import assemble_tool_pool
+from bot.runtime.hook_runner import CommandHookRunner, HookLogEntry, hooks_from_policy, make_hook_runner
+from bot.runtime.pipeline import ToolPool
+from bot.runtime.tasks import SERVICE_KEY as TASKS_SERVICE
+from bot.runtime.tasks import BackgroundTasks
+from bot.shell.redact import Redactor, secrets_from_environ
+from bot.tools.abort import AbortSignal
+from bot.tools.base import AnyTool
+from bot.tools.context import make_context
+
+#: The model when neither the workflow nor the policy names one.
+DEFAULT_MODEL = DEFAULT_MODEL_ALIASES["sonnet"]
+#: The preset a run uses when nobody names a policy.
+DEFAULT_PRESET = "fix"
+MCP_CONFIG_PATH = ".mcp.json"
+
+
+@dataclass(frozen=True, slots=True)
+class TrustedFiles:
+    """How to read a trusted file: ``read(path) -> text | None``, and what to call it in messages."""
+
+    read: Callable[[str], str | None]
+    label: str
+
+
+def working_tree_files(root: Path) -> TrustedFiles:
+    def read(path: str) -> str | None:
+        target = root / path
+        if not target.is_file() or target.is_symlink():
+            return None
+        return target.read_text(encoding="utf-8", errors="replace")
+
+    return TrustedFiles(read, f"the working tree at {root}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """What the workflow (or the command line) decided for this run."""
+
+    workspace: Path
+    scratch_dir: Path
+    #: ``--policy`` values: files or preset names, the organisation/workflow layer.
+    policies: Sequence[str] = ()
+    allow: Sequence[str] = ()
+    deny: Sequence[str] = ()
+    model: str | None = None
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    timeout_minutes: float | None = None
+    #: A trusted ``.mcp.json`` given by the workflow (read through :class:`TrustedFiles`).
+    mcp_config: str | None = None
+    provider: ProviderConfig = field(default_factory=ProviderConfig.from_env)
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+@dataclass(slots=True)
+class PreparedRun:
+    session: AgentSession
+    policy: EffectivePolicy
+    #: The trusted policy files that took part, with their text (hashed in the provenance line).
+    policy_sources: list[tuple[str, str]]
+    hook_log: list[HookLogEntry]
+    warnings: list[str]
+    mcp_states: list[dict[str, Any]] = field(default_factory=list)
+    sandbox: Any = None
+
+    @property
+    def limits(self) -> RunLimits:
+        return self.session.limits
+
+
+def policy_layers(config: RunConfig, trusted: TrustedFiles) -> tuple[list[PolicyLayer], list[tuple[str, str]]]:
+    """Preset/organisation layers from the workflow, plus the repository's own policy (trusted copy)."""
+    layers: list[PolicyLayer] = []
+    sources: list[tuple[str, str]] = []
+    repo_text: tuple[str, str] | None = None
+    for path in REPOSITORY_POLICY_CANDIDATES:
+        text = trusted.read(path)
+        if text is not None:
+            repo_text = (path, text)
+            break
+    names = list(config.policies) or ([] if repo_text else [DEFAULT_PRESET])
+    for value in names:
+        if Path(value).suffix or os.sep in value:
+            text = Path(value).read_text(encoding="utf-8") if Path(value).is_file() else None
+            if text is None:
+                raise ConfigError("no such policy file", path=value)
+            layers.append(PolicyLayer("organisation", path=value))
+            sources.append((value, text))
+        else:
+            preset = preset_path(value)  # raises ConfigError naming the known presets
+            layers.append(PolicyLayer("preset", preset=value))
+            sources.append((f"preset:{value}", preset.read_text(encoding="utf-8")))
+    if repo_text is not None:  # precedence comes from the source, not from the order of layers
+        layers.append(PolicyLayer("repository", path=repo_text[0], text=repo_text[1]))
+        sources.append(repo_text)
+    return layers, sources
+
+
+def run_limits(config: RunConfig, policy: EffectivePolicy) -> RunLimits:
+    turns = config.max_turns or policy.setting("limits.max_turns")
+    budget = config.max_budget_usd if config.max_budget_usd is not None else policy.setting("limits.max_budget_usd")
+    minutes = config.timeout_minutes or policy.setting("limits.timeout_minutes")
+    return RunLimits(max_turns=int(turns) if turns else None,
+                     max_budget_usd=float(budget) if budget is not None else None,
+                     wall_time_s=float(minutes) * 60 if minutes else None)
+
+
+def instructions_from(trusted: TrustedFiles) -> tuple[Instruction, ...]:
+    found = []
+    for name in INSTRUCTION_FILES:
+        text = trusted.read(name)
+        if text is not None:
+            found.append(Instruction(name, text))
+    return tuple(found)
+
+
+@asynccontextmanager
+async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortSignal,
+                      client: ModelClient | None = None) -> AsyncIterator[PreparedRun]:
+    """Load the policy, start MCP servers, assemble tools, build hooks and the model client.
+
+    Raises :class:`ConfigError` for a bad policy or config file (before any model call), and the
+    shell's ``SandboxUnavailable`` when the policy requires a sandbox that cannot run.
+    """
+    layers, sources = policy_layers(config, trusted)
+    policy = load_policy_stack(layers, allow=config.allow, deny=config.deny)
+    warnings = list(policy.warnings)
+    permission = policy.permission_context(config.workspace)
+    async with AsyncExitStack() as stack:
+        mcp_tools, mcp_states = await _start_mcp(stack, config, trusted, policy, permission)
+        pool = ToolPool(assemble_tool_pool(permission, mcp_tools))
+        context = make_context(config.workspace, scratch_dir=config.scratch_dir, permission=permission,
+                               tools=pool.tools, abort=abort)
+        session_id = str(uuid.uuid4())
+        hook_log: list[HookLogEntry] = []
+        hooks_config = hooks_from_policy(policy.hooks, disabled=bool(policy.hooks_disabled
+                                                                     and policy.hooks_disabled.value))
+        warnings.extend(hooks_config.warnings)
+        hooks = make_hook_runner(hooks_config, context, session_id=session_id,
+                                 transcript_path=transcript_path_for(context.scratch_dir, None),
+                                 environ=config.environ, on_log=hook_log.append)
+        lifecycle: LifecycleHooks = CommandLifecycle(hooks) if isinstance(hooks, CommandHookRunner) \
+            else NoLifecycleHooks()
+        tasks = await stack.enter_async_context(BackgroundTasks(
+            context.scratch_dir / "tasks", redact=Redactor(secrets_from_environ(config.environ))))
+        context.services[TASKS_SERVICE] = tasks
+        sandbox = await _prepare_sandbox(context, config.environ)
+        if sandbox is not None:
+            warnings.extend(getattr(sandbox, "warnings", ()))
+        model = config.model or policy.setting("model") or DEFAULT_MODEL
+        session = AgentSession(
+            context=context, pool=pool, client=client or make_model_client(config.provider), model=model,
+            engine=PolicyEngine(), hooks=hooks, lifecycle=lifecycle, limits=run_limits(config, policy),
+            instructions=instructions_from(trusted), session_id=session_id,
+        )
+        yield PreparedRun(session, policy, sources, hook_log, warnings, mcp_states, sandbox)
+
+
+async def _start_mcp(stack: AsyncExitStack, config: RunConfig, trusted: TrustedFiles, policy: EffectivePolicy,
+                     permission: Any) -> tuple[list[AnyTool], list[dict[str, Any]]]:
+    """MCP servers from the workflow's config file and the policy's ``mcpServers``, if any."""
+    raw_text = trusted.read(config.mcp_config) if config.mcp_config else None
+    if config.mcp_config and raw_text is None:
+        raise ConfigError(f"not found in {trusted.label}", path=config.mcp_config)
+    if raw_text is None and not policy.mcp_servers:
+        return [], []
+    from bot.mcp import McpConfig, McpManager, bridge_tools, config_from_policy, parse_mcp_config
+
+    servers: dict[str, Any] = {}
+    if policy.mcp_servers:
+        for server in config_from_policy(policy.mcp_servers, environ=config.environ):
+            servers[server.name] = server
+    if raw_text is not None and config.mcp_config:
+        try:
+            data = json.loads(raw_text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"invalid JSON: {exc.msg}", path=config.mcp_config, line=exc.lineno) from None
+        for server in parse_mcp_config(data, source=config.mcp_config, environ=config.environ, text=raw_text):
+            servers[server.name] = server  # the workflow's file wins over a policy's block of the same name
+    manager = await stack.enter_async_context(
+        McpManager(McpConfig(tuple(servers.values())), cwd=config.workspace, permission=permission))
+    return bridge_tools(manager), manager.describe()
+
+
+async def _prepare_sandbox(context: Any, environ: Mapping[str, str]) -> Any:
+    """Probe and self-test the sandbox before the first model call, so ``sandbox: required`` refuses
+    the run up front (the Bash tool would otherwise refuse each command)."""
+    from bot.shell.env import build_child_env, policy_env_settings
+    from bot.shell.sandbox import SERVICE_KEY, prepare_sandbox, sandbox_settings
+
+    env, passthrough, secret_names = policy_env_settings(context.permission.extra)
+    child = build_child_env(environ, policy_env=env, passthrough=passthrough, secret_names=secret_names)
+    permission = context.permission
+    status = await prepare_sandbox(
+        sandbox_settings(permission.extra), workspace=context.workspace, scratch_dir=context.scratch_dir,
+        env=child.env, additional_directories=permission.additional_directories,
+        allow_git_dir_writes=permission.allow_git_dir_writes,
+        allow_workflow_writes=permission.allow_workflow_writes, raise_if_required=True)
+    context.services[SERVICE_KEY] = status
+    return status
+
