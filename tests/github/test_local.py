@@ -1,0 +1,61 @@
+"""`bot run --local --replay`: the README's demo, for real — tools run, only the model is replayed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from bot.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "examples" / "demo-repo"
+CASSETTE = ROOT / "examples" / "demo.cassette.yaml"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def test_the_demo_fixes_the_bug_on_a_branch_of_a_copy(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", "--local", "--repo", str(DEMO), "--prompt", "Fix the failing test",
+                                      "--replay", str(CASSETTE), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    outcome = json.loads((out / "outcome.json").read_text())
+    assert outcome["conclusion"] == "success"
+    assert [f["path"] for f in outcome["files"]] == ["stats.py"]
+    workspace = out / "workspace"
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in (workspace / "stats.py").read_text()
+    assert git(workspace, "branch", "--show-current").strip() == "bot/local-fix-the-failing-test"
+    assert git(workspace, "status", "--porcelain") == ""
+    tests = subprocess.run(["python3", "-m", "unittest", "-q"], cwd=workspace, capture_output=True, text=True)
+    assert tests.returncode == 0
+    comment = (out / "comment.md").read_text()
+    assert "✅ Done" in comment
+    assert "+    return (ordered[middle - 1] + ordered[middle]) / 2" in comment
+    assert "**Bash** `python3 -m unittest -q` ❌" in comment  # the failing run before the fix
+    # The demo's own tree is untouched: the run worked on a copy.
+    assert "return ordered[middle]\n" in (DEMO / "stats.py").read_text().split("if len(ordered) % 2:")[1]
+
+
+def test_a_local_repository_gets_a_branch_and_refuses_a_dirty_tree(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(DEMO, repo)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"]):
+        git(repo, *args)
+    (repo / "stats.py").write_text("# local edit\n")
+    dirty = CliRunner().invoke(app, ["run", "--local", "--repo", str(repo), "--prompt", "Fix the failing test",
+                                     "--replay", str(CASSETTE), "-o", str(tmp_path / "o1")])
+    assert dirty.exit_code == 2
+    assert "uncommitted changes" in dirty.output
+    git(repo, "checkout", "--", "stats.py")
+    clean = CliRunner().invoke(app, ["run", "--local", "--repo", str(repo), "--prompt", "Fix the failing test",
+                                     "--replay", str(CASSETTE), "-o", str(tmp_path / "o2")])
+    assert clean.exit_code == 0, clean.output
+    assert git(repo, "log", "--format=%s", "-1", "bot/local-fix-the-failing-test").strip() == "Fix the failing test"
+    assert git(repo, "branch", "--show-current").strip() == "bot/local-fix-the-failing-test"
