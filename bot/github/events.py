@@ -149,7 +149,10 @@ def instruction(body: str, phrase: str) -> str:
 
 def slugify(title: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
-    return slug[:MAX_SLUG_LENGTH].rstrip("-") or "task"
+    if len(slug) > MAX_SLUG_LENGTH:  # cut at a word boundary when there is one
+        cut = slug[: MAX_SLUG_LENGTH + 1].rfind("-")
+        slug = slug[: cut if cut > MAX_SLUG_LENGTH // 2 else MAX_SLUG_LENGTH]
+    return slug.rstrip("-") or "task"
 
 
 def issue_branch(number: int, title: str) -> str:

@@ -28,7 +28,7 @@ from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.progress import TerminalProgress
 from bot.github.render import JOB_SUMMARY_LIMIT, Provenance, render_result
 from bot.github.report import RunFacts, build_report, commit_message, outcome_data
-from bot.github.session import RunConfig, prepare_run, working_tree_files
+from bot.github.session import RunConfig, prepare_run, replaying, working_tree_files
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
 from bot.tools.abort import AbortSignal
@@ -95,10 +95,8 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
     error: str | None = None
     with ExitStack() as stack:
         if run.replay is not None:
-            from bot.testing.model import use_cassette
-
-            stack.enter_context(use_cassette(run.replay))
-            config = replace(config, provider=replace(config.provider, api_key=config.provider.api_key or "replay"))
+            cassette, config = replaying(run.replay, config)
+            stack.enter_context(cassette)
         async with cancel_on_signals(abort), prepare_run(config, working_tree_files(repo), abort=abort) as prepared:
             for warning in prepared.warnings:
                 print(f"warning: {warning}", file=out)

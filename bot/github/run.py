@@ -42,7 +42,7 @@ from bot.github.render import (
     render_result,
 )
 from bot.github.report import RunFacts, action_outputs, build_report, commit_message
-from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run
+from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
 from bot.shell.redact import secrets_from_environ
@@ -168,12 +168,10 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
         sticky.sink(event)
 
     config = replace(run.config, workspace=workspace, scratch_dir=run.output_dir / "scratch")
-    with ExitStack() as replaying:
+    with ExitStack() as replay_stack:
         if run.replay is not None:
-            from bot.testing.model import use_cassette
-
-            replaying.enter_context(use_cassette(run.replay))
-            config = replace(config, provider=replace(config.provider, api_key=config.provider.api_key or "replay"))
+            cassette, config = replaying(run.replay, config)
+            replay_stack.enter_context(cassette)
         try:
             async with AsyncExitStack() as stack:
                 await stack.enter_async_context(cancel_on_signals(abort))

@@ -11,8 +11,8 @@ import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +235,16 @@ async def _prepare_sandbox(context: Any, environ: Mapping[str, str]) -> Any:
     context.services[SERVICE_KEY] = status
     return status
 
+
+
+def replaying(cassette: Path, config: RunConfig) -> tuple[AbstractContextManager[Any], RunConfig]:
+    """``--replay``: the model's traffic comes from a vcrpy cassette; only the model's host is
+    replayed (GitHub and MCP traffic pass through), and no real key is needed."""
+    from urllib.parse import urlparse
+
+    from bot.testing.model import use_cassette
+
+    base_url = config.provider.base_url or config.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+    host = urlparse(base_url).hostname or "api.anthropic.com"
+    provider = replace(config.provider, api_key=config.provider.api_key or "replay")
+    return use_cassette(cassette, model_hosts=[host]), replace(config, provider=provider)

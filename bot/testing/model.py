@@ -6,6 +6,7 @@ Only :func:`use_cassette` needs a test dependency (vcrpy), imported when called.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,14 @@ def model_client(transport: httpx2.AsyncBaseTransport, *, tool_search: bool = Tr
     return make_model_client(config, http_client=httpx2.AsyncClient(transport=transport))
 
 
-def use_cassette(path: str | Path, *, by_model: bool = False, **kwargs: Any) -> AbstractContextManager[Any]:
+def use_cassette(path: str | Path, *, by_model: bool = False, model_hosts: Sequence[str] | None = None,
+                 **kwargs: Any) -> AbstractContextManager[Any]:
     """Replay a model cassette strictly: requests in order, none unrecorded, never recording.
 
     ``by_model`` also matches each request's ``model``, so agents running concurrently on different
-    models (a background sub-agent) each get their own responses in order.
+    models (a background sub-agent) each get their own responses in order. ``model_hosts``, when
+    given, limits the replay to those hosts: other traffic (the GitHub API in an end-to-end run)
+    passes through untouched.
     """
     import vcr
 
@@ -40,6 +44,9 @@ def use_cassette(path: str | Path, *, by_model: bool = False, **kwargs: Any) -> 
         match_on.append("model")
     options: dict[str, Any] = {"record_mode": "none", "match_on": match_on, "allow_playback_repeats": False,
                                **kwargs}
+    if model_hosts is not None:
+        hosts = frozenset(model_hosts)
+        options["before_record_request"] = lambda request: request if request.host in hosts else None
     cm: AbstractContextManager[Any] = recorder.use_cassette(str(path), **options)
     return cm
 

@@ -1,0 +1,260 @@
+"""`@bot fix this` end to end, with no network: the GitHub stand-in (GitHub's REST shapes), a local
+bare repository as origin, the model from a cassette, every tool run for real."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from bot.cli import app
+from bot.testing.cassettes import Text, ToolCall, Turn, Usage, write_cassette
+from bot.testing.github_standin import GitHubStandIn
+from tests.conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "examples" / "demo-repo"
+DEMO_CASSETTE = ROOT / "examples" / "demo.cassette.yaml"
+REPO = "octo/demo"
+TOKEN = "ghs_" + "E2e" * 12
+BRANCH = "bot/issue-1-median-is-wrong-for-an-even-number-of"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                          capture_output=True, text=True, check=True).stdout
+
+
+@dataclass
+class World:
+    gh: GitHubStandIn
+    origin: Path
+    workspace: Path
+    tmp: Path
+    monkeypatch: pytest.MonkeyPatch
+    issue: int
+    comment: int
+
+    def event(self, body: str = "@bot fix this", *, user: str = "alice", user_type: str = "User") -> Path:
+        payload: dict[str, Any] = copy.deepcopy(json.loads((FIXTURES / "events" / "issue_comment.created.json")
+                                                            .read_text()))
+        payload["repository"]["full_name"] = REPO
+        payload["issue"]["number"] = self.issue
+        payload["issue"]["title"] = "median() is wrong for an even number of values"
+        payload["issue"]["body"] = "median([4, 1, 3, 2]) should be 2.5"
+        payload["comment"]["id"] = self.comment
+        payload["comment"]["body"] = body
+        payload["comment"]["user"] = {"login": user, "type": user_type}
+        payload["sender"] = {"login": user, "type": user_type}
+        path = self.tmp / "event.json"
+        path.write_text(json.dumps(payload))
+        return path
+
+    def run(self, *args: str, event: Path | None = None, policy: str = "fix") -> Any:
+        env = {
+            "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event or self.event()),
+            "GITHUB_API_URL": self.gh.api_url, "GITHUB_SERVER_URL": self.gh.server_url,
+            "GITHUB_REPOSITORY": REPO, "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": TOKEN,
+            "GITHUB_WORKSPACE": str(self.workspace), "GITHUB_OUTPUT": str(self.tmp / "gh-output"),
+            "GITHUB_STEP_SUMMARY": str(self.tmp / "gh-summary"), "BOT_OUTPUT_DIR": str(self.tmp / "bot-output"),
+            "BOT_POLICY": policy,
+        }
+        for name, value in env.items():
+            self.monkeypatch.setenv(name, value)
+        return CliRunner().invoke(app, ["run", *args])
+
+    def outputs(self) -> dict[str, str]:
+        text = (self.tmp / "gh-output").read_text() if (self.tmp / "gh-output").exists() else ""
+        out: dict[str, str] = {}
+        lines = text.splitlines()
+        i = 0
+        while i < len(lines):
+            name, _, delimiter = lines[i].partition("<<")
+            j = lines.index(delimiter, i + 1)
+            out[name] = "\n".join(lines[i + 1:j])
+            i = j + 1
+        return out
+
+    def origin_file(self, branch: str, path: str) -> str:
+        return subprocess.run(["git", "-C", str(self.origin), "show", f"{branch}:{path}"], capture_output=True,
+                              text=True, check=True).stdout
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], check=True)
+    seed = tmp_path / "seed"
+    shutil.copytree(DEMO, seed)
+    git(seed, "init", "-q", "-b", "main")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "initial")
+    git(seed, "push", "-q", str(origin), "main")
+    workspace = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", str(origin), str(workspace)], check=True)
+    with GitHubStandIn() as gh:
+        gh.add_repo(REPO, git_dir=origin)
+        gh.set_permission(REPO, "alice", "write")
+        gh.add_user("mallory")
+        issue = gh.add_issue(REPO, "median() is wrong for an even number of values", "see title", user="alice")
+        comment = gh.add_comment(REPO, issue, "@bot fix this", user="alice")
+        yield World(gh, origin, workspace, tmp_path, monkeypatch, issue, comment)
+
+
+def test_bot_fix_this_on_an_issue_pushes_a_branch_opens_a_pr_and_comments(world: World) -> None:
+    result = world.run("--replay", str(DEMO_CASSETTE))
+    assert result.exit_code == 0, result.output
+    branch = BRANCH
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in world.origin_file(branch, "stats.py")
+    log = subprocess.run(["git", "-C", str(world.origin), "log", "-1", "--format=%B", branch], capture_output=True,
+                         text=True, check=True).stdout
+    assert "Co-authored-by: alice <alice@users.noreply.github.com>" in log
+    pulls = world.gh.pulls(REPO)
+    assert len(pulls) == 1
+    assert pulls[0].head_ref == branch
+    assert not pulls[0].draft
+    assert "Fixes #1" in (pulls[0].body or "")
+    comments = world.gh.comments(REPO, world.issue)
+    assert len(comments) == 2  # the request, and the bot's sticky comment turned into the result
+    result_comment = comments[1].body
+    assert "✅ Done" in result_comment
+    assert "+    return (ordered[middle - 1] + ordered[middle]) / 2" in result_comment
+    pr_url = f"{world.gh.server_url}/{REPO}/pull/{pulls[0].number}"
+    assert pr_url in result_comment
+    assert "requested by `alice` (write)" in result_comment
+    assert [r.content for r in world.gh.reactions()] == ["eyes"]
+    outputs = world.outputs()
+    assert outputs["conclusion"] == "success"
+    assert outputs["pr_url"] == pr_url
+    assert int(outputs["turns"]) == 5
+    assert "✅ Done" in (world.tmp / "gh-summary").read_text()
+    assert TOKEN not in result_comment
+    assert TOKEN not in (world.workspace / ".git" / "config").read_text()
+
+
+def test_running_again_reuses_the_branch_and_the_pr(world: World) -> None:
+    assert world.run("--replay", str(DEMO_CASSETTE)).exit_code == 0
+    # Second request on the same issue: the branch and PR are reused, nothing is duplicated.
+    world.gh.add_comment(REPO, world.issue, "@bot fix this again", user="alice")
+    second = world.run("--replay", str(_noop_cassette(world.tmp)))
+    assert second.exit_code == 0, second.output
+    assert len(world.gh.pulls(REPO)) == 1
+
+
+def _noop_cassette(tmp: Path) -> Path:
+    return write_cassette(tmp / "noop.yaml", [Turn([Text("Already fixed on this branch; nothing to change.")])])
+
+
+def test_a_non_collaborator_triggers_nothing(world: World) -> None:
+    world.gh.clear_requests()
+    result = world.run("--replay", str(DEMO_CASSETTE), event=world.event(user="mallory"))
+    assert result.exit_code == 0
+    assert "refused" in result.output
+    assert [e.operation for e in world.gh.requests()] == ["repos/get-collaborator-permission-level"]
+    assert len(world.gh.comments(REPO, world.issue)) == 1
+    assert world.outputs()["conclusion"] == "refused"
+
+
+def test_the_bots_own_comment_triggers_nothing(world: World) -> None:
+    world.gh.clear_requests()
+    event = world.event(user="github-actions[bot]", user_type="Bot")
+    result = world.run("--replay", str(DEMO_CASSETTE), event=event)
+    assert result.exit_code == 0
+    assert "bot itself" in result.output
+    assert world.gh.requests() == []
+
+
+def test_a_budget_exhausted_run_pushes_a_checkpoint_and_says_so(world: World) -> None:
+    expensive = Usage(input_tokens=40_000, output_tokens=800)
+    cassette = write_cassette(world.tmp / "budget.yaml", [
+        Turn([ToolCall("Read", {"file_path": "stats.py"})], usage=expensive),
+        Turn([Text("Fixing median()."),
+              ToolCall("Edit", {"file_path": "stats.py", "old_string": "    middle = len(ordered) // 2\n",
+                                "new_string": "    middle = len(ordered) // 2  # TODO even counts\n"})],
+             usage=expensive),
+        Turn([ToolCall("Bash", {"command": "python3 -m unittest -q"})], usage=expensive),
+    ])
+    result = world.run("--replay", str(cassette), "--max-budget-usd", "0.1")
+    assert result.exit_code == 0, result.output
+    branch = BRANCH
+    assert "# TODO even counts" in world.origin_file(branch, "stats.py")
+    message = subprocess.run(["git", "-C", str(world.origin), "log", "-1", "--format=%s", branch],
+                             capture_output=True, text=True, check=True).stdout
+    assert "checkpoint" in message.lower()
+    pulls = world.gh.pulls(REPO)
+    assert pulls[0].draft
+    comment = world.gh.comments(REPO, world.issue)[-1].body
+    assert "Stopped at the budget" in comment
+    assert world.outputs()["conclusion"] == "partial"
+
+
+def test_a_github_502_is_retried(world: World) -> None:
+    world.gh.fail("pulls/create", status=502, times=1)
+    result = world.run("--replay", str(DEMO_CASSETTE))
+    assert result.exit_code == 0, result.output
+    assert len(world.gh.requests("pulls/create")) == 2
+    assert len(world.gh.pulls(REPO)) == 1
+
+
+def test_a_rejected_push_is_reported_and_the_work_is_kept(world: World) -> None:
+    # Someone else pushed to the bot's branch meanwhile: a non-fast-forward push.
+    branch = BRANCH
+    other = world.tmp / "other"
+    subprocess.run(["git", "clone", "-q", str(world.origin), str(other)], check=True)
+    git(other, "checkout", "-q", "-b", branch)
+    (other / "NOTES.md").write_text("someone else's work\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "other")
+    git(other, "push", "-q", "origin", branch)
+    hook = world.origin / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'branch is protected' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    result = world.run("--replay", str(DEMO_CASSETTE))
+    assert result.exit_code == 1
+    comment = world.gh.comments(REPO, world.issue)[-1].body
+    assert "push" in comment.lower()
+    assert "rejected" in comment.lower()
+    local = git(world.workspace, "show", "HEAD:stats.py")
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in local
+    assert world.outputs()["conclusion"] == "failure"
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in (world.tmp / "bot-output" / "changes.diff").read_text()
+
+
+def test_a_pr_that_edits_the_policy_runs_under_the_default_branchs_policy(world: World) -> None:
+    # main's policy denies Edit; the PR's head rewrites it to allow everything.
+    strict = {"permissions": {"allow": ["Read", "Bash(python3 -m unittest *)", "TodoWrite"], "deny": ["Edit"]}}
+    (world.workspace / ".github").mkdir()
+    (world.workspace / ".github" / "bot-policy.json").write_text(json.dumps(strict))
+    git(world.workspace, "add", "-A")
+    git(world.workspace, "commit", "-q", "-m", "policy")
+    git(world.workspace, "push", "-q", "origin", "main")
+    git(world.workspace, "checkout", "-q", "-b", "feature")
+    (world.workspace / ".github" / "bot-policy.json").write_text(json.dumps({"permissions": {"allow": ["Edit"]}}))
+    git(world.workspace, "commit", "-q", "-am", "loosen the bot's policy")
+    git(world.workspace, "push", "-q", "origin", "feature")
+    pr = world.gh.add_pull(REPO, "feature", title="Loosen policy", user="alice")
+    comment = world.gh.add_comment(REPO, pr, "@bot fix this", user="alice")
+    payload = json.loads((FIXTURES / "events" / "issue_comment.created.pull_request.json").read_text())
+    payload["repository"]["full_name"] = REPO
+    payload["issue"]["number"] = pr
+    payload["comment"].update({"id": comment, "body": "@bot fix this", "user": {"login": "alice", "type": "User"}})
+    payload["sender"] = {"login": "alice", "type": "User"}
+    event = world.tmp / "pr-event.json"
+    event.write_text(json.dumps(payload))
+    result = world.run("--replay", str(DEMO_CASSETTE), event=event, policy="")
+    assert result.exit_code == 0, result.output
+    final = world.gh.comments(REPO, pr)[-1].body
+    assert "the run used the versions on `main`" in final
+    assert "`.github/bot-policy.json`" in final
+    # main's policy denies Edit outright: the tool (and its family) never reaches the model.
+    assert "No such tool available: Edit" in (world.tmp / "bot-output" / "scratch" / "transcript.jsonl").read_text()
+    assert json.loads((world.tmp / "bot-output" / "outcome.json").read_text())["files"] == []
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" not in world.origin_file("feature", "stats.py")
