@@ -27,6 +27,7 @@ from bot.permissions.decision import PermissionResult
 from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
 from bot.tools.files.globs import FileSelection, select_files
+from bot.tools.files.newest import NewestFiles
 from bot.tools.messages import Progress
 from bot.tools.paths import check_path_access, is_within, resolve_path
 from bot.tools.ripgrep import stream_rg, vcs_exclusion_args
@@ -87,13 +88,12 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
         if not base.is_dir():  # the pattern's literal prefix names no directory: nothing matches
             return ToolResult(_glob_output([], False, started))
         args, prefix, selection = glob_command(base, pattern, context)
-        found = _Collector(base, prefix, selection, SearchFilter(context, self.name))
-        run = await stream_rg(args, base, found.add)
-        if run.code == 2 and not found.entries:
-            raise ToolExecutionError(f"Glob failed: {run.error_text}")
-        found.entries.sort(key=lambda item: (-item[0], item[1]))
-        truncated = len(found.entries) > MAX_GLOB_RESULTS
-        names = [name for _, name in found.entries[:MAX_GLOB_RESULTS]]
+        with NewestFiles(base) as found:
+            run = await stream_rg(args, base, _Collector(base, found, selection, SearchFilter(context, self.name)).add)
+            if run.code == 2 and not len(found):
+                raise ToolExecutionError(f"Glob failed: {run.error_text}")
+            truncated = len(found) > MAX_GLOB_RESULTS
+            names = [prefix + os.fsdecode(n) for n in found.page(0, MAX_GLOB_RESULTS)]
         return ToolResult(_glob_output(names, truncated, started))
 
     def map_result(self, output: dict[str, object]) -> str:
@@ -152,37 +152,27 @@ def display_prefix(base: Path, context: ToolUseContext) -> str:
 
 
 class _Collector:
-    """Stats paths as rg prints them (relative to the root); drops what the selection does not
-    want and what a deny rule hides."""
+    """Takes paths as rg prints them (relative to the root): drops what the selection does not
+    want and what a deny rule hides, stats the rest."""
 
-    __slots__ = ("base", "entries", "filter", "prefix", "selection")
+    __slots__ = ("base", "filter", "found", "selection")
 
-    def __init__(self, base: Path, prefix: str, selection: FileSelection, search_filter: SearchFilter) -> None:
+    def __init__(self, base: Path, found: NewestFiles, selection: FileSelection, search_filter: SearchFilter) -> None:
         self.base = f"{base}/" if str(base) != "/" else "/"
-        self.prefix = prefix
+        self.found = found
         self.selection = selection
         self.filter = search_filter
-        self.entries: list[tuple[int, str]] = []
 
     def add(self, lines: list[bytes]) -> bool:
-        stat = os.stat
-        base, prefix = self.base, self.prefix
-        selecting = bool(self.selection.path_patterns)
-        filtering = self.filter.active
-        append = self.entries.append
-        for raw in lines:
-            name = os.fsdecode(raw)
-            if selecting and not self.selection.wants(name):
-                continue
-            full = base + name
-            if filtering and self.filter.hides(full):
-                continue
-            try:
-                mtime = stat(full).st_mtime_ns
-            except OSError:
-                mtime = 0  # seeds: a stat failure degrades to mtime 0, it never fails the search
-            append((mtime, prefix + name))
+        if self.selection.path_patterns or self.filter.active:
+            lines = [raw for raw in lines if self._visible(os.fsdecode(raw))]
+        self.found.add_all(lines)
         return True
+
+    def _visible(self, name: str) -> bool:
+        if not self.selection.wants(name):
+            return False
+        return not (self.filter.active and self.filter.hides(self.base + name))
 
 
 def _glob_output(names: list[str], truncated: bool, started: float) -> dict[str, object]:

@@ -29,6 +29,7 @@ from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject,
 from bot.tools.coercion import SemanticBool, SemanticInt
 from bot.tools.context import ToolUseContext
 from bot.tools.files.globs import FileSelection, select_files, split_globs
+from bot.tools.files.newest import NewestFiles
 from bot.tools.glob import display_prefix
 from bot.tools.messages import Progress
 from bot.tools.paths import check_path_access, resolve_path
@@ -150,12 +151,14 @@ class GrepTool(Tool[GrepInput, dict[str, Any]]):
         selection = select_files(split_globs(input.glob or ""))
         args = grep_command(input, selection, name)
         head = HeadLimit.of(input.head_limit, input.offset)
-        collector = _Collector(input.mode, cwd, display_prefix(cwd, context), selection,
-                               SearchFilter(context, self.name), head, numbered=input.line_numbers is not False)
-        run = await stream_rg(args, cwd, collector.add)
-        if not run.stopped and run.code == 2 and collector.empty:
-            raise ToolExecutionError(f"Grep failed: {run.error_text or 'ripgrep exited with an error'}")
-        data = collector.result(head, run.stopped)
+        with NewestFiles(cwd) as newest:
+            collector = _Collector(input.mode, cwd, display_prefix(cwd, context), selection,
+                                   SearchFilter(context, self.name), head, newest,
+                                   numbered=input.line_numbers is not False)
+            run = await stream_rg(args, cwd, collector.add)
+            if not run.stopped and run.code == 2 and collector.empty:
+                raise ToolExecutionError(f"Grep failed: {run.error_text or 'ripgrep exited with an error'}")
+            data = collector.result(head, run.stopped)
         data["durationMs"] = round((time.perf_counter() - started) * 1000)
         return ToolResult(data)
 
@@ -209,14 +212,14 @@ class _Collector:
     selection: FileSelection
     filter: SearchFilter
     head: HeadLimit
+    newest: NewestFiles
     numbered: bool = True
-    files: list[tuple[int, str]] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     counts: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.files or self.lines or self.counts)
+        return not (len(self.newest) or self.lines or self.counts)
 
     def _visible(self, rel: str) -> bool:
         if self.selection.path_patterns and not self.selection.wants(rel):
@@ -239,17 +242,9 @@ class _Collector:
                 return self._add_content(raw_lines)
 
     def _add_files(self, raw_lines: list[bytes]) -> None:
-        stat, cwd, prefix = os.stat, self.cwd, self.prefix
-        checking = self.filter.active or bool(self.selection.path_patterns)
-        for raw in raw_lines:
-            rel = os.fsdecode(raw)
-            if checking and not self._visible(rel):
-                continue
-            try:
-                mtime = stat(os.path.join(cwd, rel)).st_mtime_ns
-            except OSError:
-                mtime = 0  # seeds: a failed stat sorts last, it never fails the search
-            self.files.append((mtime, prefix + rel))
+        if self.filter.active or self.selection.path_patterns:
+            raw_lines = [raw for raw in raw_lines if self._visible(os.fsdecode(raw))]
+        self.newest.add_all(raw_lines)  # mtimes for the newest-first order (seeds 8.4.2)
 
     def _add_content(self, raw_lines: list[bytes]) -> bool:
         checking = self.filter.active or bool(self.selection.path_patterns)
@@ -276,9 +271,10 @@ class _Collector:
     def result(self, head: HeadLimit, stopped: bool) -> dict[str, Any]:
         match self.mode:
             case "files_with_matches":
-                self.files.sort(key=lambda item: (-item[0], item[1]))
-                names, cut = apply_head_limit([n for _, n in self.files], head)
-                return {"mode": self.mode, "filenames": names, "numFiles": len(names), "totalFiles": len(self.files),
+                total = len(self.newest)
+                names = [self.prefix + os.fsdecode(n) for n in self.newest.page(head.offset, head.limit)]
+                cut = head.limit is not None and total - head.offset > head.limit
+                return {"mode": self.mode, "filenames": names, "numFiles": len(names), "totalFiles": total,
                         **_page(head, cut)}
             case "count":
                 entries, cut = apply_head_limit(self.counts, head)

@@ -234,13 +234,6 @@ def format_numbered(lines: Sequence[str], first: int) -> str:
     return "\n".join(out)
 
 
-def format_lines(text: str, offset: int | None, limit: int | None) -> str:
-    """Numbered lines of a text (kept for callers of the first version)."""
-    lines, _ = select_lines(text.encode("utf-8"), (offset or 1) - 1,
-                            limit if limit is not None else MAX_LINES_TO_READ)
-    return format_numbered(lines, offset or 1)
-
-
 def _check_tokens(chars: int, advice: str) -> None:
     """The seeds' ``MaxFileReadTokenExceededError``: refuse, never truncate silently."""
     if chars // CHARS_PER_TOKEN > MAX_READ_TOKENS:

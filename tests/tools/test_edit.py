@@ -221,3 +221,10 @@ def test_through_the_pipeline_edits_need_an_allow_rule(workspace: Path, tmp_path
     outcome = run_tool(allowed, "Edit", {"file_path": "a.txt", "old_string": "x", "new_string": "y"})
     assert not outcome.result.is_error, outcome.result.text
     assert (workspace / "a.txt").read_text() == "y\n"
+
+
+def test_an_empty_old_string_fills_an_empty_file(workspace: Path, context: ToolUseContext) -> None:
+    (workspace / "empty.txt").write_text("")
+    read(context, "empty.txt")
+    call(EDIT, context, file_path="empty.txt", old_string="", new_string="first line\n")
+    assert (workspace / "empty.txt").read_text() == "first line\n"

@@ -54,6 +54,8 @@ def select_files(globs: list[str]) -> FileSelection:
     names = [name_glob(g) for g in positive]
     if not positive:
         return FileSelection(args)
+    if "*" in names:
+        return FileSelection(args)  # every file: no type needed
     if all(n is not None for n in names):
         for n in names:
             args += ["--type-add", f"{TYPE_NAME}:{n}"]
