@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlparse
 
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import (
@@ -34,7 +35,7 @@ from bot.permissions.decision import (
     PermissionResult,
     ask_to_deny,
 )
-from bot.permissions.rules import Rule, rule_names_tool
+from bot.permissions.rules import DOMAIN_TOOLS, Rule, rule_names_tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +169,12 @@ def decide_chain(request: PermissionRequest, context: PermissionContext,
 
 
 def _suggest(request: PermissionRequest) -> tuple[str, ...]:
+    """A rule that would allow this call, in the form the rule's tool understands."""
     if request.subject is None:
         return (request.tool_name,)
+    if request.tool_name in DOMAIN_TOOLS:
+        host = urlparse(request.subject if "://" in request.subject else f"https://{request.subject}").hostname
+        return (f"{request.tool_name}(domain:{host})",) if host else (request.tool_name,)
     return (f"{request.tool_name}({request.subject})",)
 
 

@@ -46,3 +46,13 @@ def test_a_wrongly_typed_knob_is_an_error_with_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load(tmp_path, {"network": "yes please"})
     assert "policy.json" in str(info.value)
+
+
+def test_a_webfetch_denial_suggests_a_domain_rule(tmp_path: Path) -> None:
+    from bot.permissions.chain import PermissionRequest, decide_chain
+    from bot.permissions.context import PermissionContext
+
+    request = PermissionRequest(tool_name="WebFetch", input={}, workspace=tmp_path,
+                                subject="https://docs.example.com/a?b=c")
+    decision = decide_chain(request, PermissionContext())
+    assert decision.suggestions == ("WebFetch(domain:docs.example.com)",)  # type: ignore[union-attr]
