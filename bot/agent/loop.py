@@ -66,6 +66,7 @@ from bot.agent.subagents import (
 from bot.agent.transcript import Transcript, transcript_path_for
 from bot.agent.usage import ZERO_USAGE, Usage
 from bot.permissions.decision import Deny
+from bot.permissions.denials import DenialTracker
 from bot.runtime.pipeline import ToolCallOutcome, ToolRunner, tool_use_error
 from bot.runtime.streaming import StreamingToolExecutor
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
@@ -117,6 +118,8 @@ class _AgentRun:
         self.system: list[Block] = []
         self.stop_hook_active = False
         self.deferred = DeferredTools(server_side=session.client.supports_tool_search)
+        #: Seeds 4f: repeated denials add guidance so the model stops retrying.
+        self.denials = DenialTracker()
         self.tasks: BackgroundTasks | None = None
         self.owns_tasks = False
         self.runner: SubagentRunner | None = None
@@ -458,6 +461,11 @@ class _ObservedRunner(ToolRunner):
         if isinstance(record.decision, Deny):
             rule = f" (rule {record.decision.rule.describe()})" if record.decision.rule else ""
             denial = f"{record.decision.reason}{rule}"
+            guidance = self._owner.denials.record_denial(record.tool_name, record.summary, record.decision)
+            if guidance:
+                outcome.new_messages.append({"type": "text", "text": guidance})
+        elif record.decision is not None:
+            self._owner.denials.record_allowed(record.tool_name)
         self._owner._emit(ToolFinished(self._turn, block.id, record.tool_name, record.summary, outcome.result.is_error,
                                      record.denied, denial, record.duration_s))
         return outcome

@@ -21,7 +21,8 @@ from bot.agent.outcome import ToolCallEntry, TurnRecord
 from bot.agent.pricing import DEFAULT_PRICE_TABLE, PriceTable
 from bot.agent.prompts import STATIC_SYSTEM_PROMPT, Environment, Instruction
 from bot.agent.retry import RetryPolicy
-from bot.permissions.chain import PermissionEngine, RuleEngine
+from bot.permissions.chain import PermissionEngine
+from bot.permissions.engine import PolicyEngine
 from bot.runtime.hooks import HookRunner, NoHooks
 from bot.runtime.pipeline import ToolPool
 from bot.tools.context import ToolUseContext
@@ -36,7 +37,7 @@ class AgentSession:
     pool: ToolPool
     client: ModelClient
     model: str
-    engine: PermissionEngine = field(default_factory=RuleEngine)
+    engine: PermissionEngine = field(default_factory=PolicyEngine)
     hooks: HookRunner = field(default_factory=NoHooks)
     lifecycle: LifecycleHooks = field(default_factory=NoLifecycleHooks)
     limits: RunLimits = field(default_factory=RunLimits)

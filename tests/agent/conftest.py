@@ -21,8 +21,8 @@ from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask, Environment
 from bot.agent.retry import RetryPolicy
 from bot.agent.session import AgentSession
-from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext, PermissionMode
+from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import make_rule
 from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.pipeline import ToolPool
@@ -80,7 +80,7 @@ class Harness:
         return AgentSession(
             context=context, pool=pool, model=MODEL,
             client=model_client(transport or self.capture, tool_search=tool_search),
-            engine=RuleEngine(), limits=limits or RunLimits(),
+            engine=PolicyEngine(), limits=limits or RunLimits(),
             environment=Environment(self.workspace, "Linux 6.1", TODAY),
             lifecycle=lifecycle or NoLifecycleHooks(), **kwargs)
 

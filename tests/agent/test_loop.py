@@ -160,3 +160,16 @@ async def test_tool_events_say_when_each_call_started_and_finished(harness: Harn
     finished = [(e.tool_name, e.is_error) for e in harness.events.of(ToolFinished)]
     assert sorted(started) == sorted(["TodoWrite", "Read", "Read", "Edit", "Bash"])
     assert all(not is_error for _, is_error in finished)
+
+
+async def test_repeated_denials_add_guidance_so_the_model_stops_retrying(harness: Harness) -> None:
+    harness.write("build/out.txt", "stale")
+
+    outcome, _ = await harness.run("repeated_denial", harness.session(allow=("Glob",), deny=("Bash(rm:*)",)))
+
+    assert len(outcome.denials) == 2
+    first_results = json.dumps(outcome.messages[2]["content"])
+    second_results = json.dumps(outcome.messages[4]["content"])
+    assert "system-reminder" not in first_results  # one denial is just a denial
+    assert "has now been denied 2 times" in second_results
+    assert "Bash(rm:*)" in second_results

@@ -97,6 +97,13 @@ DENIAL: list[ScriptItem] = [
                "a maintainer can remove it.")]),
 ]
 
+REPEATED_DENIAL: list[ScriptItem] = [
+    Turn([ToolCall("Bash", {"command": "rm -rf build", "description": "Remove build output"})]),
+    Turn([Text("Trying again with a narrower path."),
+          ToolCall("Bash", {"command": "rm -rf build/out.txt", "description": "Remove the file"})]),
+    Turn([Text("The policy does not let me delete files; build/out.txt stays for a maintainer to remove.")]),
+]
+
 BACKGROUND_AGENT: list[ScriptItem] = [
     Turn([ToolCall("Agent", {"description": "Count TODO notes", "subagent_type": "Explore", "model": "haiku",
                              "run_in_background": True, "prompt": "How many files under src/ contain TODO?"})]),
@@ -128,6 +135,7 @@ CASSETTES: dict[str, Sequence[ScriptItem]] = {
     "tool_search": TOOL_SEARCH,
     "subagent_worktree": SUBAGENT_WORKTREE,
     "denial": DENIAL,
+    "repeated_denial": REPEATED_DENIAL,
     "background_agent": BACKGROUND_AGENT,
     "background_agent_task_output": BACKGROUND_AGENT_TASK_OUTPUT,
     "max_tokens_cut": MAX_TOKENS_CUT,
