@@ -31,7 +31,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def policy_layers(policy: list[Path] | None, repo: Path | None = None, org: Path | None = None,
                   preset: str | None = None) -> list[Any]:
     """The layers the options name, in source order (for ``bot tools call --policy`` too)."""
-    from bot.permissions.stack import PolicyLayer
+    from bot.permissions.stack import PolicyLayer, layer_for
 
     layers: list[PolicyLayer] = []
     if preset:
@@ -40,7 +40,7 @@ def policy_layers(policy: list[Path] | None, repo: Path | None = None, org: Path
         layers.append(PolicyLayer("repository", path=str(repo)))
     if org:
         layers.append(PolicyLayer("organisation", path=str(org)))
-    layers.extend(PolicyLayer("flag", path=str(p)) for p in policy or [])
+    layers.extend(layer_for(str(p), "flag") for p in policy or [])
     return layers
 
 

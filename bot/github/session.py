@@ -30,6 +30,7 @@ from bot.permissions.stack import (
     REPOSITORY_POLICY_CANDIDATES,
     EffectivePolicy,
     PolicyLayer,
+    layer_for,
     load_policy_stack,
     preset_path,
 )
@@ -116,16 +117,15 @@ def policy_layers(config: RunConfig, trusted: TrustedFiles) -> tuple[list[Policy
             break
     names = list(config.policies) or ([] if repo_text else [DEFAULT_PRESET])
     for value in names:
-        if Path(value).suffix or os.sep in value:
-            text = Path(value).read_text(encoding="utf-8") if Path(value).is_file() else None
-            if text is None:
-                raise ConfigError("no such policy file", path=value)
-            layers.append(PolicyLayer("organisation", path=value))
-            sources.append((value, text))
+        layer = layer_for(value, "organisation")
+        if layer.preset is not None:
+            text = preset_path(layer.preset).read_text(encoding="utf-8")  # ConfigError names known presets
+            sources.append((f"preset:{layer.preset}", text))
         else:
-            preset = preset_path(value)  # raises ConfigError naming the known presets
-            layers.append(PolicyLayer("preset", preset=value))
-            sources.append((f"preset:{value}", preset.read_text(encoding="utf-8")))
+            if not Path(value).is_file():
+                raise ConfigError("no such policy file (nor a shipped preset of that name)", path=value)
+            sources.append((value, Path(value).read_text(encoding="utf-8")))
+        layers.append(layer)
     if repo_text is not None:  # precedence comes from the source, not from the order of layers
         layers.append(PolicyLayer("repository", path=repo_text[0], text=repo_text[1]))
         sources.append(repo_text)

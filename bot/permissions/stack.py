@@ -128,6 +128,13 @@ class EffectivePolicy:
         return extra
 
 
+def layer_for(value: str, source: PolicySource) -> PolicyLayer:
+    """``--policy VALUE``: a policy file, or — when no such file exists — a shipped preset's name."""
+    if not Path(value).exists() and _PRESET_NAME.match(value) and not Path(value).suffix:
+        return PolicyLayer("preset", preset=value)
+    return PolicyLayer(source, path=value)
+
+
 def preset_path(name: str) -> Path:
     if not _PRESET_NAME.match(name):
         raise ConfigError(f"{name!r} is not a preset name")

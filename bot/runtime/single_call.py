@@ -19,7 +19,7 @@ from bot.permissions.chain import PermissionEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import Behavior, make_rule
-from bot.permissions.stack import EffectivePolicy, PolicyLayer, load_policy_stack
+from bot.permissions.stack import EffectivePolicy, layer_for, load_policy_stack
 from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
 from bot.runtime.hooks import HookRunner, NoHooks
@@ -68,7 +68,7 @@ def request_policy(request: CallRequest) -> EffectivePolicy | None:
     """The ``--policy`` files merged under the rule flags, or ``None`` without policy files."""
     if not request.policies:
         return None
-    layers = [PolicyLayer("flag", path=p) for p in request.policies]
+    layers = [layer_for(p, "flag") for p in request.policies]
     return load_policy_stack(layers, allow=request.allow, deny=request.deny, ask=request.ask)
 
 
