@@ -172,3 +172,20 @@ class PushRejected(GitError):
         super().__init__(message)
         self.branch = branch
         self.commit = commit
+
+
+def json_type_name(value: object) -> str:
+    """What a decoded JSON/YAML value is, with its article, for error messages ("got a string")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict) or hasattr(value, "keys"):
+        return "an object"
+    return type(value).__name__

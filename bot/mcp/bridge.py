@@ -21,11 +21,12 @@ from typing import Any, ClassVar, cast
 from mcp import types
 from pydantic import BaseModel, ConfigDict
 
+from bot.errors import json_type_name
 from bot.mcp.content import map_call_result
 from bot.mcp.limits import MAX_MCP_DESCRIPTION_CHARS
 from bot.mcp.manager import Connected, McpManager
 from bot.mcp.truncation import truncate_content
-from bot.tools.base import AnyTool, InputSchemaError, Tool, ToolResult, _json_type
+from bot.tools.base import AnyTool, InputSchemaError, Tool, ToolResult
 from bot.tools.context import ToolUseContext
 from bot.tools.mcp_resources import ListMcpResourcesTool, ReadMcpResourceTool
 from bot.tools.messages import ContentBlock, Progress
@@ -75,7 +76,7 @@ class McpTool(Tool[McpArguments, list[ContentBlock]]):
 
     def parse_input(self, raw: Any) -> McpArguments:
         if not isinstance(raw, dict):
-            raise InputSchemaError(f"The input must be a JSON object, got {_json_type(raw)}.")
+            raise InputSchemaError(f"The input must be a JSON object, got {json_type_name(raw)}.")
         return McpArguments.model_validate(raw)
 
     def description(self) -> str:

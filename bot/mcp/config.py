@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.errors import ConfigError, describe_os_error
+from bot.errors import ConfigError, describe_os_error, json_type_name
 from bot.permissions.schema import Setting
 
 #: Claude Code's transports we do not run (reported as failed servers, not config errors).
@@ -168,7 +168,7 @@ def parse_mcp_config(data: Any, *, source: str | os.PathLike[str] | None = None,
     that carries the same block). ``text`` (the file's text) lets errors name a line."""
     where = None if source is None else str(source)
     if not isinstance(data, Mapping):
-        raise ConfigError(f"the MCP configuration must be a JSON object, got {_kind(data)}", path=where)
+        raise ConfigError(f"the MCP configuration must be a JSON object, got {json_type_name(data)}", path=where)
     if "mcpServers" not in data:
         raise ConfigError('no "mcpServers" object', path=where)
     return parse_mcp_servers(data["mcpServers"], source=source, environ=environ, text=text)
@@ -180,7 +180,7 @@ def parse_mcp_servers(servers: Any, *, source: str | os.PathLike[str] | None = N
     where = None if source is None else str(source)
     env = os.environ if environ is None else environ
     if not isinstance(servers, Mapping):
-        raise ConfigError(f'"mcpServers" must be an object, got {_kind(servers)}', path=where)
+        raise ConfigError(f'"mcpServers" must be an object, got {json_type_name(servers)}', path=where)
     parsed = []
     for name, entry in servers.items():
         try:
@@ -215,7 +215,7 @@ def _parse_entry(name: str, entry: Any, env: Mapping[str, str], source: str | No
     if not name.strip():
         raise _EntryError("a server needs a non-empty name")
     if not isinstance(entry, Mapping):
-        raise _EntryError(f"the entry must be an object, got {_kind(entry)}")
+        raise _EntryError(f"the entry must be an object, got {json_type_name(entry)}")
     missing: list[str] = []
 
     def expand(value: str) -> str:
@@ -223,7 +223,7 @@ def _parse_entry(name: str, entry: Any, env: Mapping[str, str], source: str | No
 
     kind = entry.get("type")
     if kind is not None and not isinstance(kind, str):
-        raise _EntryError(f'"type" must be a string, got {_kind(kind)}')
+        raise _EntryError(f'"type" must be a string, got {json_type_name(kind)}')
     if kind is None:
         if "command" in entry:
             kind = "stdio"
@@ -296,7 +296,7 @@ def _string(entry: Mapping[str, Any], key: str, *, required: bool = False) -> st
             raise _EntryError(f'"{key}" is required')
         return ""
     if not isinstance(value, str) or (required and not value.strip()):
-        raise _EntryError(f'"{key}" must be a non-empty string, got {_kind(value)}')
+        raise _EntryError(f'"{key}" must be a non-empty string, got {json_type_name(value)}')
     return value
 
 
@@ -321,7 +321,7 @@ def _string_map(entry: Mapping[str, Any], key: str) -> dict[str, str]:
 def _bool(entry: Mapping[str, Any], key: str) -> bool:
     value = entry.get(key, False)
     if not isinstance(value, bool):
-        raise _EntryError(f'"{key}" must be true or false, got {_kind(value)}')
+        raise _EntryError(f'"{key}" must be true or false, got {json_type_name(value)}')
     return value
 
 
@@ -334,20 +334,6 @@ def _seconds(entry: Mapping[str, Any], key: str) -> float | None:
     return float(value)
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
 
 
 def _line_of(text: str | None, name: str) -> int | None:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, json_type_name
 from bot.permissions.context import PERMISSION_MODES, PermissionMode
 from bot.permissions.documents import Document, read_document
 from bot.permissions.rules import Behavior, Rule, RuleSyntaxError, make_rule
@@ -144,7 +144,7 @@ class _Validator:
     def mapping(self, value: Any, *path: str | int) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
             where = ".".join(str(p) for p in path) or "the document"
-            raise self.error(f"{where} must be an object (a mapping), got {_type_name(value)}", *path)
+            raise self.error(f"{where} must be an object (a mapping), got {json_type_name(value)}", *path)
         for key in value:
             if not isinstance(key, str):
                 raise self.error(f"keys must be strings, got {key!r}", *path)
@@ -337,10 +337,10 @@ class _Validator:
     def strings(self, value: Any, *path: str | int) -> list[str]:
         name = ".".join(str(p) for p in path)
         if not isinstance(value, list):
-            raise self.error(f"{name} must be a list of strings, got {_type_name(value)}", *path)
+            raise self.error(f"{name} must be a list of strings, got {json_type_name(value)}", *path)
         for i, item in enumerate(value):
             if not isinstance(item, str):
-                raise self.error(f"{name}[{i}] must be a string, got {_type_name(item)}", *path, i)
+                raise self.error(f"{name}[{i}] must be a string, got {json_type_name(item)}", *path, i)
         return value
 
     def nonempty(self, value: Any, *path: str | int) -> str:
@@ -352,19 +352,3 @@ class _Validator:
         if not isinstance(value, bool):
             raise self.error(f"{'.'.join(str(p) for p in path)} must be true or false", *path)
         return value
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__

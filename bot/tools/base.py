@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bot.errors import json_type_name
 from bot.permissions.decision import Passthrough, PermissionResult
 from bot.tools.context import ContextModifier, ToolUseContext
 from bot.tools.messages import ContentBlock, Progress, ToolResultContent
@@ -108,7 +109,7 @@ class Tool(Generic[InputT, OutputT]):
     def parse_input(self, raw: Any) -> InputT:
         """Schema validation with coercion. Raises :class:`InputSchemaError`."""
         if not isinstance(raw, dict):
-            raise InputSchemaError(f"The input must be a JSON object, got {_json_type(raw)}.")
+            raise InputSchemaError(f"The input must be a JSON object, got {json_type_name(raw)}.")
         try:
             return self.input_model.model_validate(raw)  # type: ignore[return-value]
         except ValidationError as exc:
@@ -225,25 +226,11 @@ def format_validation_error(tool_name: str, exc: ValidationError) -> str:
         elif kind == "extra_forbidden":
             lines.append(f"An unexpected parameter `{loc}` was provided")
         else:
-            got = _json_type(err.get("input"))
+            got = json_type_name(err.get("input"))
             lines.append(f"The parameter `{loc}` is invalid: {err['msg']} (got {got})")
     return "\n".join(lines)
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def _shorten(text: str, limit: int) -> str:

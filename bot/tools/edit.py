@@ -23,8 +23,7 @@ from typing import Any
 from pydantic import Field
 
 from bot.errors import ToolInputError, describe_os_error
-from bot.permissions.decision import PermissionResult
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool
 from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write
@@ -33,7 +32,8 @@ from bot.tools.files.encoding import DecodedText, decode_text, encode_text, look
 from bot.tools.files.quotes import find_actual_string, preserve_quote_style
 from bot.tools.files.staleness import read_for_write, record_write, staleness_problem
 from bot.tools.messages import Progress
-from bot.tools.paths import check_path_access, display_path, resolve_path
+from bot.tools.path_tool import PathTool
+from bot.tools.paths import display_path, resolve_path
 
 #: Larger files are not edited in memory (Claude Code's ``MAX_EDIT_FILE_SIZE``: 1 GiB).
 MAX_EDIT_FILE_BYTES = 1024 * 1024 * 1024
@@ -54,7 +54,7 @@ class PlannedEdit:
     replacements: int
 
 
-class EditTool(Tool[EditInput, dict[str, Any]]):
+class EditTool(PathTool[EditInput, dict[str, Any]]):
     """Performs an exact string replacement in a file. You must Read the file first; the edit fails
     if the file changed since. old_string must match exactly one place in the file (include more
     surrounding lines to make it unique) unless replace_all is true. Keep the file's indentation
@@ -65,17 +65,7 @@ class EditTool(Tool[EditInput, dict[str, Any]]):
     search_hint = "modify change replace string in file patch"
     is_edit_tool = True
     input_model = EditInput
-
-    def permission_subject(self, input: EditInput) -> str:
-        return input.file_path
-
-    def observable_input(self, input: EditInput, context: ToolUseContext) -> dict[str, object]:
-        data = input.model_dump(mode="json", exclude_none=True)
-        data["file_path"] = str(resolve_path(input.file_path, context))
-        return data
-
-    async def check_permissions(self, input: EditInput, context: ToolUseContext) -> PermissionResult:
-        return check_path_access(input.file_path, context, write=True)
+    writes = True
 
     async def validate_input(self, input: EditInput, context: ToolUseContext) -> ValidationResult:
         if input.old_string == input.new_string:
@@ -143,9 +133,6 @@ class EditTool(Tool[EditInput, dict[str, Any]]):
         count = output["replacements"]
         what = "" if count == 1 else f" ({count} replacements)"
         return f"The file {path} has been updated{what}.\n```diff\n{output['diff']}\n```"
-
-    def summarize_input(self, input: EditInput) -> str:
-        return input.file_path
 
 
 def plan_edit(decoded: DecodedText, old_string: str, new_string: str, replace_all: bool) -> PlannedEdit:

@@ -14,14 +14,14 @@ from typing import Any, Literal
 from pydantic import Field
 
 from bot.errors import ToolExecutionError, describe_os_error
-from bot.permissions.decision import PermissionResult
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write
 from bot.tools.files.notebook import edit_notebook, notebook_problem, parse_notebook, serialize_notebook
 from bot.tools.files.staleness import read_for_write, record_write, staleness_problem
 from bot.tools.messages import Progress
-from bot.tools.paths import check_path_access, display_path, resolve_path
+from bot.tools.path_tool import PathTool
+from bot.tools.paths import display_path, resolve_path
 
 
 class NotebookEditInput(ToolInput):
@@ -37,7 +37,7 @@ class NotebookEditInput(ToolInput):
         default="replace", description="replace (default), insert or delete")
 
 
-class NotebookEditTool(Tool[NotebookEditInput, dict[str, Any]]):
+class NotebookEditTool(PathTool[NotebookEditInput, dict[str, Any]]):
     """Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). Read the notebook
     first. Name the cell by its id (Read shows it), or cell-N for the N-th cell (0-based)."""
 
@@ -46,17 +46,8 @@ class NotebookEditTool(Tool[NotebookEditInput, dict[str, Any]]):
     search_hint = "jupyter ipynb notebook cell edit insert delete"
     is_edit_tool = True
     input_model = NotebookEditInput
-
-    def permission_subject(self, input: NotebookEditInput) -> str:
-        return input.notebook_path
-
-    def observable_input(self, input: NotebookEditInput, context: ToolUseContext) -> dict[str, object]:
-        data = input.model_dump(mode="json", exclude_none=True)
-        data["notebook_path"] = str(resolve_path(input.notebook_path, context))
-        return data
-
-    async def check_permissions(self, input: NotebookEditInput, context: ToolUseContext) -> PermissionResult:
-        return check_path_access(input.notebook_path, context, write=True)
+    writes = True
+    path_field = "notebook_path"
 
     async def validate_input(self, input: NotebookEditInput, context: ToolUseContext) -> ValidationResult:
         path = resolve_path(input.notebook_path, context)

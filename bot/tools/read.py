@@ -21,8 +21,7 @@ from pathlib import Path
 from pydantic import Field
 
 from bot.errors import ToolInputError, describe_os_error
-from bot.permissions.decision import PermissionResult
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticInt
 from bot.tools.context import ToolUseContext
 from bot.tools.files.encoding import bom_encoding, decode_text, looks_binary
@@ -30,7 +29,8 @@ from bot.tools.files.images import IMAGE_EXTENSIONS, image_block, prepare_image,
 from bot.tools.files.notebook import parse_notebook, render_notebook
 from bot.tools.files.pdf import read_pdf
 from bot.tools.messages import ContentBlock, Progress
-from bot.tools.paths import check_path_access, is_blocked_device, resolve_path
+from bot.tools.path_tool import PathTool
+from bot.tools.paths import is_blocked_device, resolve_path
 
 #: Lines returned when no ``limit`` is given (Claude Code's ``MAX_LINES_TO_READ``).
 MAX_LINES_TO_READ = 2_000
@@ -60,7 +60,7 @@ class ReadInput(ToolInput):
                     "at most 20 pages per call")
 
 
-class ReadTool(Tool[ReadInput, ReadOutput]):
+class ReadTool(PathTool[ReadInput, ReadOutput]):
     """Reads a file from the workspace. Returns its lines numbered like `cat -n`. By default up to
     2000 lines from the start; use offset and limit for long files. Lines longer than 2000
     characters are cut. Images (PNG, JPEG, GIF, WebP) are shown as images; PDFs as text by page
@@ -81,17 +81,6 @@ class ReadTool(Tool[ReadInput, ReadOutput]):
 
     def is_destructive(self, input: ReadInput) -> bool:
         return False
-
-    def permission_subject(self, input: ReadInput) -> str:
-        return input.file_path
-
-    def observable_input(self, input: ReadInput, context: ToolUseContext) -> dict[str, object]:
-        data = input.model_dump(mode="json", exclude_none=True)
-        data["file_path"] = str(resolve_path(input.file_path, context))
-        return data
-
-    async def check_permissions(self, input: ReadInput, context: ToolUseContext) -> PermissionResult:
-        return check_path_access(input.file_path, context)
 
     async def validate_input(self, input: ReadInput, context: ToolUseContext) -> ValidationResult:
         path = resolve_path(input.file_path, context)
@@ -133,9 +122,6 @@ class ReadTool(Tool[ReadInput, ReadOutput]):
             output = _text_output(raw, path, input)
         context.read_file_state.record(path, raw, mtime_ns, input.offset, input.limit)
         return ToolResult(output)
-
-    def summarize_input(self, input: ReadInput) -> str:
-        return input.file_path
 
     def render_grouped(self, inputs: Sequence[ReadInput]) -> str | None:
         if len(inputs) < 2:

@@ -16,15 +16,15 @@ from typing import Any
 from pydantic import Field
 
 from bot.errors import ToolInputError, describe_os_error
-from bot.permissions.decision import PermissionResult
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write
 from bot.tools.files.diff import diff_stats, unified_diff
 from bot.tools.files.encoding import decode_text, encode_text, looks_binary
 from bot.tools.files.staleness import read_for_write, record_write, staleness_problem
 from bot.tools.messages import Progress
-from bot.tools.paths import check_path_access, display_path, resolve_path
+from bot.tools.path_tool import PathTool
+from bot.tools.paths import display_path, resolve_path
 
 
 class WriteInput(ToolInput):
@@ -32,7 +32,7 @@ class WriteInput(ToolInput):
     content: str = Field(description="The whole content of the file")
 
 
-class WriteTool(Tool[WriteInput, dict[str, Any]]):
+class WriteTool(PathTool[WriteInput, dict[str, Any]]):
     """Writes a file: creates it, or replaces its whole content. An existing file must be Read
     first. Prefer Edit for changes to existing files: it sends only the change."""
 
@@ -41,17 +41,7 @@ class WriteTool(Tool[WriteInput, dict[str, Any]]):
     search_hint = "create new file overwrite save content"
     is_edit_tool = True
     input_model = WriteInput
-
-    def permission_subject(self, input: WriteInput) -> str:
-        return input.file_path
-
-    def observable_input(self, input: WriteInput, context: ToolUseContext) -> dict[str, object]:
-        data = input.model_dump(mode="json", exclude_none=True)
-        data["file_path"] = str(resolve_path(input.file_path, context))
-        return data
-
-    async def check_permissions(self, input: WriteInput, context: ToolUseContext) -> PermissionResult:
-        return check_path_access(input.file_path, context, write=True)
+    writes = True
 
     async def validate_input(self, input: WriteInput, context: ToolUseContext) -> ValidationResult:
         path = resolve_path(input.file_path, context)
@@ -109,6 +99,3 @@ class WriteTool(Tool[WriteInput, dict[str, Any]]):
             return f"File created successfully at: {output['filePath']}"
         diff = output["diff"] or "(no changes)"
         return f"The file {output['filePath']} has been updated.\n```diff\n{diff}\n```"
-
-    def summarize_input(self, input: WriteInput) -> str:
-        return input.file_path

@@ -84,7 +84,7 @@ def test_a_deprecated_alias_works_and_adds_a_notice(tmp_path: Path) -> None:
         ("missing required field", {}, "The required parameter `text` is missing"),
         ("wrong type", {"text": 3}, "The parameter `text` is invalid"),
         ("unknown field (strict object)", {"text": "a", "_internal": 1}, "An unexpected parameter `_internal`"),
-        ("not an object at all", ["a"], "must be a JSON object, got array"),
+        ("not an object at all", ["a"], "must be a JSON object, got an array"),
         ("uncoercible number", {"text": "a", "times": "many"}, "The parameter `times` is invalid"),
     ],
 )
