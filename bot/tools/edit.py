@@ -16,7 +16,6 @@ empty one). The result carries a unified diff.
 
 from __future__ import annotations
 
-import stat as stat_mod
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +29,7 @@ from bot.tools.files.atomic import atomic_write
 from bot.tools.files.diff import diff_stats, unified_diff
 from bot.tools.files.encoding import DecodedText, decode_text, encode_text, looks_binary, with_line_ending
 from bot.tools.files.quotes import find_actual_string, preserve_quote_style
-from bot.tools.files.staleness import read_for_write, record_write, staleness_problem
+from bot.tools.files.staleness import read_for_write, record_write, writable_file_problem
 from bot.tools.messages import Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import display_path, resolve_path
@@ -83,16 +82,13 @@ class EditTool(PathTool[EditInput, dict[str, Any]]):
                                     f"(current working directory: {context.working_directory})", code=4)
         except OSError as exc:
             return ValidationReject(describe_os_error(exc, input.file_path), code=4)
-        if stat_mod.S_ISDIR(st.st_mode):
-            return ValidationReject(f"{input.file_path} is a directory", code=4)
-        if not stat_mod.S_ISREG(st.st_mode):
-            return ValidationReject(f"{input.file_path} is not a regular file", code=4)
         if st.st_size > MAX_EDIT_FILE_BYTES:
             return ValidationReject(f"{input.file_path} is too large to edit ({st.st_size / 1_073_741_824:.1f} GiB; "
                                     f"the limit is {MAX_EDIT_FILE_BYTES // 1_073_741_824} GiB)", code=10)
-        problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns)
+        problem = writable_file_problem(path, input.file_path, st, context)
         if problem is not None:
-            return ValidationReject(problem, code=6 if "not been read" in problem else 7)
+            kind, message = problem
+            return ValidationReject(message, code={"type": 4, "unread": 6, "stale": 7}[kind])
         return VALID
 
     async def call(self, input: EditInput, context: ToolUseContext, progress: Progress) -> ToolResult[dict[str, Any]]:

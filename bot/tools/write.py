@@ -10,7 +10,6 @@ temporary file + rename, the file's mode kept.
 
 from __future__ import annotations
 
-import stat as stat_mod
 from typing import Any
 
 from pydantic import Field
@@ -21,7 +20,7 @@ from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write
 from bot.tools.files.diff import diff_stats, unified_diff
 from bot.tools.files.encoding import decode_text, encode_text, looks_binary
-from bot.tools.files.staleness import read_for_write, record_write, staleness_problem
+from bot.tools.files.staleness import read_for_write, record_write, writable_file_problem
 from bot.tools.messages import Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import display_path, resolve_path
@@ -51,13 +50,10 @@ class WriteTool(PathTool[WriteInput, dict[str, Any]]):
             return VALID
         except OSError as exc:
             return ValidationReject(describe_os_error(exc, input.file_path), code=4)
-        if stat_mod.S_ISDIR(st.st_mode):
-            return ValidationReject(f"{input.file_path} is a directory", code=4)
-        if not stat_mod.S_ISREG(st.st_mode):
-            return ValidationReject(f"{input.file_path} is not a regular file", code=4)
-        problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns)
+        problem = writable_file_problem(path, input.file_path, st, context)
         if problem is not None:
-            return ValidationReject(problem, code=2 if "not been read" in problem else 3)
+            kind, message = problem
+            return ValidationReject(message, code={"type": 4, "unread": 2, "stale": 3}[kind])
         return VALID
 
     async def call(self, input: WriteInput, context: ToolUseContext, progress: Progress) -> ToolResult[dict[str, Any]]:

@@ -9,6 +9,7 @@ alone is not a change: when the content hash is still the one recorded, the file
 from __future__ import annotations
 
 import os
+import stat as stat_mod
 from pathlib import Path
 
 from bot.errors import ToolInputError, describe_os_error
@@ -57,3 +58,17 @@ def read_for_write(path: Path, context: ToolUseContext, shown: str) -> tuple[byt
     if problem is not None:
         raise ToolInputError(problem)
     return raw, st
+
+
+def writable_file_problem(path: Path, shown: str, st: os.stat_result, context: ToolUseContext
+                          ) -> tuple[str, str] | None:
+    """An existing file that Edit/Write may not touch as it is: ``(kind, message)`` with kind
+    ``"type"`` (a directory, a device…), ``"unread"`` or ``"stale"``; ``None`` when it may."""
+    if stat_mod.S_ISDIR(st.st_mode):
+        return "type", f"{shown} is a directory"
+    if not stat_mod.S_ISREG(st.st_mode):
+        return "type", f"{shown} is not a regular file"
+    problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns)
+    if problem is None:
+        return None
+    return ("unread" if problem == NOT_READ_MESSAGE else "stale"), problem
