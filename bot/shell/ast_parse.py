@@ -12,17 +12,19 @@ parse (~9 µs), and parsing is not re-entrant per parser, so the module serialis
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from typing import Any
 
+from bot.shell.quoting import quote_views
 from bot.shell.syntax import (
     DYN,
     Assignment,
     Item,
+    Parsed,
     ParseOutcome,
     ParseUnavailable,
-    Parsed,
     Redirect,
     ScopeMarker,
     SimpleCommand,
@@ -37,7 +39,7 @@ try:  # pragma: no cover - exercised by the fallback tests through monkeypatchin
 
     _LANGUAGE: Any = tree_sitter.Language(tree_sitter_bash.language())
     _PARSER: Any = tree_sitter.Parser(_LANGUAGE)
-except Exception:  # noqa: BLE001 - any failure to load means "parser unavailable"
+except Exception:
     _LANGUAGE = None
     _PARSER = None
 
@@ -57,14 +59,18 @@ _ARG_NODES = frozenset({
     "brace_expression", "translated_string",
 })
 _REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+#: ``if``/``elif``/``else`` and ``while``/``until``: every part is judged (each may run), and a ``cd``
+#: inside leaves the directory unknown. Keywords are skipped.
+_BRANCHING = frozenset({"if_statement", "elif_clause", "else_clause", "while_statement", "do_group"})
+_KEYWORDS = frozenset({"if", "then", "elif", "else", "fi", "while", "until", "do", "done"})
 _CONTROL_FLOW = {
-    "if_statement": "an if statement", "for_statement": "a for loop", "c_style_for_statement": "a for loop",
-    "while_statement": "a while loop", "case_statement": "a case statement",
+    "for_statement": "a for loop", "c_style_for_statement": "a for loop", "case_statement": "a case statement",
     "function_definition": "a function definition (it could shadow any command)",
     "arithmetic_expansion": "an arithmetic command", "select_statement": "a select loop",
 }
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _TEST_ARITH_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def parser_available() -> bool:
@@ -97,22 +103,34 @@ def _parse_cached(command: str) -> ParseOutcome:
         tree = _PARSER.parse(data)
     root = tree.root_node
     if root.has_error:
-        return _error_outcome(root)
+        return _error_outcome(root, len(data), command)
     walker = _Walker(command, command.isascii())
     try:
+        walker.check_edges(root, len(data))
         walker.statements(root)
     except Unresolvable as exc:
         return TooComplex(exc.reason, exc.check_id)
-    return Parsed(tuple(walker.items), tuple(walker.operators))
+    items = walker.items
+    commands = tuple(i for i in items if type(i) is SimpleCommand)
+    return Parsed(tuple(items), tuple(walker.operators), commands)
 
 
-def _error_outcome(root: Any) -> TooComplex:
+def _error_outcome(root: Any, size: int, command: str) -> TooComplex:
+    """MISSING nodes, or an error that runs to the end of the input, mean the command stops short
+    (check 1); an error in the middle means tokens the parser could not place (check 14)."""
     stack = [root]
+    runs_to_end = False
     while stack:
         node = stack.pop()
         if node.is_missing:
             return TooComplex(f"the command is incomplete (missing {node.type!r})", 1)
+        if node.type == "ERROR" and node.end_byte >= size:
+            runs_to_end = True
         stack.extend(node.children)
+    if quote_views(command).unterminated:
+        return TooComplex("a quote or heredoc is never closed", 14)
+    if runs_to_end:
+        return TooComplex("the command is incomplete (it stops in the middle of a construct)", 1)
     return TooComplex("the command does not parse as shell syntax (unbalanced quotes or malformed tokens)", 14)
 
 
@@ -134,7 +152,9 @@ class _Walker:
 
     def statements(self, node: Any, redirects: tuple[Redirect, ...] = ()) -> None:
         start = len(self.items)
-        for child in node.children:
+        children = node.children
+        self.check_statement_gaps(node, children)
+        for child in children:
             kind = child.type
             if kind in _OPERATORS:
                 self.operators.append(kind)
@@ -153,6 +173,7 @@ class _Walker:
         if kind == "command":
             self.items.append(self.command(node, redirects))
         elif kind == "redirected_statement":
+            self.check_statement_gaps(node, node.children)
             body = node.child_by_field_name("body")
             extra = tuple(r for c in node.children if c.type in _REDIRECT_NODES for r in self.redirects_of(c))
             if body is None:
@@ -162,6 +183,7 @@ class _Walker:
         elif kind == "list":
             self.statements(node, redirects)
         elif kind == "pipeline":
+            self.check_statement_gaps(node, node.children)
             for child in node.children:
                 if child.type in ("|", "|&"):
                     self.operators.append(child.type)
@@ -192,12 +214,24 @@ class _Walker:
         elif kind == "test_command":
             self.test_command(node)
             self.items.append(SimpleCommand((Word("[[", "[["),), (), redirects, self.text(node), "test"))
+        elif kind in _BRANCHING:
+            self.items.append(ScopeMarker(True, branch=True))
+            for child in node.children:
+                ckind = child.type
+                if ckind in _KEYWORDS or ckind == "comment":
+                    continue
+                if ckind in _OPERATORS:
+                    self.operators.append(ckind)
+                    continue
+                self.statement(child, redirects)
+            self.items.append(ScopeMarker(False, branch=True))
         elif kind in _CONTROL_FLOW:
             raise Unresolvable(f"the command uses {_CONTROL_FLOW[kind]}")
         else:
             raise Unresolvable(f"unsupported shell construct ({kind})")
 
     def statements_between(self, node: Any, open_tok: str, close_tok: str, redirects: tuple[Redirect, ...]) -> None:
+        self.check_statement_gaps(node, node.children)
         start = len(self.items)
         for child in node.children:
             kind = child.type
@@ -218,36 +252,103 @@ class _Walker:
         argv: list[Word] = []
         assigns: list[Assignment] = []
         own: list[Redirect] = []
-        for child in node.children:
+        children = node.children
+        self.check_gaps(node, children)
+        for child in children:
             kind = child.type
             if kind == "command_name":
                 inner = child.children
                 if len(inner) != 1:
                     raise Unresolvable("unsupported command name")
-                name = self.arg(inner[0])
+                first = inner[0]
+                if first.type == "word" and self.ascii:
+                    text = self.src[first.start_byte:first.end_byte]
+                    if "\\" not in text and "*" not in text and "?" not in text and "[" not in text:
+                        argv.append(Word(text, text))
+                        continue
+                name = self.arg(first)
                 if name.dynamic or DYN in name.value:
                     raise Unresolvable("the command name comes from a variable", 6)
+                if "$(" in name.text or "`" in name.text:
+                    raise Unresolvable("the command name comes from a command substitution", 8)
                 argv.append(name)
             elif kind == "variable_assignment":
                 assigns.append(self.assignment(child, exported=True))
             elif kind in _REDIRECT_NODES:
                 own.extend(self.redirects_of(child))
+            elif kind == "word" and self.ascii:
+                # The common case, without the general resolver: a plain unquoted word.
+                text = self.src[child.start_byte:child.end_byte]
+                if "\\" in text or "*" in text or "?" in text or "[" in text or "\n" in text:
+                    argv.append(resolve_word(child, self.src, True))
+                else:
+                    argv.append(Word(text, text))
             elif kind in _ARG_NODES:
                 argv.append(self.arg(child))
             elif kind == "comment":
                 continue
             else:
                 raise Unresolvable(f"unsupported shell syntax in a command ({kind})", 14)
-        return SimpleCommand(tuple(argv), tuple(assigns), redirects + tuple(own), self.text(node))
+        all_redirects = redirects + tuple(own) if own else redirects
+        return SimpleCommand(tuple(argv), tuple(assigns) if assigns else (), all_redirects, self.text(node))
 
     def arg(self, node: Any) -> Word:
         return resolve_word(node, self.src, self.ascii)
+
+    def check_gaps(self, node: Any, children: list[Any]) -> None:
+        """Where tree-sitter and bash split words differently, refuse: between the words of a command
+        only blanks and line continuations may stand (tree-sitter drops the ``\\ `` of ``\\ x``), and two
+        words may not touch (bash would join ``'a b'\\c`` into one word that tree-sitter splits)."""
+        previous_end = node.start_byte
+        previous_word = False
+        for child in children:
+            start = child.start_byte
+            is_word = child.type in _ARG_NODES or child.type == "command_name"
+            if start > previous_end:
+                gap = self.byte_slice(previous_end, start).replace("\\\n", "")
+                if gap.strip(" \t") or (previous_word and is_word and not gap):
+                    # text skipped, or two words glued by a line continuation (bash joins them)
+                    raise Unresolvable("words that the parser and bash would split differently", 14)
+            elif previous_word and is_word and start == previous_end:
+                raise Unresolvable("words that the parser and bash would split differently", 14)
+            previous_end = child.end_byte
+            previous_word = is_word
+
+    def check_edges(self, root: Any, size: int) -> None:
+        """tree-sitter's root starts at the first token: text before it (``\\ rg`` is a program named
+        " rg") or after its end must be blank."""
+        for start, end in ((0, root.start_byte), (root.end_byte, size)):
+            if end > start and self.byte_slice(start, end).replace("\\\n", "").strip(" \t\n"):
+                raise Unresolvable("text the parser skipped at the edge of the command", 14)
+
+    def check_statement_gaps(self, node: Any, children: list[Any]) -> None:
+        """Between statements, operators and comments only blanks, newlines and line continuations
+        may stand; anything else is text tree-sitter skipped and bash would read."""
+        previous_end = node.start_byte
+        for child in children:
+            if child.start_byte > previous_end:
+                gap = self.byte_slice(previous_end, child.start_byte).replace("\\\n", "")
+                if gap.strip(" \t\n"):
+                    raise Unresolvable("text the parser skipped between commands", 14)
+            previous_end = child.end_byte
+        if node.end_byte > previous_end:
+            gap = self.byte_slice(previous_end, node.end_byte).replace("\\\n", "")
+            if gap.strip(" \t\n"):
+                raise Unresolvable("text the parser skipped between commands", 14)
+
+    def byte_slice(self, start: int, end: int) -> str:
+        if self.ascii:
+            return self.src[start:end]
+        return self.src.encode("utf-8", "surrogateescape")[start:end].decode("utf-8", "surrogateescape")
 
     def assignment(self, node: Any, *, exported: bool) -> Assignment:
         children = node.children
         if len(children) < 2 or children[0].type != "variable_name" or children[1].type not in ("=", "+="):
             raise Unresolvable("an array or subscripted assignment is evaluated at run time")
         name = self.text(children[0])
+        if not _NAME.match(name):
+            # bash reads `1X=y cmd` as a command named "1X=y", not an assignment
+            raise Unresolvable(f"{name}= is not an assignment for bash", 14)
         if len(children) == 2:
             return Assignment(name, Word("", ""), exported)
         if len(children) != 3:
@@ -331,9 +432,11 @@ class _Walker:
                 raise Unresolvable("malformed redirection", 14)
         if target is None:
             raise Unresolvable("a redirection without a target", 1)
-        if target.dynamic or target.glob:
+        if target.dynamic:
+            raise Unresolvable(f"the redirection target {target.text!r} comes from a variable", 6)
+        if target.glob:
             check = 9 if op in ("<", "<>", "<&") else 10
-            raise Unresolvable(f"the redirection target {target.text!r} is only known at run time", check)
+            raise Unresolvable(f"the redirection target {target.text!r} is a glob, only resolved at run time", check)
         return Redirect(op, fd, target)
 
     def heredoc(self, node: Any) -> list[Redirect]:

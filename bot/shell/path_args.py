@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bot.shell.path_check import Access
-from bot.shell.syntax import Word
+from bot.shell.syntax import DYN, Word
 
 
-@dataclass(frozen=True, slots=True)
-class PathUse:
-    index: int
+class PathUse(NamedTuple):
+    #: Position of the word in the argv (``index`` is taken by ``tuple.index``).
+    pos: int
     value: str
     access: Access
     word: Word
@@ -108,8 +109,9 @@ SPECS: dict[str, Spec] = {
                  pattern_first=True, pattern_flags=_f("-e", "--regexp", "-f", "--file")),
     "rg": Spec(value_flags=_RG_VALUES, path_flags={"-f": "read", "--file": "read", "--ignore-file": "read"},
                pattern_first=True, pattern_flags=_f("-e", "--regexp", "-f", "--file", "--files", "--type-list")),
-    "sed": Spec(value_flags=_f("-e", "--expression", "-l", "--line-length"), path_flags={"-f": "read", "--file": "read"},
-                pattern_first=True, pattern_flags=_f("-e", "--expression", "-f", "--file")),
+    "sed": Spec(value_flags=_f("-e", "--expression", "-l", "--line-length"),
+                path_flags={"-f": "read", "--file": "read"}, pattern_first=True,
+                pattern_flags=_f("-e", "--expression", "-f", "--file")),
     "awk": Spec(value_flags=_f("-v", "-F", "--assign", "--field-separator", "-e", "--source"),
                 path_flags={"-f": "read", "--file": "read"}, pattern_first=True,
                 pattern_flags=_f("-f", "--file", "-e", "--source")),
@@ -120,8 +122,8 @@ SPECS: dict[str, Spec] = {
                rest_not_paths=_f("--args", "--jsonargs")),
     "touch": Spec("write", value_flags=_f("-d", "--date", "-t"), path_flags={"-r": "read", "--reference": "read"}),
     "mkdir": Spec("write", value_flags=_f("-m", "--mode", "--context")),
-    "rmdir": Spec("delete"), "rm": Spec("delete"), "unlink": Spec("delete"), "shred": Spec("delete",
-                                                                                           value_flags=_f("-n", "-s")),
+    "rmdir": Spec("delete"), "rm": Spec("delete"), "unlink": Spec("delete"),
+    "shred": Spec("delete", value_flags=_f("-n", "-s")),
     "mv": Spec("write", value_flags=_f("-S", "--suffix"), path_flags={"-t": "write", "--target-directory": "write"},
                last_write_others_delete=True),
     "cp": Spec("write", value_flags=_f("-S", "--suffix"), path_flags={"-t": "write", "--target-directory": "write"},
@@ -261,11 +263,11 @@ def _find(argv: Sequence[Word]) -> list[PathUse]:
     deletes = any(w.value == "-delete" for w in argv)
     starts = 0
     while i < n and not argv[i].value.startswith(("-", "(", "!", ")", ",")):
-        uses.append(PathUse(i, argv[i].value, "delete" if deletes else "read", argv[i]))
+        uses.append(PathUse(i, argv[i].value, "purge" if deletes else "read", argv[i]))
         starts += 1
         i += 1
     if starts == 0:
-        uses.append(PathUse(0, ".", "delete" if deletes else "read", argv[0]))
+        uses.append(PathUse(0, ".", "purge" if deletes else "read", argv[0]))
     while i < n:
         value = argv[i].value
         if value.startswith("-newer") and len(value) > 6 and value not in _FIND_READ:
@@ -332,4 +334,43 @@ def _tar(argv: Sequence[Word]) -> list[PathUse]:
         uses.append(PathUse(0, ".", "write", argv[0]))
     if creating:
         uses.extend(PathUse(index, word.value, "read", word) for index, word in members)
+    return uses
+
+
+def symlink_targets(words: Sequence[Word], uses: list[PathUse]) -> list[PathUse]:
+    """``ln -s TARGET LINK``: a relative target is relative to the link's directory, not to the
+    working directory; resolve it there so ``ln -s ../../etc x`` is seen for what it points at."""
+    symbolic = any(w.value == "--symbolic" or (w.value.startswith("-") and not w.value.startswith("--")
+                                                and "s" in w.value) for w in words[1:])
+    writes = [u for u in uses if u.access == "write"]
+    if not symbolic or not writes:
+        return uses
+    dest = writes[-1].value
+    reads = [u for u in uses if u.access == "read"]
+    if dest.endswith("/") or len(reads) > 1 or any(w.value in ("-t", "--target-directory") for w in words):
+        link_dir = dest.rstrip("/") or "/"
+    else:
+        link_dir = dest.rsplit("/", 1)[0] if "/" in dest else "."
+    return [u._replace(value=f"{link_dir}/{u.value}") if u.access == "read" and not u.value.startswith(("/", "~"))
+            else u for u in uses]
+
+
+def path_like_arguments(words: Sequence[Word], known: set[int]) -> list[PathUse]:
+    """For programs without a path extractor: arguments that name a place outside the working
+    directory (``/abs``, ``~/x``, ``../x``, ``--opt=/abs``, ``-v /host:/container``) are checked too,
+    so ``zip -r out.zip ~/.ssh`` or ``docker run -v /:/host`` cannot reach outside unseen."""
+    uses: list[PathUse] = []
+    if not any("/" in w.value or "~" in w.value or ".." in w.value for w in words[1:]):
+        return uses
+    for pos, word in enumerate(words[1:], start=1):
+        if pos in known:
+            continue
+        value = word.value
+        if value.startswith("-") and "=" in value:
+            value = value.split("=", 1)[1]
+        if not value or "://" in value or DYN in value:
+            continue
+        first = value[0]
+        if first == "/" or first == "~" or value == ".." or value.startswith("../"):
+            uses.append(PathUse(pos, value.split(":", 1)[0] if first == "/" else value, "read", word))
     return uses

@@ -23,9 +23,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
-Access = Literal["read", "write", "delete", "cd"]
+#: ``purge``: deleting what is *inside* a directory (``find DIR -delete``, ``rm -r DIR/*``): the
+#: directory itself stays, so the workspace may be purged, ``/`` and the home directory may not.
+Access = Literal["read", "write", "delete", "purge", "cd"]
 VerdictKind = Literal["ok", "outside", "protected", "hard_deny", "network"]
 
 #: Device files a command may use freely (reading /dev/urandom, writing /dev/null...).
@@ -46,8 +48,7 @@ SHELL_STARTUP_FILES = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
-class PathVerdict:
+class PathVerdict(NamedTuple):
     kind: VerdictKind
     path: str
     reason: str = ""
@@ -110,8 +111,8 @@ def check_path(value: str, cwd: str, access: Access, policy: PathPolicy) -> Path
     path = expand(value, cwd, policy.home)
     if path.startswith("/dev/"):
         return _device(path, access)
-    if access == "delete":
-        hard = _hard_delete_reason(path, policy)
+    if access in ("delete", "purge"):
+        hard = _hard_delete_reason(path, policy, contents_only=access == "purge")
         if hard is not None:
             return PathVerdict("hard_deny", path, hard)
     root = next((r for r in policy.roots if within(path, r)), None)
@@ -120,8 +121,8 @@ def check_path(value: str, cwd: str, access: Access, policy: PathPolicy) -> Path
     if policy.resolve_links is not None and path != root:
         resolved = policy.resolve_links(path, root)
         if resolved != path:
-            if access == "delete":
-                hard = _hard_delete_reason(resolved, policy)
+            if access in ("delete", "purge"):
+                hard = _hard_delete_reason(resolved, policy, contents_only=access == "purge")
                 if hard is not None:
                     return PathVerdict("hard_deny", resolved, hard)
             root = next((r for r in policy.roots if within(resolved, r)), None)
@@ -129,7 +130,7 @@ def check_path(value: str, cwd: str, access: Access, policy: PathPolicy) -> Path
                 return PathVerdict("outside", resolved, f"{value} is a symbolic link to {resolved}, "
                                                         "outside the workspace")
             path = resolved
-    if access in ("write", "delete"):
+    if access in ("write", "delete", "purge"):
         reason = _protected_reason(path, root, policy)
         if reason is not None:
             return PathVerdict("protected", path, reason)
@@ -140,13 +141,13 @@ def _device(path: str, access: Access) -> PathVerdict:
     if path.startswith(("/dev/tcp/", "/dev/udp/")):
         return PathVerdict("network", path, f"{path} opens a network connection")
     if path in HARMLESS_DEVICES or path.startswith("/dev/fd/"):
-        if access == "delete":
+        if access in ("delete", "purge"):
             return PathVerdict("hard_deny", path, f"removing {path} breaks the system")
         return PathVerdict("ok", path)
     return PathVerdict("outside", path, f"{path} is a device file")
 
 
-def _hard_delete_reason(path: str, policy: PathPolicy) -> str | None:
+def _hard_delete_reason(path: str, policy: PathPolicy, *, contents_only: bool = False) -> str | None:
     if path == "/":
         return "removing / destroys the system"
     if path == policy.home:
@@ -154,7 +155,7 @@ def _hard_delete_reason(path: str, policy: PathPolicy) -> str | None:
     if path.count("/") == 1 or path in CRITICAL_DIRECTORIES:
         return f"removing the system directory {path}"
     for root in policy.roots:
-        if within(root, path):
+        if within(root, path) and not (contents_only and root == path):
             return f"removing {path} removes the workspace ({root})"
     return None
 

@@ -26,7 +26,7 @@ _TOKEN = re.compile(
       |(?P<ansi>\$'(?:[^'\\]|\\.)*(?:'|\Z))
       |(?P<sq>'[^']*(?:'|\Z))
       |(?P<dq>"(?:[^"\\]|\\.)*(?:"|\Z))
-      |(?P<hd>(?<!<)<<(?!<)-?[ \t]*(?:'[^'\n]*'|"[^"\n]*"|\\?[A-Za-z_][A-Za-z0-9_-]*))
+      |(?P<hd>(?<!<)<<(?!<)-?[ \t]*(?:'[^'\n]*'|"[^"\n]*"|\\.|[A-Za-z0-9_-])+)
       |(?P<com>(?<![^\s;&|()])\#[^\n]*)
       |(?P<nl>\n)
       |(?P<other>[^\\'"$<\#\n]+|[$<\#])""",
@@ -62,13 +62,21 @@ def quote_views(command: str) -> QuoteViews:
     unterminated = False
     pending: list[tuple[str, bool, bool]] = []  # heredocs opened on the current line
     pos, n = 0, len(command)
+    escaped_until = -1
     while pos < n:
         match = _TOKEN.match(command, pos)
         if match is None:  # pragma: no cover - the pattern matches every character
             break
         kind = match.lastgroup
         token = match.group()
-        pos = match.end()
+        if kind == "com" and match.start() == escaped_until:
+            # `\ #x`: the # follows an escaped blank, so it is inside a word, not a comment.
+            kind, token = "other", "#"
+            pos = match.start() + 1
+        else:
+            pos = match.end()
+        if kind == "esc":
+            escaped_until = pos
         if kind == "other":
             wdq.append(token)
             full.append(token)
@@ -95,9 +103,10 @@ def quote_views(command: str) -> QuoteViews:
             keep.append(token)
             spec = token[2:]
             strip_tabs = spec.startswith("-")
-            spec = spec.lstrip("-").strip()
-            quoted = spec[:1] in ("'", '"', "\\")
-            pending.append((spec.strip("'\"\\"), quoted, strip_tabs))
+            spec = spec[1:].strip() if strip_tabs else spec.strip()
+            # bash removes the quotes of a partly quoted delimiter: <<'E'OF ends at a line "EOF"
+            quoted = any(q in spec for q in "'\"\\")
+            pending.append((spec.replace("'", "").replace('"', "").replace("\\", ""), quoted, strip_tabs))
         else:  # newline
             wdq.append("\n")
             full.append("\n")

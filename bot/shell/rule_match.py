@@ -132,9 +132,6 @@ class RuleIndex:
             else:
                 self._any.append(compiled)
 
-    def __bool__(self) -> bool:
-        return bool(self.rules)
-
     def candidates(self, program: str) -> list[CompiledRule]:
         found = self._by_program.get(program)
         if not found:

@@ -76,8 +76,9 @@ ZSH_DANGEROUS_COMMANDS = frozenset({
     "zf_rm", "zf_mv", "zf_ln", "zf_chmod", "zf_chown", "zf_chgrp", "zf_mkdir", "zf_rmdir", "zf_sync",
 })
 
-# Fast path: a command with none of these characters cannot trip any text check but the first.
-_SUSPICIOUS = re.compile(r"[$`\\{}#~<(\[\x00-\x08\x0b-\x1f\x7f]|[^\x00-\x7f]|IFS|/proc/|(?:^|[\s;&|])=")
+# Fast path: a command with none of these cannot trip any text check but the first.
+_SUSPICIOUS_CHARS = frozenset("$`\\{}#~<([\x7f\r" + "".join(chr(c) for c in range(32) if c not in (9, 10)))
+_ZSH_EQUALS = re.compile(r"(?:^|[\s;&|])=")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: Unicode spaces and invisible characters that look like a space or nothing (and bidi controls,
 #: the "trojan source" trick): bash does not split on them, a reader does.
@@ -95,11 +96,14 @@ def text_findings(command: str) -> Finding | None:
     stripped = command.strip()
     if not stripped:
         return Finding(1, "the command is empty")
-    if command.startswith("\t"):
+    if command[0] == "\t":
         return Finding(1, "the command starts with a tab (a fragment of another command)")
-    if _INCOMPLETE_START.match(stripped) or _INCOMPLETE_END.search(stripped):
+    if (stripped[0] in "-&|;" or stripped[-1] in "&|\\") and \
+            (_INCOMPLETE_START.match(stripped) or _INCOMPLETE_END.search(stripped)):
         return Finding(1, "the command starts or ends with an operator (an incomplete fragment)")
-    if _SUSPICIOUS.search(command) is None:
+    if command.isascii() and _SUSPICIOUS_CHARS.isdisjoint(command) and "IFS" not in command and \
+            "/proc/" not in command and "/dev/" not in command and \
+            ("=" not in command or _ZSH_EQUALS.search(command) is None):
         return None
     if "\r" in command:
         return Finding(7, "a carriage return: bash reads it as part of a word, other parsers as a line break")
@@ -109,6 +113,8 @@ def text_findings(command: str) -> Finding | None:
         return Finding(18, "the command contains Unicode whitespace or invisible characters")
     if _PROC_ENVIRON.search(command):
         return Finding(13, "the command reads a process environment or memory file (/proc/*/environ)")
+    if "/dev/tcp/" in command or "/dev/udp/" in command:
+        return Finding(10, "bash opens a network connection through /dev/tcp or /dev/udp")
     views = quote_views(command)
     if views.unterminated:
         return Finding(14, "a quote or heredoc is never closed")
@@ -135,13 +141,14 @@ def _syntax_finding(command: str, views: QuoteViews) -> Finding | None:
         return Finding(16, "brace expansion turns one word into several")
     if _MID_WORD_HASH.search(views.keep_quote_chars):
         return Finding(19, "a '#' in the middle of a word (parsers disagree on whether it starts a comment)")
+    escaped = set(views.escapes)
     for pos, char in views.escapes:
         if char in "|&<>":
             return Finding(21, f"a backslash-escaped operator '\\{char}'")
         if char == ";" and not _standalone(command, pos, 2):
             return Finding(21, "a backslash-escaped ';' inside a word")
-        if char == "\n" and pos > 0 and not command[pos - 1].isspace() and \
-                pos + 2 < len(command) and not command[pos + 2].isspace():
+        if char == "\n" and pos > 0 and pos + 2 < len(command) and not command[pos + 2].isspace() and \
+                (not command[pos - 1].isspace() or (pos - 2, command[pos - 1]) in escaped):
             return Finding(15, "a line continuation joins two halves of a word (r\\<newline>m is rm)")
         if char in " \t" and pos + 2 < len(command) and command[pos + 2] == "-":
             return Finding(15, "a backslash-escaped space hides a flag inside a word")

@@ -11,15 +11,16 @@ ever be matched by a rule's ``*``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 #: Stands for a part of a word whose value is only known at run time (a ``$VAR`` expansion, a
 #: file name a glob or ``find -exec {}`` produces). U+E000 is private use: never in a rule literal.
 DYN = "\ue000"
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One shell word (an argument, a command name, a redirect target)."""
+class Word(NamedTuple):
+    """One shell word (an argument, a command name, a redirect target). A named tuple: the parser
+    makes thousands of these, and a frozen dataclass costs several times more to build."""
 
     #: What the program receives (quotes removed, escapes applied, ``DYN`` for run-time parts).
     value: str
@@ -54,8 +55,7 @@ READ_OPS = frozenset({"<"})
 READ_WRITE_OPS = frozenset({"<>"})
 
 
-@dataclass(frozen=True, slots=True)
-class Redirect:
+class Redirect(NamedTuple):
     op: str
     #: The file descriptor written before the operator (``2>``), when there is one.
     fd: int | None
@@ -81,16 +81,14 @@ class Redirect:
         return self.op in READ_OPS or self.op in READ_WRITE_OPS
 
 
-@dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(NamedTuple):
     name: str
     value: Word
     #: ``export NAME=...`` / ``declare -x``: changes the environment of what follows.
     exported: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
+class SimpleCommand(NamedTuple):
     """One command of a compound: ``NAME=v prog args > file``."""
 
     argv: tuple[Word, ...]
@@ -110,32 +108,34 @@ class SimpleCommand:
         return tuple(w.value for w in self.argv)
 
 
-@dataclass(frozen=True, slots=True)
-class ScopeMarker:
+class ScopeMarker(NamedTuple):
     """Entering or leaving a subshell (``( ... )``, a pipeline element, a background job): a ``cd``
-    inside does not change the directory of what follows the scope."""
+    inside does not change the directory of what follows the scope. A ``branch`` scope (the body
+    of an ``if`` or a loop) runs in the current shell, maybe: a ``cd`` inside leaves the directory
+    unknown."""
 
     enter: bool
+    branch: bool = False
 
 
 Item = SimpleCommand | ScopeMarker
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(NamedTuple):
     """Outcome "simple": a flat list of simple commands (with scope markers) we can judge one by one."""
 
     items: tuple[Item, ...]
     #: The operators between commands, in order (``&&``, ``||``, ``;``, ``|``, ``&``, newline).
     operators: tuple[str, ...] = ()
-
-    @property
-    def commands(self) -> tuple[SimpleCommand, ...]:
-        return tuple(i for i in self.items if isinstance(i, SimpleCommand))
+    #: The simple commands of ``items``.
+    commands: tuple[SimpleCommand, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class TooComplex:
+def parsed(items: tuple[Item, ...], operators: tuple[str, ...] = ()) -> Parsed:
+    return Parsed(items, operators, tuple(i for i in items if isinstance(i, SimpleCommand)))
+
+
+class TooComplex(NamedTuple):
     """Outcome "too complex": substitutions, unresolvable expansions, control flow. Headless, the
     answer is "ask", which means deny."""
 
@@ -144,8 +144,7 @@ class TooComplex:
     check_id: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ParseUnavailable:
+class ParseUnavailable(NamedTuple):
     """Outcome "parser unavailable": tree-sitter could not be loaded; a conservative fallback decides."""
 
     reason: str = "the shell parser is not available"

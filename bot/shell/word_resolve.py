@@ -83,6 +83,9 @@ def resolve_word(node: Any, src: str, ascii_src: bool) -> Word:
 
 
 def _unquoted_word(text: str) -> Word:
+    if "\n" in text.replace("\\\n", ""):
+        # an unquoted newline ends a command for bash; a word node spanning one is a parser slip
+        raise Unresolvable("a word that spans a line break", 14)
     if "\\" not in text:
         glob = _has_glob(text)
         return Word(text, text, glob=glob)
@@ -124,16 +127,24 @@ def _flagged(word: Word) -> Word:
     dashes = 2 if value.startswith("--") else 1
     if word.text.startswith(value[:dashes + 1]):
         return word
-    return Word(word.value, word.text, word.quoted, word.dynamic, word.splits, word.glob, True, word.escaped_space)
+    return word._replace(obfuscated_flag=True)
 
 
 def _double_quoted(node: Any, src: str, ascii_src: bool) -> tuple[str, bool]:
+    """Text between the children counts too: tree-sitter does not always cover a newline inside the
+    quotes with a ``string_content`` node, and dropping it would change the value."""
     parts: list[str] = []
     dynamic = False
+    raw: bytes = node.text
+    base = node.start_byte
+    pos = base + 1
     for child in node.children:
         kind = child.type
         if kind == '"':
             continue
+        if child.start_byte > pos:
+            parts.append(_unescape_double(raw[pos - base:child.start_byte - base].decode("utf-8", "surrogateescape")))
+        pos = child.end_byte
         if kind == "string_content":
             parts.append(_unescape_double(node_text(child, src, ascii_src)))
         elif kind in ("simple_expansion", "expansion"):
@@ -146,6 +157,9 @@ def _double_quoted(node: Any, src: str, ascii_src: bool) -> tuple[str, bool]:
             inner = resolve_word(child, src, ascii_src)
             parts.append(inner.value)
             dynamic = dynamic or inner.dynamic
+    end = base + len(raw) - 1
+    if end > pos:
+        parts.append(_unescape_double(raw[pos - base:end - base].decode("utf-8", "surrogateescape")))
     return "".join(parts), dynamic
 
 
@@ -181,7 +195,11 @@ def _check_expansion(node: Any, src: str, ascii_src: bool) -> None:
 def _concatenation(node: Any, text: str, src: str, ascii_src: bool) -> Word:
     values: list[str] = []
     quoted = dynamic = splits = glob = escaped_space = False
+    previous_end = node.start_byte
     for child in node.children:
+        if child.start_byte != previous_end:
+            raise Unresolvable("a word whose parts the parser does not join the way bash does", 14)
+        previous_end = child.end_byte
         part = resolve_word(child, src, ascii_src)
         values.append(part.value)
         quoted = quoted or part.quoted

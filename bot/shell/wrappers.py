@@ -25,16 +25,15 @@ syntax (so ``timeout -s KILL 5 cmd`` finds ``cmd``) and classified:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
+from bot.shell.program_flags import git_subcommand_index
 from bot.shell.syntax import DYN, Assignment, Word, literal
 
 InnerKind = Literal["transparent", "privilege", "exec_each", "opaque"]
 
 
-@dataclass(frozen=True, slots=True)
-class Inner:
+class Inner(NamedTuple):
     kind: InnerKind
     #: Index (in the outer argv) where the inner command starts; for scripts, the script's index.
     start: int
@@ -48,6 +47,9 @@ class Inner:
     chdir: Word | None = None
     #: Why an opaque launcher is opaque.
     reason: str = ""
+    #: The launched commands come from stdin, not the argv: no rule literal can spell them out,
+    #: only an exact rule for the whole command approves it.
+    from_stdin: bool = False
 
 
 Handler = Callable[[Sequence[Word]], list[Inner]]
@@ -141,9 +143,7 @@ def _env(argv: Sequence[Word]) -> list[Inner]:
         elif value == "--":
             i += 1
             break
-        elif value.startswith("-") and value != "-":
-            i += 1
-        elif value == "-":
+        elif (value.startswith("-") and value != "-") or value == "-":
             i += 1
         elif _is_assignment(value):
             name, _, rest = value.partition("=")
@@ -301,7 +301,7 @@ def _privilege(argv: Sequence[Word]) -> list[Inner]:
                 j += 1
             if j < n:
                 return [Inner("privilege", j, tuple(argv[j:]))]
-        return [Inner("opaque", 1, reason=f"{program} without -c starts a shell")]
+        return [Inner("opaque", 1, reason=f"{program} without -c starts a shell", from_stdin=True)]
     values = {w.value for w in argv[1:]}
     if program == "sudo" and values & _SUDO_NO_COMMAND and not any(
             not w.value.startswith("-") for w in argv[1:]):
@@ -330,7 +330,7 @@ def _privilege(argv: Sequence[Word]) -> list[Inner]:
         assigns.append(Assignment(name, Word(rest, rest, dynamic=argv[i].dynamic), exported=True))
         i += 1
     if i >= n:
-        return [Inner("opaque", 1, reason=f"{program} without a command starts a shell")]
+        return [Inner("opaque", 1, reason=f"{program} without a command starts a shell", from_stdin=True)]
     return [Inner("privilege", i, tuple(argv[i:]), assignments=tuple(assigns), chdir=chdir)]
 
 
@@ -358,7 +358,7 @@ def _shell(argv: Sequence[Word]) -> list[Inner]:
             return [Inner("opaque", 1, reason=f"shell option {value}")]
         break
     if i >= n or argv[i].value in ("-", "-s"):
-        return [Inner("opaque", 1, reason="the shell reads its commands from stdin")]
+        return [Inner("opaque", 1, reason="the shell reads its commands from stdin", from_stdin=True)]
     return [Inner("opaque", i, reason="the shell runs a script file whose content cannot be checked")]
 
 
@@ -481,6 +481,40 @@ def _nix(argv: Sequence[Word]) -> list[Inner]:
     return []
 
 
+def _git(argv: Sequence[Word]) -> list[Inner]:
+    """``git rebase -x CMD``, ``git submodule foreach CMD``, ``git bisect run CMD...``."""
+    if not any(w.value in ("rebase", "submodule", "bisect") for w in argv):
+        return []
+    sub = git_subcommand_index(argv)
+    if sub is None:
+        return []
+    command = argv[sub].value
+    n = len(argv)
+    inners: list[Inner] = []
+    if command == "rebase":
+        for k in range(sub + 1, n):
+            value = argv[k].value
+            if value in ("-x", "--exec") and k + 1 < n:
+                inners.append(Inner("exec_each", k + 1, script=argv[k + 1].value))
+            elif value.startswith("--exec="):
+                inners.append(Inner("exec_each", k, script=value.split("=", 1)[1]))
+            elif value.startswith("-x") and len(value) > 2:
+                inners.append(Inner("exec_each", k, script=value[2:]))
+    elif command == "submodule":
+        k = sub + 1
+        while k < n and argv[k].value.startswith("-"):
+            k += 1
+        if k < n and argv[k].value == "foreach":
+            k += 1
+            while k < n and argv[k].value in ("--recursive", "-q", "--quiet"):
+                k += 1
+            if k < n:
+                inners.append(Inner("exec_each", k, script=" ".join(w.value for w in argv[k:])))
+    elif command == "bisect" and sub + 1 < n and argv[sub + 1].value == "run" and sub + 2 < n:
+        inners.append(Inner("exec_each", sub + 2, tuple(argv[sub + 2:])))
+    return inners
+
+
 def _cross_env(argv: Sequence[Word]) -> list[Inner]:
     i = 1
     assigns: list[Assignment] = []
@@ -495,7 +529,7 @@ _HANDLERS: dict[str, Handler] = {
     "env": _env, "timeout": _timeout, "gtimeout": _timeout, "nice": _nice, "nohup": _simple("nohup"),
     "stdbuf": _stdbuf, "setsid": _simple("setsid"), "time": _time, "command": _command,
     "builtin": _simple("builtin"), "exec": _exec, "ionice": _ionice, "chrt": _chrt, "taskset": _taskset,
-    "flock": _flock, "watch": _watch, "xargs": _xargs, "find": _find, "eval": _eval,
+    "flock": _flock, "watch": _watch, "xargs": _xargs, "find": _find, "eval": _eval, "git": _git,
     "sudo": _privilege, "doas": _privilege, "su": _privilege, "runuser": _privilege,
     "npx": _runner(1), "bunx": _runner(1), "uvx": _runner(1), "cross-env": _cross_env, "dotenv": _runner(1),
     "nix": _nix, "nix-shell": _nix,

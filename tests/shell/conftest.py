@@ -71,3 +71,13 @@ def check(ws: Path) -> Check:
         return check_bash_permissions(command, context_for(ws, allow, deny, ask, **kw))
 
     return run
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the corpus counts after the run (``tests/shell/test_corpus.py`` fills them in)."""
+    from tests.shell import test_corpus
+
+    if test_corpus.SUMMARY:
+        terminalreporter.write_sep("-", "Bash analysis corpus")
+        for line in test_corpus.SUMMARY.values():
+            terminalreporter.write_line(line)

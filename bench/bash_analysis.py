@@ -1,0 +1,117 @@
+"""Bash analysis throughput: decisions per second, and a full decision against a bare parse.
+
+Commands: the benign corpus (real CI workflow steps, Makefile recipes and agent-session commands,
+``tests/shell/corpus/benign.jsonl``), each also in the two shapes agents most often wrap commands
+in (``cd <dir> && …`` and ``… 2>&1 | tail -n 20``), plus every attack of the attack corpus.
+Each is decided under its own policy, cold: the parse cache is cleared before every decision, so
+the figure includes tree-sitter, the walk, the 23 checks, rules, wrappers and path checks
+(with their ``lstat`` calls against a real workspace).
+
+Baseline, measured in the same run on the same commands: a bare tree-sitter parse
+(``Parser.parse`` of the encoded command). The ratio is total decision time over total parse
+time; the target is at most 3×.
+
+    python bench/bash_analysis.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.shell import ast_parse  # noqa: E402
+from bot.shell.api import check_bash_permissions  # noqa: E402
+from tests.shell.conftest import build_workspace, context_for  # noqa: E402
+
+CORPUS = ROOT / "tests" / "shell" / "corpus"
+
+
+def load_cases(ws: Path) -> list[tuple[str, Any]]:
+    """Commands with their contexts; cases sharing a policy share one context, as the calls of a
+    run share the run's permission context."""
+    cases: list[tuple[str, Any]] = []
+    contexts: dict[str, Any] = {}
+    for name in ("benign.jsonl", "attacks.jsonl"):
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            key = json.dumps([case["allow"], case["deny"], case["ask"], case.get("policy")], sort_keys=True)
+            if key not in contexts:
+                policy = dict(case.get("policy") or {})
+                cwd = policy.pop("cwd", None)
+                contexts[key] = context_for(ws, case["allow"], case["deny"], case["ask"],
+                                            cwd=ws / cwd if cwd else None, **policy)
+            ctx = contexts[key]
+            command = case["command"]
+            cases.append((command, ctx))
+            if name == "benign.jsonl":
+                cases.append((f"cd src && {command}", ctx))
+                cases.append((f"{command} 2>&1 | tail -n 20", ctx))
+    return cases
+
+
+def time_each(cases: list[tuple[str, Any]], fn: Any, repeat: int, prime: bool = False) -> list[float]:
+    """Per-case best-of-``repeat`` time in seconds (the minimum filters out scheduler noise);
+    ``prime`` runs each case once untimed just before timing it."""
+    best = [float("inf")] * len(cases)
+    for _ in range(repeat):
+        for i, (command, ctx) in enumerate(cases):
+            if prime:
+                fn(command, ctx)
+            start = time.perf_counter()
+            fn(command, ctx)
+            elapsed = time.perf_counter() - start
+            if elapsed < best[i]:
+                best[i] = elapsed
+    return best
+
+
+def bare_parse(command: str, _ctx: Any) -> None:
+    ast_parse.parse_tree(command)
+
+
+def cold_decision(command: str, ctx: Any) -> None:
+    ast_parse.clear_parse_cache()
+    check_bash_permissions(command, ctx)
+
+
+def warm_decision(command: str, ctx: Any) -> None:
+    """The second decision of the same command (its parse is cached), as when a call's permission,
+    read-only and concurrency questions come one after the other."""
+    check_bash_permissions(command, ctx)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5, help="best-of-N per command (default 5)")
+    args = parser.parse_args()
+    ws = build_workspace(Path(tempfile.mkdtemp(prefix="bench-bash-")))
+    cases = load_cases(ws)
+    for command, ctx in cases:  # warm imports, the options cache and the OS page cache
+        cold_decision(command, ctx)
+    parse = time_each(cases, bare_parse, args.repeat)
+    cold = time_each(cases, cold_decision, args.repeat)
+    warm = time_each(cases, warm_decision, args.repeat, prime=True)
+    n = len(cases)
+    ratios = [c / p for c, p in zip(cold, parse, strict=True)]
+    print(f"commands: {n} (benign corpus x3 shapes + attack corpus), best of {args.repeat}")
+    print(f"bare tree-sitter parse : mean {statistics.mean(parse) * 1e6:6.1f} us   "
+          f"median {statistics.median(parse) * 1e6:6.1f} us")
+    print(f"full decision (cold)   : mean {statistics.mean(cold) * 1e6:6.1f} us   "
+          f"median {statistics.median(cold) * 1e6:6.1f} us   -> {n / sum(cold):,.0f} decisions/s")
+    print(f"repeat decision (warm) : mean {statistics.mean(warm) * 1e6:6.1f} us   "
+          f"median {statistics.median(warm) * 1e6:6.1f} us   -> {n / sum(warm):,.0f} decisions/s")
+    print(f"ratio full/parse (cold): total {sum(cold) / sum(parse):.2f}x   median per command "
+          f"{statistics.median(ratios):.2f}x   (target <= 3x)")
+
+
+if __name__ == "__main__":
+    main()
