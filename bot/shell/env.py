@@ -63,6 +63,11 @@ HEADLESS_DEFAULTS: Mapping[str, str] = {
     "GIT_TERMINAL_PROMPT": "0",
     "DEBIAN_FRONTEND": "noninteractive",
     "TERM": "dumb",
+    # git never runs a repository it merely finds (a bare repository the model wrote, whose config
+    # could name a command): only the workspace's own, or one named with --git-dir.
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "safe.bareRepository",
+    "GIT_CONFIG_VALUE_0": "explicit",
 }
 
 #: Used when the bot's own environment has no PATH.

@@ -51,7 +51,8 @@ def protected_write_reason(path: Path, context: ToolUseContext) -> str | None:
         if not is_within(path, root):
             continue
         rel = path.relative_to(root).parts
-        if rel[:1] == (".git",) and not context.permission.allow_git_dir_writes:
+        # At any depth: a nested .git (or a bare repository's config) is as dangerous as the root's.
+        if ".git" in rel and not context.permission.allow_git_dir_writes:
             return "writes into .git/ are not allowed unless the policy allows them"
         if rel[:2] == (".github", "workflows") and not context.permission.allow_workflow_writes:
             return "writes into .github/workflows/ are not allowed unless the policy allows them"
