@@ -233,7 +233,9 @@ def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment:
     prompt = instruction(body, phrase)
     context = dict(base.pop("context", {}))
     context["comment"] = body
-    return Trigger(True, f"{actor} mentioned {phrase} in a {kind.replace('_', ' ')}", prompt=prompt,
+    where = {"issue_comment": "an issue comment", "pr_comment": "a pull request comment",
+             "review_comment": "a review comment", "review": "a review"}.get(kind, kind)
+    return Trigger(True, f"{actor} mentioned {phrase} in {where}", prompt=prompt,
                    context=context, **base)
 
 

@@ -258,3 +258,70 @@ def test_a_pr_that_edits_the_policy_runs_under_the_default_branchs_policy(world:
     assert "No such tool available: Edit" in (world.tmp / "bot-output" / "scratch" / "transcript.jsonl").read_text()
     assert json.loads((world.tmp / "bot-output" / "outcome.json").read_text())["files"] == []
     assert "(ordered[middle - 1] + ordered[middle]) / 2" not in world.origin_file("feature", "stats.py")
+
+
+def test_dry_run_prints_the_decision_and_calls_nothing(world: World) -> None:
+    world.gh.clear_requests()
+    result = world.run("--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "triggered": True, "reason": "alice mentioned @bot in an issue comment", "kind": "issue_comment",
+        "issue": 1, "pr": None, "branch": BRANCH, "prompt": "fix this"}
+    assert world.gh.requests() == []
+
+
+@pytest.mark.parametrize(
+    ("description", "content", "fragment"),
+    [
+        ("not JSON", "{oops", "not a JSON event payload"),
+        ("not an object", "[]", "must be a JSON object"),
+        ("no comment", '{"action": "created", "issue": {"number": 1}}', "no 'comment' object"),
+    ],
+)
+def test_a_malformed_event_is_a_clear_error_not_a_traceback(world: World, description: str, content: str,
+                                                           fragment: str) -> None:
+    event = world.tmp / "bad.json"
+    event.write_text(content)
+    result = world.run("--dry-run", "--json", event=event)
+    assert result.exit_code != 0, description
+    assert fragment in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_failed_verification_makes_the_pr_a_draft(world: World) -> None:
+    policy = world.tmp / "org-policy.json"
+    policy.write_text(json.dumps({"bot": {"extends": "fix", "verify": ["python3 -c 'raise SystemExit(3)'"]}}))
+    result = world.run("--replay", str(DEMO_CASSETTE), policy=str(policy))
+    assert result.exit_code == 0, result.output
+    assert world.gh.pulls(REPO)[0].draft
+    comment = world.gh.comments(REPO, world.issue)[-1].body
+    assert "verification failed" in comment
+    assert world.outputs()["conclusion"] == "partial"
+
+
+def test_a_cancelled_run_commits_a_checkpoint_and_says_so(world: World) -> None:
+    # The workflow is cancelled (SIGTERM) while the model is mid-run: after the first edit.
+    import os
+    import signal
+    import threading
+
+    from bot.agent.events import ToolFinished
+    from bot.github import progress
+
+    original = progress.StickyProgress.sink
+
+    def sink(self: progress.StickyProgress, event: object) -> None:
+        original(self, event)  # type: ignore[arg-type]
+        if isinstance(event, ToolFinished) and event.tool_name == "Edit":
+            threading.Timer(0.0, os.kill, (os.getpid(), signal.SIGTERM)).start()
+
+    world.monkeypatch.setattr(progress.StickyProgress, "sink", sink)
+    result = world.run("--replay", str(DEMO_CASSETTE))
+    assert result.exit_code == 0, result.output
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in world.origin_file(BRANCH, "stats.py")
+    message = subprocess.run(["git", "-C", str(world.origin), "log", "-1", "--format=%s", BRANCH],
+                             capture_output=True, text=True, check=True).stdout
+    assert "checkpoint" in message.lower()
+    comment = world.gh.comments(REPO, world.issue)[-1].body
+    assert "cancelled" in comment.lower()
+    assert world.gh.pulls(REPO)[0].draft

@@ -61,7 +61,7 @@ def test_issue_comment_mentioning_the_bot_triggers_on_a_new_branch() -> None:
     trigger = decide_trigger("issue_comment", payload("issue_comment.created", comment__body="@bot fix this"),
                              SETTINGS)
     assert trigger.dry_run_json() == {
-        "triggered": True, "reason": "Codertocat mentioned @bot in a issue comment", "kind": "issue_comment",
+        "triggered": True, "reason": "Codertocat mentioned @bot in an issue comment", "kind": "issue_comment",
         "issue": 1, "pr": None, "branch": "bot/issue-1-spelling-error-in-the-readme-file", "prompt": "fix this"}
     assert trigger.actor == "Codertocat"
     assert trigger.comment_id == 492700400
