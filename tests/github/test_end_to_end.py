@@ -58,9 +58,10 @@ class World:
         path.write_text(json.dumps(payload))
         return path
 
-    def run(self, *args: str, event: Path | None = None, policy: str = "fix") -> Any:
+    def run(self, *args: str, event: Path | None = None, policy: str = "fix",
+            event_name: str = "issue_comment") -> Any:
         env = {
-            "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event or self.event()),
+            "GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(event or self.event()),
             "GITHUB_API_URL": self.gh.api_url, "GITHUB_SERVER_URL": self.gh.server_url,
             "GITHUB_REPOSITORY": REPO, "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": TOKEN,
             "GITHUB_WORKSPACE": str(self.workspace), "GITHUB_OUTPUT": str(self.tmp / "gh-output"),
@@ -325,3 +326,20 @@ def test_a_cancelled_run_commits_a_checkpoint_and_says_so(world: World) -> None:
     comment = world.gh.comments(REPO, world.issue)[-1].body
     assert "cancelled" in comment.lower()
     assert world.gh.pulls(REPO)[0].draft
+
+
+def test_a_trigger_label_on_an_issue_starts_a_run(world: World) -> None:
+    payload = json.loads((FIXTURES / "events" / "issues.labeled.json").read_text())
+    payload["repository"]["full_name"] = REPO
+    payload["issue"].update({"number": world.issue, "title": "median() is wrong for an even number of values",
+                             "body": "median([4, 1, 3, 2]) should be 2.5"})
+    payload["label"]["name"] = "bot"
+    payload["sender"] = {"login": "alice", "type": "User"}
+    event = world.tmp / "labeled.json"
+    event.write_text(json.dumps(payload))
+    world.monkeypatch.setenv("BOT_LABEL_TRIGGER", "bot")
+    result = world.run("--replay", str(DEMO_CASSETTE), event=event, event_name="issues")
+    assert result.exit_code == 0, result.output
+    assert [r.content for r in world.gh.reactions()][-1] == "eyes"
+    assert world.gh.pulls(REPO)[0].head_ref == BRANCH
+    assert "✅ Done" in world.gh.comments(REPO, world.issue)[-1].body
