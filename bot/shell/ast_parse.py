@@ -6,6 +6,10 @@ or :class:`~bot.shell.syntax.ParseUnavailable`. Anything the walker does not pos
 is "too complex": an ERROR or MISSING node, control flow (``if``, ``for``, ``case``, functions),
 substitutions, and constructs where tree-sitter and bash are known to disagree (``$"..."``).
 
+Common shapes (plain or quoted words, ``&&``/``;``/``|`` chains, simple redirections) are flattened
+by :mod:`bot.shell.fast_parse` in one pass over the tree; it declines everything else, and the
+general walker below decides. Both reach the same outcome (``tests/shell/test_fast_parse.py``).
+
 The Language and the Parser are module-level singletons: building them costs far more than a
 parse (~9 µs), and parsing is not re-entrant per parser, so the module serialises it with a lock.
 """
@@ -17,6 +21,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+from bot.shell.fast_parse import fast_parsed
 from bot.shell.quoting import quote_views
 from bot.shell.syntax import (
     DYN,
@@ -94,6 +99,12 @@ def parse_tree(command: str) -> Any:
 
 @lru_cache(maxsize=PARSE_CACHE_SIZE)
 def _parse_cached(command: str) -> ParseOutcome:
+    return parse_fresh(command)
+
+
+def parse_fresh(command: str, *, fast: bool = True) -> ParseOutcome:
+    """Parse without the cache. ``fast=False`` skips :mod:`bot.shell.fast_parse` (the tests check
+    that both paths reach the same outcome)."""
     if _PARSER is None:
         return ParseUnavailable()
     if len(command) > MAX_COMMAND_CHARS:
@@ -104,7 +115,12 @@ def _parse_cached(command: str) -> ParseOutcome:
     root = tree.root_node
     if root.has_error:
         return _error_outcome(root, len(data), command)
-    walker = _Walker(command, command.isascii())
+    ascii_src = command.isascii()
+    if fast and ascii_src:
+        outcome = fast_parsed(root, command, len(data))
+        if outcome is not None:
+            return outcome
+    walker = _Walker(command, ascii_src)
     try:
         walker.check_edges(root, len(data))
         walker.statements(root)

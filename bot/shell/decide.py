@@ -17,10 +17,11 @@ import re
 import shlex
 
 from bot.shell.ast_parse import parse_command
-from bot.shell.judge import MAX_SUBCOMMANDS, Judge, Options, State, Verdict, combine
+from bot.shell.judge import MAX_SUBCOMMANDS, Judge, Options
 from bot.shell.rule_match import canonical
 from bot.shell.security_checks import text_findings
 from bot.shell.syntax import Assignment, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex, Word
+from bot.shell.verdict import State, Verdict, combine
 
 _ROUGH_SPLIT = re.compile(r"\|\||&&|\$\(|<\(|>\(|[;|&\n()`{}]")
 _SKIPPABLE = frozenset({"env", "sudo", "doas", "timeout", "nice", "nohup", "command", "builtin", "exec", "xargs",

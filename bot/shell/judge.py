@@ -16,80 +16,33 @@ For one simple command, in order:
    Past a transparent wrapper (``timeout``, ``env``, ``npx``) the inner command may be approved by a
    rule of its own; past a privilege wrapper (``sudo``) it may not.
 
-The result is a :class:`Verdict`; :mod:`bot.shell.decide` aggregates them over a compound command.
+The result is a :class:`~bot.shell.verdict.Verdict`; :mod:`bot.shell.decide` aggregates them over a
+compound command (:func:`~bot.shell.verdict.combine`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal
 
-from bot.permissions.decision import DecisionSource, RuleRef
 from bot.shell.assignments import is_safe_env_var
 from bot.shell.command_kinds import GLOB_SENSITIVE, NEUTRAL_COMMANDS, OUTPUT_ONLY, WRITER_PROGRAMS
 from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses, symlink_targets
 from bot.shell.path_check import Access, PathPolicy, check_path, glob_base
 from bot.shell.prefixes import exact_suggestion, suggestion_for
-from bot.shell.program_flags import git_subcommand_position, program_facts
+from bot.shell.program_flags import NO_FACTS, git_subcommand_position, program_facts
 from bot.shell.rule_match import CompiledRule, RuleIndex, RuleSet, canonical, covers
 from bot.shell.security_checks import argv_findings
 from bot.shell.syntax import DYN, Assignment, Redirect, SimpleCommand, Word
+from bot.shell.verdict import ALLOW_NEUTRAL, State, Verdict, combine
 from bot.shell.wrappers import InnerKind, unwrap
-
-VerdictKind = Literal["allow", "deny", "ask", "nomatch"]
 
 #: Nested scripts (``sh -c "sh -c '...'"``) deeper than this are too complex.
 MAX_NESTING = 3
 #: Subcommands per command, nested scripts and inner commands included (seeds
 #: ``MAX_SUBCOMMANDS_FOR_SECURITY_CHECK``). Above it the command is denied, not asked.
 MAX_SUBCOMMANDS = 50
-
-
-@dataclass(slots=True)
-class State:
-    """What earlier commands of the same compound changed: the directory and the environment."""
-
-    cwd: str | None
-    tainted: str | None = None
-
-    def copy(self) -> State:
-        return State(self.cwd, self.tainted)
-
-
-class Verdict(NamedTuple):
-    kind: VerdictKind
-    reason: str = ""
-    rule: RuleRef | None = None
-    check_id: int | None = None
-    source: DecisionSource = "tool"
-    suggestions: tuple[str, ...] = ()
-    #: Allowed without a rule (a neutral command such as ``cd src`` or ``echo``).
-    neutral: bool = False
-    #: The rules that allowed the parts of a compound, for the reason text.
-    rules: tuple[RuleRef, ...] = ()
-
-
-ALLOW_NEUTRAL = Verdict("allow", neutral=True)
-_PRIORITY = {"deny": 0, "ask": 1, "nomatch": 2, "allow": 3}
-
-
-def combine(verdicts: Sequence[Verdict]) -> Verdict:
-    """Any deny → deny; else any ask → ask; else any unmatched → unmatched; else allow."""
-    if len(verdicts) == 1:
-        return verdicts[0]
-    if not verdicts:
-        return ALLOW_NEUTRAL
-    worst = min(verdicts, key=lambda v: _PRIORITY[v.kind])
-    if worst.kind == "allow":
-        rules = tuple(r for v in verdicts for r in ((v.rule,) if v.rule else v.rules))
-        first = next((v.rule for v in verdicts if v.rule is not None), None)
-        return Verdict("allow", worst.reason, first, neutral=all(v.neutral for v in verdicts), rules=rules)
-    if worst.kind == "nomatch":
-        suggestions = tuple(s for v in verdicts if v.kind == "nomatch" for s in v.suggestions)
-        reasons = [v.reason for v in verdicts if v.kind == "nomatch"]
-        return Verdict("nomatch", reasons[0], suggestions=suggestions)
-    return worst
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +56,7 @@ class Options:
 class _Layer:
     """One program of a wrapper chain (``timeout 5 env X=1 make`` has three), with its canonical text."""
 
-    __slots__ = ("cwd", "ends", "kind", "start", "text", "unsafe_env", "values", "words")
+    __slots__ = ("_ends", "cwd", "kind", "program", "start", "text", "unsafe_env", "values", "words")
 
     def __init__(self, start: int, words: tuple[Word, ...], kind: InnerKind | None, cwd: str | None,
                  unsafe_env: bool = False) -> None:
@@ -112,8 +65,19 @@ class _Layer:
         self.kind = kind
         self.cwd = cwd
         self.unsafe_env = unsafe_env
-        self.values = [w.value for w in words]
-        self.text, self.ends = canonical(self.values)
+        values = [w[0] for w in words]
+        self.values = values
+        self.text = " ".join(values)
+        #: The program's base name (``/usr/bin/git`` → ``git``).
+        self.program = values[0].rsplit("/", 1)[-1] if values else ""
+        self._ends: list[int] | None = None
+
+    @property
+    def ends(self) -> list[int]:
+        """The end offset of each word in :attr:`text` (computed when a rule needs it)."""
+        if self._ends is None:
+            self._ends = canonical(self.values)[1]
+        return self._ends
 
 
 class _Scan:
@@ -144,6 +108,8 @@ class Judge:
         self.decide_script = decide_script
         self.depth = depth
         self.count = 0
+        #: ``lstat`` results of this decision (see :func:`~bot.shell.path_check.resolve_below_root`).
+        self.seen: dict[str, int] = {}
 
     # ----- entry --------------------------------------------------------------------------------
 
@@ -151,9 +117,10 @@ class Judge:
         self.count += 1
         if self.count > MAX_SUBCOMMANDS:
             return Verdict("deny", f"the command has more than {MAX_SUBCOMMANDS} subcommands", source="safety")
-        redirect_verdict = self._redirects(cmd.redirects, state)
-        if redirect_verdict is not None:
-            return redirect_verdict
+        if cmd.redirects:
+            redirect_verdict = self._redirects(cmd.redirects, state)
+            if redirect_verdict is not None:
+                return redirect_verdict
         if cmd.kind != "command" or not cmd.argv:
             return self._state_only(cmd, state)
         return self._program(cmd.argv, cmd.assignments, state)
@@ -326,13 +293,14 @@ class Judge:
         for k, layer in enumerate(scan.layers):
             if k > 0 and (layer.kind != "transparent" or layer.unsafe_env or any(i < layer.start for i in explicit)):
                 break
+            ends: list[int] | _Layer
             if k == 0 and unsafe:
                 prefix = [f"{a.name}={a.value.value}" for a in unsafe]
                 values = prefix + layer.values
                 text, ends = canonical(values)
             else:
                 prefix = []
-                values, text, ends = layer.values, layer.text, layer.ends
+                values, text, ends = layer.values, layer.text, layer
             offset = len(prefix) - layer.start
             needed = [i for i in explicit if i >= layer.start] + [b for b in boundaries if b > layer.start] \
                 if explicit or boundaries else []
@@ -353,14 +321,21 @@ class Judge:
                         return found
         return None
 
-    def _first_covering(self, scan: _Scan, argv: tuple[Word, ...], text: str, ends: list[int], program: str,
-                        offset: int, needed: list[int], prefix_len: int) -> tuple[CompiledRule, int] | None:
+    def _first_covering(self, scan: _Scan, argv: tuple[Word, ...], text: str, ends: list[int] | _Layer,
+                        program: str, offset: int, needed: list[int],
+                        prefix_len: int) -> tuple[CompiledRule, int] | None:
         """The first allow rule matching ``text`` whose literal spells out every ``needed`` word
-        (indices in ``argv``; ``offset`` maps them into ``ends``)."""
-        for compiled in self.options.rules.allow.matching(text, program):
+        (indices in ``argv``; ``offset`` maps them into ``ends``, a layer's when it is one)."""
+        for compiled in self.options.rules.allow.candidates(program):
             pattern = compiled.pattern
+            if not pattern.matches(text):
+                continue
             if scan.exact_only and pattern.kind != "exact":
                 continue
+            if not (prefix_len or needed or scan.exec_inners or scan.scripts):
+                return compiled, -1
+            if isinstance(ends, _Layer):
+                ends = ends.ends
             if prefix_len and not covers(pattern, ends[prefix_len - 1]):
                 continue
             if not needed or all(covers(pattern, ends[i + offset]) for i in needed):
@@ -398,35 +373,35 @@ class Judge:
 
     def _paths_and_arguments(self, scan: _Scan, argv: tuple[Word, ...]) -> Verdict | None:
         needs_edit = False
+        options = self.options
         for layer in scan.layers:
             words = layer.words
-            program = words[0].value.rsplit("/", 1)[-1]
-            facts = program_facts(words, install_scripts=self.options.install_scripts)
-            for index, reason in facts.explicit:
-                scan.explicit.setdefault(layer.start + index, reason)
-            if facts.exact_only:
-                scan.exact_only = True
+            program = layer.program
+            facts = program_facts(words, install_scripts=options.install_scripts)
+            if facts is not NO_FACTS:
+                for index, reason in facts.explicit:
+                    scan.explicit.setdefault(layer.start + index, reason)
+                if facts.exact_only:
+                    scan.exact_only = True
             uses = path_uses(words)
             if facts.in_place:
                 uses = [PathUse(u.pos, u.value, "write", u.word) for u in uses]
                 needs_edit = True
-            uses.extend(facts.paths)
+            if facts.paths:
+                uses.extend(facts.paths)
             if program == "ln":
                 uses = symlink_targets(words, uses)
-            if not has_extractor(program) and program not in OUTPUT_ONLY:
-                uses.extend(path_like_arguments(words, {u.pos for u in uses}))
-            if any(w.dynamic or w.glob for w in words):
-                path_positions = {u.pos for u in uses}
-                for offset, word in enumerate(words[1:], start=1):
-                    if word.dynamic:
-                        verdict = _dynamic_argument(program, word,
-                                                    offset in path_positions or has_extractor(program))
-                        if verdict is not None:
-                            return verdict
-                    if word.glob and program in GLOB_SENSITIVE:
-                        return Verdict("ask", f"the glob {word.text!r} could expand to a file named like a "
-                                              f"{program} option",
-                                       suggestions=exact_suggestion([w.value for w in argv]))
+            if program not in OUTPUT_ONLY and not has_extractor(program):
+                # (a cheap test on the whole text first: most commands name no such place)
+                text = layer.text
+                if "/" in text or "~" in text or ".." in text:
+                    uses.extend(path_like_arguments(words, {u.pos for u in uses}))
+            for word in words:
+                if word.dynamic or word.glob:
+                    verdict = self._run_time_words(program, words, uses, argv)
+                    if verdict is not None:
+                        return verdict
+                    break
             for use in uses:
                 outcome = self._path(use, layer, program, scan)
                 if outcome == "edit":
@@ -437,9 +412,25 @@ class Judge:
                 verdict = self._git_location(facts.git_dirs, layer)
                 if verdict is not None:
                     return verdict
-        if needs_edit and not self.options.edits_allowed:
+        if needs_edit and not options.edits_allowed:
             return Verdict("ask", "the command writes files and the policy does not allow edits "
                                   "(add an Edit rule or use acceptEdits mode)")
+        return None
+
+    @staticmethod
+    def _run_time_words(program: str, words: tuple[Word, ...], uses: list[PathUse],
+                        argv: tuple[Word, ...]) -> Verdict | None:
+        """Arguments only known at run time (``$VAR``), and globs that could expand into a flag."""
+        path_positions = {u.pos for u in uses}
+        for offset, word in enumerate(words[1:], start=1):
+            if word.dynamic:
+                verdict = _dynamic_argument(program, word, offset in path_positions or has_extractor(program))
+                if verdict is not None:
+                    return verdict
+            if word.glob and program in GLOB_SENSITIVE:
+                return Verdict("ask", f"the glob {word.text!r} could expand to a file named like a "
+                                      f"{program} option",
+                               suggestions=exact_suggestion([w.value for w in argv]))
         return None
 
     def _path(self, use: PathUse, layer: _Layer, program: str, scan: _Scan) -> Verdict | Literal["edit"] | None:
@@ -455,7 +446,7 @@ class Judge:
             access = "purge" if access in ("delete", "purge") else access
         if layer.cwd is None and not value.startswith(("/", "~")):
             return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
-        verdict = check_path(value, layer.cwd or "/", access, self.options.paths)
+        verdict = check_path(value, layer.cwd or "/", access, self.options.paths, self.seen)
         match verdict.kind:
             case "hard_deny":
                 return Verdict("deny", verdict.reason, source="safety")
@@ -481,7 +472,7 @@ class Judge:
             if where is None or DYN in use.value:
                 where = None
                 break
-            where = check_path(use.value, where, "read", self.options.paths).path
+            where = check_path(use.value, where, "read", self.options.paths, self.seen).path
         if where is not None and where in roots:
             return None
         shown = where if where is not None else "an unknown directory"
@@ -498,7 +489,7 @@ class Judge:
             if state.cwd is None and not target.startswith(("/", "~")):
                 return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
             access: Access = "write" if redirect.writes_file else "read"
-            verdict = check_path(target, state.cwd or "/", access, policy)
+            verdict = check_path(target, state.cwd or "/", access, policy, self.seen)
             if verdict.kind == "network":
                 return Verdict("ask", verdict.reason, check_id=10, source="safety")
             if verdict.kind == "protected":
@@ -524,7 +515,7 @@ class Judge:
             return Verdict("ask", f"cd to {use.word.text!r}, a directory only known at run time")
         if state.cwd is None and not use.value.startswith(("/", "~")):
             return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
-        verdict = check_path(use.value, state.cwd or "/", "cd", self.options.paths)
+        verdict = check_path(use.value, state.cwd or "/", "cd", self.options.paths, self.seen)
         if verdict.kind != "ok":
             return Verdict("ask", f"cd {use.value}: {verdict.reason}")
         state.cwd = verdict.path

@@ -72,17 +72,25 @@ def path_policy(roots: tuple[str, ...], home: str, allow_git: bool, allow_workfl
     return PathPolicy(resolved, os.path.normpath(home), allow_git, allow_workflows, resolve_below_root)
 
 
-def resolve_below_root(path: str, root: str) -> str:
+def resolve_below_root(path: str, root: str, seen: dict[str, int] | None = None) -> str:
     """Resolve symbolic links in the part of ``path`` below ``root`` (``root`` is already
-    resolved): one ``lstat`` per component, stopping at the first that does not exist."""
+    resolved): one ``lstat`` per component, stopping at the first that does not exist. ``seen``
+    remembers the modes found (``-1``: missing) for the rest of one decision, so a directory that
+    ``cd`` checked is not examined again for the paths below it."""
     if path == root:
         return path
     current = root
     for part in path[len(root):].strip("/").split("/"):
         current = current + "/" + part if current != "/" else "/" + part
-        try:
-            mode = os.lstat(current).st_mode
-        except OSError:
+        mode = seen.get(current) if seen is not None else None
+        if mode is None:
+            try:
+                mode = os.lstat(current).st_mode
+            except OSError:
+                mode = -1
+            if seen is not None:
+                seen[current] = mode
+        if mode == -1:
             return path
         if stat.S_ISLNK(mode):
             return os.path.realpath(path)
@@ -107,34 +115,47 @@ def expand(value: str, cwd: str, home: str) -> str:
     return os.path.normpath(value) if ("/." in value or "//" in value or value.endswith("/")) else value
 
 
-def check_path(value: str, cwd: str, access: Access, policy: PathPolicy) -> PathVerdict:
+def check_path(value: str, cwd: str, access: Access, policy: PathPolicy,
+               seen: dict[str, int] | None = None) -> PathVerdict:
+    """The verdict for ``value`` used from ``cwd``; ``seen`` is a decision's memory of ``lstat``
+    results (see :func:`resolve_below_root`)."""
     path = expand(value, cwd, policy.home)
     if path.startswith("/dev/"):
         return _device(path, access)
-    if access in ("delete", "purge"):
+    deleting = access == "delete" or access == "purge"
+    if deleting:
         hard = _hard_delete_reason(path, policy, contents_only=access == "purge")
         if hard is not None:
             return PathVerdict("hard_deny", path, hard)
-    root = next((r for r in policy.roots if within(path, r)), None)
+    root = _root_of(path, policy.roots)
     if root is None:
         return PathVerdict("outside", path, _outside_reason(path, policy))
-    if policy.resolve_links is not None and path != root:
-        resolved = policy.resolve_links(path, root)
+    resolver = policy.resolve_links
+    if resolver is not None and path != root:
+        resolved = resolve_below_root(path, root, seen) if resolver is resolve_below_root else resolver(path, root)
         if resolved != path:
-            if access in ("delete", "purge"):
+            if deleting:
                 hard = _hard_delete_reason(resolved, policy, contents_only=access == "purge")
                 if hard is not None:
                     return PathVerdict("hard_deny", resolved, hard)
-            root = next((r for r in policy.roots if within(resolved, r)), None)
+            root = _root_of(resolved, policy.roots)
             if root is None:
                 return PathVerdict("outside", resolved, f"{value} is a symbolic link to {resolved}, "
                                                         "outside the workspace")
             path = resolved
-    if access in ("write", "delete", "purge"):
+    if deleting or access == "write":
         reason = _protected_reason(path, root, policy)
         if reason is not None:
             return PathVerdict("protected", path, reason)
     return PathVerdict("ok", path)
+
+
+def _root_of(path: str, roots: tuple[str, ...]) -> str | None:
+    """The first root ``path`` is :func:`within`."""
+    for root in roots:
+        if root == "/" or (path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/")):
+            return root
+    return None
 
 
 def _device(path: str, access: Access) -> PathVerdict:

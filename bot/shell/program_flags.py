@@ -20,7 +20,7 @@ maintainer's rules, so unknown-but-harmless flags do not break ordinary commands
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from bot.shell.awk_rules import awk_facts
@@ -45,6 +45,14 @@ def _exact_only(argv: Sequence[Word], reason: str) -> ProgramFacts:
 
 
 NO_FACTS = ProgramFacts()
+
+
+def _facts(explicit: list[tuple[int, str]], paths: Sequence[PathUse] = (),
+           dirs: Sequence[PathUse] = ()) -> ProgramFacts:
+    """The facts found, or the shared :data:`NO_FACTS` when there are none (most commands)."""
+    if not explicit and not paths and not dirs:
+        return NO_FACTS
+    return ProgramFacts(tuple(explicit), tuple(paths), False, tuple(dirs))
 
 GIT_GLOBAL_VALUE = frozenset({"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
 GIT_GLOBAL_FLAGS = frozenset({"-p", "--paginate", "-P", "--no-pager", "--bare", "--no-replace-objects",
@@ -121,7 +129,7 @@ def _git(argv: Sequence[Word]) -> ProgramFacts:
             continue
         i += 1
     if sub is None:
-        return ProgramFacts(tuple(explicit), tuple(paths), False, tuple(dirs))
+        return _facts(explicit, paths, dirs)
     command = argv[sub].value
     if command in _GIT_EXPLICIT_SUBCOMMANDS:
         explicit.append((sub, f"git {command} runs configurable external programs"))
@@ -163,7 +171,7 @@ def _git(argv: Sequence[Word]) -> ProgramFacts:
     elif command in ("apply", "am") or (command == "diff" and
                                          any(argv[k].value == "--no-index" for k in range(sub + 1, n))):
         paths.extend(PathUse(k, argv[k].value, "read", argv[k]) for k in positionals)
-    return ProgramFacts(tuple(explicit), tuple(paths), False, tuple(dirs))
+    return _facts(explicit, paths, dirs)
 
 
 _GIT_CONFIG_QUERY = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l",
@@ -214,7 +222,7 @@ def _make(argv: Sequence[Word]) -> ProgramFacts:
             if var.rstrip(":+?") in _MAKE_SHELL_VARS or not _PLAIN_VALUE.match(assigned):
                 explicit.append((i, f"make variable {var} reaches the shell that runs recipes"))
         i += 1
-    return ProgramFacts(tuple(explicit), tuple(paths))
+    return _facts(explicit, paths)
 
 
 _INSTALL_SUBCOMMANDS = frozenset({"install", "i", "ci", "add", "rebuild", "update", "up", "upgrade",
@@ -246,7 +254,7 @@ def _npm(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
         explicit.append((len(values) - 1, f"{program} install runs package install scripts (the policy does not "
                                           "allow them; add --ignore-scripts)"))
         return ProgramFacts(tuple(explicit), tuple(paths), exact_only=True)
-    return ProgramFacts(tuple(explicit), tuple(paths))
+    return _facts(explicit, paths)
 
 
 def _pip(argv: Sequence[Word], install_scripts: bool, sub_at: int) -> ProgramFacts:
@@ -280,7 +288,7 @@ def _ssh(argv: Sequence[Word]) -> ProgramFacts:
                 explicit.append((k, f"{program} -o {key} runs a local command"))
         elif value == "-F" or (value == "-S" and program in ("scp", "sftp")) or (value == "-D" and program == "sftp"):
             explicit.append((k, f"{program} {value} makes it run another program or configuration"))
-    return ProgramFacts(tuple(explicit))
+    return _facts(explicit)
 
 
 def _flags(program: str, argv: Sequence[Word], names: frozenset[str], short_letters: str = "") -> ProgramFacts:
@@ -292,7 +300,7 @@ def _flags(program: str, argv: Sequence[Word], names: frozenset[str], short_lett
         if name in names or (short_letters and value.startswith("-") and not value.startswith("--") and
                              any(c in short_letters for c in value[1:])):
             explicit.append((k, f"{program} {name} runs another program"))
-    return ProgramFacts(tuple(explicit))
+    return _facts(explicit)
 
 
 _TAR_EXEC = frozenset({"--to-command", "--checkpoint-action", "--use-compress-program", "--info-script",
@@ -381,50 +389,72 @@ def program_facts(argv: Sequence[Word], *, install_scripts: bool = True) -> Prog
     if not argv:
         return NO_FACTS
     program = argv[0].value.rsplit("/", 1)[-1]
-    if program == "git":
-        return _git(argv)
-    if program in ("sed", "gsed"):
-        sed = sed_facts(argv)
-        return ProgramFacts(sed.unsafe, (), sed.in_place)
-    if program in ("awk", "gawk", "mawk", "nawk"):
-        return ProgramFacts(tuple(awk_facts(argv)))
-    if program in ("make", "gmake"):
-        return _make(argv)
-    if program in ("npm", "pnpm", "yarn", "bun"):
-        facts = _npm(argv, install_scripts)
-        if program == "bun" and len(argv) > 1 and argv[1].value in ("-e", "--eval", "-p", "--print"):
-            return _interpreter(program, "bun", argv)
-        return facts
-    if program in ("pip", "pip3"):
-        return _pip(argv, install_scripts, 1)
-    if program == "uv" and len(argv) > 2 and argv[1].value == "pip":
-        return _pip(argv, install_scripts, 2)
-    if program.startswith("python") and len(argv) > 3 and argv[1].value == "-m" and argv[2].value == "pip":
-        return _pip(argv, install_scripts, 3)
-    if program in ("ssh", "scp", "sftp"):
-        return _ssh(argv)
-    if program in ("tar", "gtar", "bsdtar"):
-        return _flags(program, argv, _TAR_EXEC)
-    if program == "rg":
-        return _flags(program, argv, _RG_EXEC, short_letters="z")
-    if program == "rsync":
-        return _flags(program, argv, _RSYNC_EXEC, short_letters="e")
-    if program == "sort":
-        return _flags(program, argv, frozenset({"--compress-program"}))
-    if program in ("apt", "apt-get", "aptitude", "apt-cache"):
-        return _apt(argv)
-    if program == "dpkg":
-        return _flags(program, argv, frozenset({"--pre-invoke", "--post-invoke", "--status-logger"}))
-    if program == "cargo":
-        return _flags(program, argv, frozenset({"--config", "-Z"}))
-    if program == "go":
-        return _flags(program, argv, frozenset({"-toolexec", "--toolexec", "-exec", "--exec"}))
-    if program in ("curl", "wget"):
-        return _fetcher(program, argv)
-    key = _interpreter_key(program)
-    if key is not None:
-        return _interpreter(program, key, argv)
+    handler = _HANDLERS.get(program)
+    if handler is not None:
+        return handler(program, argv, install_scripts)
+    if program not in _WITH_FACTS and not program.startswith(("python", "pypy")):
+        return NO_FACTS
+    if program.startswith("python"):
+        if len(argv) > 3 and argv[1].value == "-m" and argv[2].value == "pip":
+            return _pip(argv, install_scripts, 3)
+        return _interpreter(program, "python", argv)
+    if program.startswith("pypy"):
+        return _interpreter(program, "pypy", argv)
+    if program in _INTERPRETER_CODE:
+        return _interpreter(program, program, argv)
     return _builtin(program, argv)
+
+
+#: The other programs :func:`program_facts` may report something for (interpreters and builtins).
+_WITH_FACTS = frozenset(_INTERPRETER_CODE) | REJECTED_BUILTINS | _NAME_TAKING | {"set"}
+
+
+def _sed(program: str, argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
+    sed = sed_facts(argv)
+    return ProgramFacts(sed.unsafe, (), sed.in_place)
+
+
+def _package_manager(program: str, argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
+    facts = _npm(argv, install_scripts)
+    if program == "bun" and len(argv) > 1 and argv[1].value in ("-e", "--eval", "-p", "--print"):
+        return _interpreter(program, "bun", argv)
+    return facts
+
+
+def _uv(program: str, argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
+    if len(argv) > 2 and argv[1].value == "pip":
+        return _pip(argv, install_scripts, 2)
+    return _builtin(program, argv)
+
+
+def _flags_of(names: frozenset[str], short_letters: str = "") -> _Handler:
+    def handler(program: str, argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
+        return _flags(program, argv, names, short_letters)
+    return handler
+
+
+_Handler = Callable[[str, Sequence[Word], bool], ProgramFacts]
+#: The programs with options of their own, by name (the others are interpreters or builtins).
+_HANDLERS: dict[str, _Handler] = {
+    "git": lambda program, argv, scripts: _git(argv),
+    **dict.fromkeys(("sed", "gsed"), _sed),
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"),
+                    lambda program, argv, scripts: ProgramFacts(tuple(awk_facts(argv)))),
+    **dict.fromkeys(("make", "gmake"), lambda program, argv, scripts: _make(argv)),
+    **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), _package_manager),
+    **dict.fromkeys(("pip", "pip3"), lambda program, argv, scripts: _pip(argv, scripts, 1)),
+    "uv": _uv,
+    **dict.fromkeys(("ssh", "scp", "sftp"), lambda program, argv, scripts: _ssh(argv)),
+    **dict.fromkeys(("tar", "gtar", "bsdtar"), _flags_of(_TAR_EXEC)),
+    "rg": _flags_of(_RG_EXEC, "z"),
+    "rsync": _flags_of(_RSYNC_EXEC, "e"),
+    "sort": _flags_of(frozenset({"--compress-program"})),
+    **dict.fromkeys(("apt", "apt-get", "aptitude", "apt-cache"), lambda program, argv, scripts: _apt(argv)),
+    "dpkg": _flags_of(frozenset({"--pre-invoke", "--post-invoke", "--status-logger"})),
+    "cargo": _flags_of(frozenset({"--config", "-Z"})),
+    "go": _flags_of(frozenset({"-toolexec", "--toolexec", "-exec", "--exec"})),
+    **dict.fromkeys(("curl", "wget"), lambda program, argv, scripts: _fetcher(program, argv)),
+}
 
 
 def _apt(argv: Sequence[Word]) -> ProgramFacts:
@@ -437,7 +467,7 @@ def _apt(argv: Sequence[Word]) -> ProgramFacts:
             explicit.append((k, "an apt option that runs a command (Pre-/Post-Invoke)"))
         if value in ("-c", "--config-file"):
             explicit.append((k, "an apt configuration file that can run commands"))
-    return ProgramFacts(tuple(explicit))
+    return _facts(explicit)
 
 
 _CURL_PATHS: dict[str, Access] = {
@@ -497,4 +527,4 @@ def _fetcher(program: str, argv: Sequence[Word]) -> ProgramFacts:
             writes_cwd = True
     if writes_cwd:
         paths.append(PathUse(0, ".", "write", argv[0]))
-    return ProgramFacts(tuple(explicit), tuple(paths))
+    return _facts(explicit, paths)

@@ -176,23 +176,24 @@ def argv_findings(argv: Sequence[Word]) -> Finding | None:
         return Finding(20, f"{program} is a zsh builtin that bypasses command checks")
     if argv[0].escaped_space:
         return Finding(15, "the command name contains an escaped space")
-    after_dashdash = False
     for word in argv:
         if "/proc/" in word.value and _PROC_ENVIRON.search(word.value):
             return Finding(13, "the command reads a process environment or memory file (/proc/*/environ)")
+    jq = program == "jq" or program == "gojq"
+    find = program == "find"
+    after_dashdash = False
     for index, word in enumerate(argv[1:], start=1):
-        if word.value == "--" and not word.quoted:
+        value = word.value
+        if value == "--" and not word.quoted:
             after_dashdash = True
             continue
         if word.obfuscated_flag and not after_dashdash:
-            return Finding(4, f"the flag {word.value!r} is written with quotes or escapes ({word.text!r})")
-        if program in ("jq", "gojq"):
-            if word.value in _JQ_FILE_FLAGS or any(word.value.startswith(f + "=") for f in _JQ_FILE_FLAGS
-                                                    if f.startswith("--")):
-                return Finding(3, f"jq reads files through {word.value}")
-            if _JQ_SYSTEM.search(word.value):
+            return Finding(4, f"the flag {value!r} is written with quotes or escapes ({word.text!r})")
+        if jq:
+            if value in _JQ_FILE_FLAGS or any(value.startswith(f + "=") for f in _JQ_FILE_FLAGS if f.startswith("--")):
+                return Finding(3, f"jq reads files through {value}")
+            if _JQ_SYSTEM.search(value):
                 return Finding(2, "jq program calls system() or reads its own input files")
-        if program == "find" and argv[index - 1].value in _FIND_PATTERN_PREDICATES and \
-                any(c in word.value for c in ";|&`"):
-            return Finding(5, f"shell metacharacters in the find pattern {word.value!r}")
+        if find and argv[index - 1].value in _FIND_PATTERN_PREDICATES and any(c in value for c in ";|&`"):
+            return Finding(5, f"shell metacharacters in the find pattern {value!r}")
     return None
