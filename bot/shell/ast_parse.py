@@ -200,12 +200,17 @@ class _Walker:
             self.statements(node, redirects)
         elif kind == "pipeline":
             self.check_statement_gaps(node, node.children)
+            head = True
             for child in node.children:
                 if child.type in ("|", "|&"):
                     self.operators.append(child.type)
                 elif child.type != "comment":
+                    element, element_redirects = child, redirects
+                    if head:
+                        element, element_redirects = self.pipeline_head(child, redirects)
+                        head = False
                     self.items.append(ScopeMarker(True))
-                    self.statement(child, redirects)
+                    self.statement(element, element_redirects)
                     self.items.append(ScopeMarker(False))
         elif kind == "subshell":
             self.items.append(ScopeMarker(True))
@@ -245,6 +250,34 @@ class _Walker:
             raise Unresolvable(f"the command uses {_CONTROL_FLOW[kind]}")
         else:
             raise Unresolvable(f"unsupported shell construct ({kind})")
+
+    def pipeline_head(self, child: Any, redirects: tuple[Redirect, ...]) -> tuple[Any, tuple[Redirect, ...]]:
+        """The first element of a pipeline, as bash sees it.
+
+        tree-sitter-bash reads ``a && b 2>&1 | c`` as ``(a && b) 2>&1 | c``; bash runs
+        ``a && (b 2>&1 | c)``: the pipeline binds tighter than ``&&``/``||``/``;`` and the redirect
+        belongs to ``b`` alone. Taken as tree-sitter has it, a ``cd`` in ``a`` would be scoped to the
+        pipeline's subshell and the commands after it judged from the wrong directory (``cd .git &&
+        echo x 2>/dev/null | tee config``). So the list's leading statements are judged here, in the
+        current shell, and only its last statement, with the redirect, enters the pipeline.
+        """
+        if child.type != "redirected_statement":
+            return child, redirects
+        body = child.child_by_field_name("body")
+        if body is None or body.type != "list":
+            return child, redirects
+        self.check_statement_gaps(child, child.children)
+        self.check_statement_gaps(body, body.children)
+        parts = [c for c in body.children if c.type != "comment"]
+        if any(c.type == "&" for c in parts):
+            raise Unresolvable("a background job inside a redirected pipeline")
+        for part in parts[:-1]:
+            if part.type in _OPERATORS:
+                self.operators.append(part.type)
+            else:
+                self.statement(part, redirects)
+        extra = tuple(r for c in child.children if c.type in _REDIRECT_NODES for r in self.redirects_of(c))
+        return parts[-1], redirects + extra
 
     def statements_between(self, node: Any, open_tok: str, close_tok: str, redirects: tuple[Redirect, ...]) -> None:
         self.check_statement_gaps(node, node.children)

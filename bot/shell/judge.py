@@ -338,7 +338,8 @@ class Judge:
                 ends = ends.ends
             if prefix_len and not covers(pattern, ends[prefix_len - 1]):
                 continue
-            if not needed or all(covers(pattern, ends[i + offset]) for i in needed):
+            # A needed word past the end (``git -c`` with its value missing) cannot be spelled out.
+            if not needed or all(0 <= i + offset < len(ends) and covers(pattern, ends[i + offset]) for i in needed):
                 if not (scan.exec_inners or scan.scripts):
                     return compiled, -1
                 covered = max((i for i in range(len(argv)) if 0 <= i + offset < len(ends)

@@ -52,3 +52,19 @@ def test_the_options_cache_follows_a_changed_policy(ws: Path) -> None:
     second = context_for(ws, allow=[])
     assert isinstance(final_decision("make", first), Allow)
     assert isinstance(final_decision("make", second), Deny)
+
+
+def test_an_option_missing_its_value_is_denied_with_a_reason_not_a_crash(tmp_path: Path) -> None:
+    """A regression: `git -c` with no value under `Bash(git:*)` raised IndexError (denied, but as
+    "could not be analysed")."""
+    from bot.permissions.context import PermissionContext
+    from bot.permissions.decision import Allow
+    from bot.permissions.rules import make_rule
+    from bot.shell.api import check_bash_permissions
+    from bot.tools.context import make_context
+
+    permission = PermissionContext(allow=(make_rule("Bash(git:*)", "allow", "cliArg"),))
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=permission)
+    decision = check_bash_permissions("git -c", context)
+    assert not isinstance(decision, Allow)
+    assert "could not be analysed" not in getattr(decision, "reason", "")

@@ -172,3 +172,17 @@ def test_parse_results_are_cached_per_command() -> None:
 ])
 def test_ansi_c_strings_decode_like_bash(description: str, body: str, value: str) -> None:
     assert decode_ansi_c(body) == value, description
+
+
+def test_a_pipeline_binds_tighter_than_a_list_even_when_tree_sitter_reads_it_otherwise() -> None:
+    """tree-sitter-bash reads ``a && b 2>&1 | c`` as ``(a && b) 2>&1 | c``; bash runs
+    ``a && (b 2>&1 | c)``. The ``cd`` must stay in the current shell and the redirect with ``b``."""
+    from bot.shell.ast_parse import parse_fresh
+    from bot.shell.syntax import Parsed, ScopeMarker, SimpleCommand
+
+    outcome = parse_fresh("cd src && make 2>&1 | tail", fast=False)
+    assert isinstance(outcome, Parsed)
+    shape = [("scope" if i.enter else "end") if isinstance(i, ScopeMarker) else
+             (" ".join(w.value for w in i.argv), len(i.redirects)) for i in outcome.items
+             if isinstance(i, ScopeMarker | SimpleCommand)]
+    assert shape == [("cd src", 0), "scope", ("make", 1), "end", "scope", ("tail", 0), "end"]
