@@ -38,6 +38,7 @@ from bot.github.render import (
     JOB_SUMMARY_LIMIT,
     Provenance,
     RunReport,
+    finalize,
     render_progress,
     render_result,
 )
@@ -193,7 +194,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
             run.output_dir.mkdir(parents=True, exist_ok=True)
             (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
     facts = await anyio.to_thread.run_sync(
-        _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted)
+        _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted, secrets)
     facts = replace(facts, error=facts.error or error, notes=tuple(notes) + facts.notes, provenance=provenance,
                     verification=verification, cancelled=abort.aborted,
                     artifact_hint="the workflow run's `bot-run-…` artifact")
@@ -227,7 +228,7 @@ def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> t
 
 def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,
                      branch: str, base: str, pr_number: int | None, verification: tuple[tuple[str, bool], ...],
-                     cancelled: bool) -> RunFacts:
+                     cancelled: bool, secrets: list[str]) -> RunFacts:
     """Whatever happened, keep the work: commit (a checkpoint when unfinished), push, open or update the PR."""
     finished = outcome is not None and outcome.completed and not cancelled
     co_authors = [CoAuthor(trigger.actor)] if trigger.actor and not trigger.actor_is_bot else []
@@ -248,7 +249,7 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
                         error=f"the push of `{branch}` was rejected ({exc}); the commit {commit[:12]} is kept in "
                               "the workflow's checkout and its diff in the run's artifact")
     draft = not finished or any(not ok for _, ok in verification)
-    body = _pr_body(trigger, outcome)
+    body = finalize(_pr_body(trigger, outcome), secrets)
     if pr_number is not None:
         pull = api.update_pull(pr_number, body=body) if trigger.pr is None else api.get_pull(pr_number)
     else:

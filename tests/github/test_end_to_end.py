@@ -343,3 +343,19 @@ def test_a_trigger_label_on_an_issue_starts_a_run(world: World) -> None:
     assert [r.content for r in world.gh.reactions()][-1] == "eyes"
     assert world.gh.pulls(REPO)[0].head_ref == BRANCH
     assert "✅ Done" in world.gh.comments(REPO, world.issue)[-1].body
+
+
+def test_secrets_never_reach_the_pr_or_the_comment(world: World) -> None:
+    leaky = write_cassette(world.tmp / "leaky.yaml", [
+        Turn([ToolCall("Read", {"file_path": "stats.py"})]),
+        Turn([ToolCall("Edit", {"file_path": "stats.py", "old_string": "    middle = len(ordered) // 2\n",
+                                "new_string": "    middle = len(ordered) // 2  # checked\n"})]),
+        Turn([Text(f"Done. (The token is {TOKEN}; key sk-ant-api03-{'x' * 90}.)")]),
+    ])
+    result = world.run("--replay", str(leaky))
+    assert result.exit_code == 0, result.output
+    body = world.gh.pulls(REPO)[0].body or ""
+    comment = world.gh.comments(REPO, world.issue)[-1].body
+    for text in (body, comment, (world.tmp / "gh-summary").read_text()):
+        assert TOKEN not in text
+        assert "sk-ant-api03-xxxx" not in text
