@@ -279,7 +279,7 @@ async def _finish(run: GitHubRun, api: GitHubApi, trigger: Trigger, outcome: Age
     report = build_report(outcome, diff, facts)
     comment = render_result(report, limit=GITHUB_COMMENT_LIMIT, secrets=secrets)
     summary = render_result(report, limit=JOB_SUMMARY_LIMIT, secrets=secrets)
-    _write_artifacts(run.output_dir, report, outcome, diff, summary)
+    _write_artifacts(run.output_dir, report, outcome, diff, summary, secrets)
     if trigger.issue is not None:
         target = trigger.pr if trigger.pr is not None else trigger.issue
         if sticky_id is not None:
@@ -293,8 +293,12 @@ async def _finish(run: GitHubRun, api: GitHubApi, trigger: Trigger, outcome: Age
 
 
 def _write_artifacts(output_dir: Path, report: RunReport, outcome: AgentOutcome | None, diff: DiffStats | None,
-                     summary: str) -> None:
+                     summary: str, secrets: list[str]) -> None:
+    """What the workflow uploads as the run's artifact; transcripts redacted like everything posted."""
     output_dir.mkdir(parents=True, exist_ok=True)
+    for transcript in (output_dir / "scratch").glob("*.jsonl"):
+        transcript.write_text(finalize(transcript.read_text(encoding="utf-8", errors="replace"), secrets),
+                              encoding="utf-8")
     (output_dir / "summary.md").write_text(summary, encoding="utf-8")
     if diff is not None:
         (output_dir / "changes.diff").write_text("".join(f.patch + "\n" for f in diff.files), encoding="utf-8")

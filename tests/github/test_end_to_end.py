@@ -356,6 +356,7 @@ def test_secrets_never_reach_the_pr_or_the_comment(world: World) -> None:
     assert result.exit_code == 0, result.output
     body = world.gh.pulls(REPO)[0].body or ""
     comment = world.gh.comments(REPO, world.issue)[-1].body
-    for text in (body, comment, (world.tmp / "gh-summary").read_text()):
+    transcript = (world.tmp / "bot-output" / "scratch" / "transcript.jsonl").read_text()
+    for text in (body, comment, (world.tmp / "gh-summary").read_text(), transcript):
         assert TOKEN not in text
         assert "sk-ant-api03-xxxx" not in text
