@@ -11,7 +11,11 @@ The rest of the pattern is matched relative to that root. A directory named expl
 ``path`` or as the pattern's literal prefix — is searched even if ``.gitignore`` ignores it (as
 rg searches the paths it is given); inside it, ignore rules hold. rg's ``--glob`` would override
 ``.gitignore``, so name patterns go to rg as a file type instead (:mod:`bot.tools.files.globs`).
-Paths are stat'ed for their mtime as rg prints them, while it is still walking.
+Paths are stat'ed for their mtime as rg prints them, while it is still walking — rg with more
+walker threads than it would pick on a small machine (:data:`bot.tools.ripgrep.MIN_WALK_THREADS`)
+and in a session of its own, so that the stat loop keeps pace with it (:func:`stream_rg`). Only
+the newest hundred become ``str``, and deny rules are asked about those only
+(:meth:`bot.tools.files.newest.NewestFiles.newest`). bench/search.py measures all this.
 """
 
 from __future__ import annotations
@@ -27,10 +31,10 @@ from bot.permissions.decision import PermissionResult
 from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
 from bot.tools.files.globs import FileSelection, select_files
-from bot.tools.files.newest import NewestFiles
+from bot.tools.files.newest import NewestFiles, Visible
 from bot.tools.messages import Progress
 from bot.tools.paths import check_path_access, is_within, resolve_path
-from bot.tools.ripgrep import stream_rg, vcs_exclusion_args
+from bot.tools.ripgrep import stream_rg, vcs_exclusion_args, walk_threads
 from bot.tools.search_filter import SearchFilter
 
 #: Seeds 8.4.1: ``globLimits.maxResults`` default.
@@ -89,11 +93,12 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
             return ToolResult(_glob_output([], False, started))
         args, prefix, selection = glob_command(base, pattern, context)
         with NewestFiles(base) as found:
-            run = await stream_rg(args, base, _Collector(base, found, selection, SearchFilter(context, self.name)).add)
-            if run.code == 2 and not len(found):
+            collector = _Collector(base, found, selection, SearchFilter(context, self.name))
+            run = await stream_rg(args, base, collector.add, own_session=True)
+            newest, truncated = found.newest(MAX_GLOB_RESULTS, collector.visible)
+            if run.code == 2 and not newest:  # an error and nothing to show
                 raise ToolExecutionError(f"Glob failed: {run.error_text}")
-            truncated = len(found) > MAX_GLOB_RESULTS
-            names = [prefix + os.fsdecode(n) for n in found.page(0, MAX_GLOB_RESULTS)]
+            names = [prefix + os.fsdecode(n) for n in newest]
         return ToolResult(_glob_output(names, truncated, started))
 
     def map_result(self, output: dict[str, object]) -> str:
@@ -139,7 +144,8 @@ def glob_command(base: Path, pattern: str, context: ToolUseContext) -> tuple[lis
     """rg's arguments (run in ``base``), the prefix that makes its paths displayable (relative to
     the workspace, or absolute outside it), and the selection for globs rg cannot apply."""
     selection = select_files([pattern])
-    args = ["--files", "--hidden", *vcs_exclusion_args(), *selection.rg_args, "--no-messages"]
+    args = ["--files", "--hidden", *vcs_exclusion_args(), *selection.rg_args, "--no-messages",
+            "--threads", str(walk_threads())]
     return args, display_prefix(base, context), selection
 
 
@@ -153,7 +159,9 @@ def display_prefix(base: Path, context: ToolUseContext) -> str:
 
 class _Collector:
     """Takes paths as rg prints them (relative to the root): drops what the selection does not
-    want and what a deny rule hides, stats the rest."""
+    want, stats the rest. Deny rules are asked later, through :meth:`visible`, and only for the
+    newest paths: a denied file is never shown nor counted, but the filter does not run on
+    every match."""
 
     __slots__ = ("base", "filter", "found", "selection")
 
@@ -164,15 +172,19 @@ class _Collector:
         self.filter = search_filter
 
     def add(self, lines: list[bytes]) -> bool:
-        if self.selection.path_patterns or self.filter.active:
-            lines = [raw for raw in lines if self._visible(os.fsdecode(raw))]
+        if self.selection.path_patterns:
+            wants = self.selection.wants
+            lines = [raw for raw in lines if wants(os.fsdecode(raw))]
         self.found.add_all(lines)
         return True
 
-    def _visible(self, name: str) -> bool:
-        if not self.selection.wants(name):
-            return False
-        return not (self.filter.active and self.filter.hides(self.base + name))
+    @property
+    def visible(self) -> Visible | None:
+        """What deny rules let through (``None``: everything)."""
+        return self._shown if self.filter.active else None
+
+    def _shown(self, raw: bytes) -> bool:
+        return not self.filter.hides(self.base + os.fsdecode(raw))
 
 
 def _glob_output(names: list[str], truncated: bool, started: float) -> dict[str, object]:

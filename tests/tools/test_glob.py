@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
 
 from bot.tools.context import ToolUseContext
-from bot.tools.glob import MAX_GLOB_RESULTS, GlobInput, GlobTool, glob_root
+from bot.tools.glob import MAX_GLOB_RESULTS, GlobInput, GlobTool, glob_command, glob_root
+from bot.tools.messages import Progress
+from bot.tools.ripgrep import rg_path
+from bot.tools.search_filter import SearchFilter
 from tests.tools.helpers import call, context_for, run_tool
 
 GLOB = GlobTool()
@@ -95,3 +100,78 @@ def test_the_literal_prefix_of_a_pattern_is_what_confinement_checks(workspace: P
 def test_glob_is_concurrency_safe_and_read_only() -> None:
     inp = GlobInput(pattern="*")
     assert GLOB.is_concurrency_safe(inp) and GLOB.is_read_only(inp) and not GLOB.is_destructive(inp)
+
+
+# Glob against a plain reference: rg's listing, every path filtered and stat'ed, everything sorted.
+
+REFERENCE_DENY = ("Read(secrets/**)", "Read(*.env)")
+
+
+@pytest.fixture(scope="module")
+def mixed_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """~1,000 files: many mtime ties, the newest ones ignored by .gitignore or denied by the rules
+    above, hidden files, nested directories, and a directory with exactly a page of visible files."""
+    root = tmp_path_factory.mktemp("mixed") / "ws"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".gitignore").write_text("*.log\nbuild/\n")
+    rng = random.Random(6)
+    base = 1_700_000_000
+    for i in range(700):
+        where = f"src/pkg{i % 7}/sub{i % 5}" if i % 9 else ".hidden"
+        ext = (".py", ".txt", ".md", ".env", ".log")[i % 5]
+        touch(root / where / f"f{i:03}{ext}", base + rng.choice((0, 10, 20, 30)) + (i % 11))
+    for i in range(150):  # newer than everything else, never shown
+        touch(root / "secrets" / f"s{i:03}.py", base + 1_000 + i)
+        touch(root / "build" / f"b{i:03}.py", base + 2_000 + i)
+    for i in range(100):
+        touch(root / "edge" / f"e{i:03}.md", base + 500 + i % 3)
+    for i in range(30):
+        touch(root / "edge" / f"e{i:03}.env", base + 900)
+    return root
+
+
+def reference_glob(context: ToolUseContext, pattern: str, path: str | None) -> tuple[list[str], bool]:
+    base, rest = glob_root(GlobInput(pattern=pattern, path=path), context)
+    args, prefix, selection = glob_command(base, rest, context)
+    listed = subprocess.run([rg_path(), *args], cwd=base, capture_output=True, check=False).stdout.splitlines()
+    hidden = SearchFilter(context, "Glob")
+    found: list[tuple[int, bytes]] = []
+    for raw in listed:
+        rel = os.fsdecode(raw)
+        if not selection.wants(rel) or hidden.hides(f"{base}/{rel}"):
+            continue
+        try:
+            mtime = os.stat(base / rel).st_mtime_ns
+        except OSError:
+            mtime = 0
+        found.append((-mtime, raw))
+    found.sort()
+    return [prefix + os.fsdecode(raw) for _, raw in found[:MAX_GLOB_RESULTS]], len(found) > MAX_GLOB_RESULTS
+
+
+@pytest.mark.parametrize(
+    ("description", "pattern", "path", "deny", "truncated"),
+    [
+        ("everything, the newest files denied or ignored", "**/*", None, REFERENCE_DENY, True),
+        ("everything, no deny rules", "**/*", None, (), True),
+        ("a name pattern", "*.py", None, REFERENCE_DENY, True),
+        ("a pattern with directories after a wildcard", "src/*/sub1/*", None, REFERENCE_DENY, True),
+        ("the path parameter as the root", "*.txt", "src", REFERENCE_DENY, True),
+        ("exactly a page visible once the newest are denied", "edge/*", None, REFERENCE_DENY, False),
+        ("a page and more when nothing is denied", "edge/*", None, (), True),
+        ("everything the pattern matches is denied", "**/*.env", None, REFERENCE_DENY, False),
+    ],
+)
+def test_glob_gives_what_a_plain_listing_stat_and_sort_gives(
+        mixed_tree: Path, tmp_path: Path, description: str, pattern: str, path: str | None,
+        deny: tuple[str, ...], truncated: bool) -> None:
+    ctx = context_for(mixed_tree, tmp_path / "scratch", deny=deny)
+    expected, expected_truncated = reference_glob(ctx, pattern, path)
+    raw = {"pattern": pattern} | ({"path": path} if path else {})
+
+    async def run() -> dict[str, object]:
+        return (await GLOB.call(GLOB.parse_input(raw), ctx, Progress("toolu_ref", "Glob"))).data
+
+    data = anyio.run(run)
+    assert (data["filenames"], data["truncated"]) == (expected, expected_truncated)
+    assert expected_truncated is truncated and (expected or pattern == "**/*.env")
