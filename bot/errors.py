@@ -189,3 +189,11 @@ def json_type_name(value: object) -> str:
     if isinstance(value, dict) or hasattr(value, "keys"):
         return "an object"
     return type(value).__name__
+
+
+def first_error(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups: task groups wrap what their bodies
+    raise, and a setup failure should still be reported by its own type and message."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

@@ -11,7 +11,7 @@ import anyio
 import typer
 
 from bot.cli.common import AllowOpt, DenyOpt, fail
-from bot.errors import BotError, ConfigError
+from bot.errors import BotError, ConfigError, first_error
 
 run_app = typer.Typer(help="Run the bot.", invoke_without_command=True, no_args_is_help=False)
 
@@ -99,9 +99,18 @@ def run(
         github_run = GitHubRun(event_name=event_name, event_path=event_path, settings=settings, config=config,
                                output_dir=output_dir.resolve(), replay=replay, reply_on_refusal=reply_on_refusal)
         raise typer.Exit(anyio.run(run_github, github_run))
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
-    except BotError as exc:
-        typer.echo(f"error: {exc}", err=True)
+    except (BotError, BaseExceptionGroup) as exc:
+        error = _our_error(exc)
+        if error is None:
+            raise
+        if isinstance(error, ConfigError):
+            raise fail(str(error)) from None
+        typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None
+
+
+def _our_error(exc: BaseException) -> BotError | None:
+    """Our error, also when a task group wrapped it (a setup failure inside the run's task groups)."""
+    leaf = first_error(exc)
+    return leaf if isinstance(leaf, BotError) else None
 

@@ -22,7 +22,7 @@ from bot.agent.events import EventLog, RunEvent
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
-from bot.errors import ConfigError
+from bot.errors import ConfigError, first_error
 from bot.github.events import slugify
 from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.progress import TerminalProgress
@@ -103,7 +103,8 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
             try:
                 outcome = await run_agent(AgentTask(run.prompt), prepared.session, sink)
             except Exception as exc:  # the loop reports its own failures: this is a bug, keep the work
-                error = f"{type(exc).__name__}: {exc}"
+                leaf = first_error(exc)
+                error = f"{type(leaf).__name__}: {leaf}"
                 (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
             verification = await run_verification(prepared, repo) if outcome and outcome.completed else ()
             policy_files = tuple(_hashes(prepared.policy_sources))

@@ -26,7 +26,7 @@ from bot.agent.events import EventLog, RunEvent
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask, QuotedData
-from bot.errors import BotError, GitError, PushRejected
+from bot.errors import BotError, GitError, PushRejected, first_error
 from bot.github.api import GitHubApi, PyGithubApi
 from bot.github.authorize import authorize
 from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger
@@ -187,12 +187,14 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                         await sticky.close()
                 if outcome is not None and outcome.completed:
                     verification = await run_verification(prepared, workspace)
-        except BotError as exc:
-            error = str(exc)
-        except Exception as exc:  # a bug: say so, and still commit what the workspace holds
-            error = f"internal error ({type(exc).__name__}: {exc})"
-            run.output_dir.mkdir(parents=True, exist_ok=True)
-            (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+        except Exception as exc:  # setup failures are ours; anything else is a bug: say so, keep the work
+            leaf = first_error(exc)
+            if isinstance(leaf, BotError):
+                error = str(leaf)
+            else:
+                error = f"internal error ({type(leaf).__name__}: {leaf})"
+                run.output_dir.mkdir(parents=True, exist_ok=True)
+                (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
     facts = await anyio.to_thread.run_sync(
         _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted, secrets)
     facts = replace(facts, error=facts.error or error, notes=tuple(notes) + facts.notes, provenance=provenance,

@@ -25,9 +25,16 @@ async def cancel_on_signals(abort: AbortSignal) -> AsyncIterator[None]:
             async for number in received:
                 abort.abort(f"cancelled by {signal.Signals(number).name}")
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(watch)
-        try:
-            yield
-        finally:
-            tg.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The watcher never fails: an error here is the body's own. Re-raise it as it was raised,
+        # so callers catch our errors by their type, not inside a group.
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise

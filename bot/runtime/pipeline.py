@@ -24,7 +24,7 @@ from typing import Any
 
 import anyio
 
-from bot.errors import ToolError, classify_tool_error, describe_os_error
+from bot.errors import ToolError, classify_tool_error, describe_os_error, first_error
 from bot.permissions.chain import PermissionEngine, PermissionRequest
 from bot.permissions.decision import Allow, Decision, Deny, PermissionResult, denial_message
 from bot.permissions.engine import PolicyEngine
@@ -158,7 +158,8 @@ class ToolRunner:
         try:
             outcome = await self._run(block, context, sink, record)
         except Exception as exc:  # a bug in a stage, not in the tool: still data, never a crash
-            exc = _first_leaf(exc)
+            leaf = first_error(exc)
+            exc = leaf if isinstance(leaf, Exception) else exc
             record.failed_stage = record.failed_stage or "internal"
             outcome = self._error(block, record, f"Internal error while running {block.name}: {exc}", exc,
                                   wrap=True)
@@ -373,13 +374,6 @@ class ToolRunner:
         text = tool_use_error(message) if wrap else message
         return ToolCallOutcome(ToolResultBlock(block.id, text, is_error=True), record,
                                new_messages=list(extra or []), stop_reason=stop)
-
-
-def _first_leaf(exc: Exception) -> Exception:
-    """The first real error inside (nested) exception groups from task groups."""
-    while isinstance(exc, ExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
 
 
 def _exception_text(exc: BaseException) -> str:

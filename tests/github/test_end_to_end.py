@@ -360,3 +360,14 @@ def test_secrets_never_reach_the_pr_or_the_comment(world: World) -> None:
     for text in (body, comment, (world.tmp / "gh-summary").read_text(), transcript):
         assert TOKEN not in text
         assert "sk-ant-api03-xxxx" not in text
+
+
+def test_a_missing_model_key_is_reported_on_the_issue_not_a_traceback(world: World) -> None:
+    world.monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    world.monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    result = world.run()  # no --replay: a real model would be called
+    assert result.exit_code == 1
+    comment = world.gh.comments(REPO, world.issue)[-1].body
+    assert "no model API key" in comment
+    assert "internal error" not in comment
+    assert "Traceback" not in result.output
