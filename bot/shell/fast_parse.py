@@ -85,22 +85,25 @@ def fast_parsed(root: Any, src: str, size: int) -> Parsed | None:
     return Parsed(tuple(items), tuple(operators), commands)
 
 
+def _no_gap(src: str, start: int, end: int) -> None:
+    """Text between two children that is not whitespace or a line continuation: the general walker
+    decides (tree-sitter skipped something)."""
+    if end > start and src[start:end].replace("\\\n", "").strip(" \t\n"):
+        raise _Fallback
+
+
 def _statements(node: Any, src: str, items: list[Item], operators: list[str], redirects: tuple[Redirect, ...]) -> None:
     """``program`` and ``list``: statements separated by operators."""
     previous_end = node.start_byte
     for child in node.children:
-        child_start = child.start_byte
-        if child_start > previous_end and src[previous_end:child_start].replace("\\\n", "").strip(" \t\n"):
-            raise _Fallback
+        _no_gap(src, previous_end, child.start_byte)
         previous_end = child.end_byte
         kind = child.type
         if kind in _SEPARATORS:
             operators.append(kind)
         else:
             _statement(child, kind, src, items, operators, redirects)
-    node_end = node.end_byte
-    if node_end > previous_end and src[previous_end:node_end].replace("\\\n", "").strip(" \t\n"):
-        raise _Fallback
+    _no_gap(src, previous_end, node.end_byte)
 
 
 def _statement(node: Any, kind: str, src: str, items: list[Item], operators: list[str],
@@ -112,9 +115,7 @@ def _statement(node: Any, kind: str, src: str, items: list[Item], operators: lis
     elif kind == "pipeline":
         previous_end = node.start_byte
         for child in node.children:
-            child_start = child.start_byte
-            if child_start > previous_end and src[previous_end:child_start].replace("\\\n", "").strip(" \t\n"):
-                raise _Fallback
+            _no_gap(src, previous_end, child.start_byte)
             previous_end = child.end_byte
             child_kind = child.type
             if child_kind in _PIPES:
@@ -150,9 +151,7 @@ def _redirected(node: Any, src: str, items: list[Item], redirects: tuple[Redirec
             raise _Fallback
         if index:
             extra.append(_file_redirect(child, src))
-    node_end = node.end_byte
-    if node_end > previous_end and src[previous_end:node_end].replace("\\\n", "").strip(" \t\n"):
-        raise _Fallback
+    _no_gap(src, previous_end, node.end_byte)
     items.append(_command(body, src, redirects + tuple(extra)))
 
 
