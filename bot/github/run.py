@@ -157,6 +157,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                              sticky_id, secrets)
     before = git.head_sha()
     trusted = TrustedFiles(lambda path: git.read_file(base, path), f"the default branch ({base})")
+    config = replace(run.config, hooks_disabled_reason=_hook_scripts_changed(git, base, trigger))
     abort = AbortSignal()
     outcome: AgentOutcome | None = None
     error: str | None = None
@@ -168,7 +169,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
         log(event)
         sticky.sink(event)
 
-    config = replace(run.config, workspace=workspace, scratch_dir=run.output_dir / "scratch")
+    config = replace(config, workspace=workspace, scratch_dir=run.output_dir / "scratch")
     with ExitStack() as replay_stack:
         if run.replay is not None:
             cassette, config = replaying(run.replay, config)
@@ -226,6 +227,20 @@ def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> t
     git.prepare_branch(branch, base=base)
     existing = api.find_open_pull(branch)
     return branch, base, existing.number if existing else None, notes
+
+
+def _hook_scripts_changed(git: GitWorkspace, base: str, trigger: Trigger) -> str | None:
+    """Hook commands come from the default branch, but the scripts they run live in the checkout. On a
+    pull request that changes files under ``.claude/`` (other than settings), those scripts are the
+    head's: the run's hooks are turned off rather than run untrusted code."""
+    if trigger.pr is None:
+        return None
+    changed = [p for p in git.changed_paths(base, paths=(".claude/",))
+               if not p.endswith(("settings.json", "settings.local.json"))]
+    if not changed:
+        return None
+    return ("hooks were not run: this pull request changes " + ", ".join(f"`{p}`" for p in changed[:5])
+            + ", which hook commands could run")
 
 
 def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,

@@ -86,6 +86,8 @@ class RunConfig:
     #: A trusted ``.mcp.json`` given by the workflow (read through :class:`TrustedFiles`).
     mcp_config: str | None = None
     provider: ProviderConfig = field(default_factory=ProviderConfig.from_env)
+    #: Set when hook commands must not run (a pull request changed the scripts they would run).
+    hooks_disabled_reason: str | None = None
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -169,9 +171,11 @@ async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortS
                                tools=pool.tools, abort=abort)
         session_id = str(uuid.uuid4())
         hook_log: list[HookLogEntry] = []
-        hooks_config = hooks_from_policy(policy.hooks, disabled=bool(policy.hooks_disabled
-                                                                     and policy.hooks_disabled.value))
+        hooks_config = hooks_from_policy(policy.hooks, disabled=bool(
+            config.hooks_disabled_reason or (policy.hooks_disabled and policy.hooks_disabled.value)))
         warnings.extend(hooks_config.warnings)
+        if config.hooks_disabled_reason and policy.hooks:
+            warnings.append(config.hooks_disabled_reason)
         hooks = make_hook_runner(hooks_config, context, session_id=session_id,
                                  transcript_path=transcript_path_for(context.scratch_dir, None),
                                  environ=config.environ, on_log=hook_log.append)

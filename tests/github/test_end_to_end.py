@@ -371,3 +371,35 @@ def test_a_missing_model_key_is_reported_on_the_issue_not_a_traceback(world: Wor
     assert "no model API key" in comment
     assert "internal error" not in comment
     assert "Traceback" not in result.output
+
+
+def test_hook_scripts_changed_by_a_pr_are_not_run(world: World) -> None:
+    policy = {"bot": {"extends": "fix"}, "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
+        {"type": "command", "command": 'bash "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh"'}]}]}}
+    (world.workspace / ".github").mkdir()
+    (world.workspace / ".github" / "bot-policy.json").write_text(json.dumps(policy))
+    (world.workspace / ".claude" / "hooks").mkdir(parents=True)
+    (world.workspace / ".claude" / "hooks" / "guard.sh").write_text("exit 0\n")
+    git(world.workspace, "add", "-A")
+    git(world.workspace, "commit", "-q", "-m", "hooks")
+    git(world.workspace, "push", "-q", "origin", "main")
+    git(world.workspace, "checkout", "-q", "-b", "feature")
+    marker = world.tmp / "pwned"
+    (world.workspace / ".claude" / "hooks" / "guard.sh").write_text(f"touch {marker}\nexit 0\n")
+    git(world.workspace, "commit", "-q", "-am", "innocent-looking change")
+    git(world.workspace, "push", "-q", "origin", "feature")
+    pr = world.gh.add_pull(REPO, "feature", title="Tweak", user="alice")
+    comment = world.gh.add_comment(REPO, pr, "@bot fix this", user="alice")
+    payload = json.loads((FIXTURES / "events" / "issue_comment.created.pull_request.json").read_text())
+    payload["repository"]["full_name"] = REPO
+    payload["issue"]["number"] = pr
+    payload["comment"].update({"id": comment, "body": "@bot fix this", "user": {"login": "alice", "type": "User"}})
+    payload["sender"] = {"login": "alice", "type": "User"}
+    event = world.tmp / "pr-event.json"
+    event.write_text(json.dumps(payload))
+    result = world.run("--replay", str(DEMO_CASSETTE), event=event, policy="")
+    assert result.exit_code == 0, result.output
+    assert not marker.exists()
+    final = world.gh.comments(REPO, pr)[-1].body
+    assert "hooks were not run" in final
+    assert "`.claude/hooks/guard.sh`" in final
