@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, ToolExecutionError
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow, Decision, Deny
 from bot.permissions.engine import PolicyEngine
@@ -33,9 +33,9 @@ from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
 from bot.runtime.hooks import HookRunner
 from bot.runtime.pipeline import ToolPool, ToolRunner
-from bot.tools.base import AnyTool, Tool
+from bot.tools.base import AnyTool, Tool, ToolResult
 from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import ToolUseBlock
+from bot.tools.messages import Progress, ToolUseBlock
 
 #: Keys a batch line may have (the documented ones, plus ``mode`` and ``expect`` for tests).
 LINE_KEYS = frozenset({"tool", "input", "allow", "deny", "ask", "policy", "workspace", "mode", "expect"})
@@ -144,6 +144,9 @@ class _McpStandIn(Tool[_AnyInput, str]):
     name: ClassVar[str] = "mcp__standin"
     is_mcp = True
     input_model = _AnyInput
+
+    async def call(self, input: _AnyInput, context: ToolUseContext, progress: Progress) -> ToolResult[str]:
+        raise ToolExecutionError("a policy check never runs a tool")
 
 
 def _stand_in(name: str) -> AnyTool:

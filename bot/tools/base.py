@@ -21,6 +21,7 @@ A tool relaxes a default by overriding the method, with a one-line reason.
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -73,7 +74,7 @@ ValidationResult = ValidationOk | ValidationReject
 VALID = ValidationOk()
 
 
-class Tool(Generic[InputT, OutputT]):
+class Tool(ABC, Generic[InputT, OutputT]):
     """Subclass, set the class attributes and ``input_model``, implement ``call``."""
 
     name: ClassVar[str]
@@ -133,8 +134,10 @@ class Tool(Generic[InputT, OutputT]):
 
     # ----- execution --------------------------------------------------------------------------
 
+    @abstractmethod
     async def call(self, input: InputT, context: ToolUseContext, progress: Progress) -> ToolResult[OutputT]:
-        raise NotImplementedError
+        """Run the tool. Raise :class:`~bot.errors.ToolError` (or any exception) to fail: the pipeline
+        turns it into an ``is_error`` result."""
 
     def map_result(self, output: OutputT) -> ToolResultContent:
         """The tool_result content for an output (seeds ``mapToolResultToToolResultBlockParam``)."""

@@ -8,17 +8,30 @@ import anyio
 import pytest
 
 from bot.permissions.decision import Passthrough
-from bot.tools.base import Tool, ToolInput
+from bot.tools.base import Tool, ToolInput, ToolResult
 from bot.tools.coercion import coerce_bool, coerce_number
-from bot.tools.context import make_context
+from bot.tools.context import ToolUseContext, make_context
+from bot.tools.messages import Progress
 from tests.runtime.fakes import EchoInput, EchoTool
 
 
 class Bare(Tool[EchoInput, str]):
-    """A tool that declares nothing."""
+    """A tool that declares nothing but how to run."""
 
     name = "Bare"
     input_model = EchoInput
+
+    async def call(self, input: EchoInput, context: ToolUseContext, progress: Progress) -> ToolResult[str]:
+        return ToolResult(input.text)
+
+
+def test_a_tool_without_call_cannot_be_built() -> None:
+    class NoCall(Tool[EchoInput, str]):
+        name = "NoCall"
+        input_model = EchoInput
+
+    with pytest.raises(TypeError):
+        NoCall()  # type: ignore[abstract]
 
 
 def test_an_undeclared_tool_is_fail_closed(tmp_path: Path) -> None:

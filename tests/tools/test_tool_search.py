@@ -3,7 +3,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from bot.tools.base import AnyTool, Tool, ToolInput
+from bot.tools.base import AnyTool, Tool, ToolInput, ToolResult
 from bot.tools.context import ToolUseContext
 from bot.tools.messages import Progress
 from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools, ToolSearchTool, search_tools
@@ -16,9 +16,15 @@ class NoInput(ToolInput):
     pass
 
 
+class _Described(Tool[NoInput, str]):
+    input_model = NoInput
+
+    async def call(self, input: NoInput, context: ToolUseContext, progress: Progress) -> ToolResult[str]:
+        return ToolResult("ok")
+
+
 def deferred(name: str, doc: str, hint: str | None = None) -> AnyTool:
-    cls = type(name, (Tool,), {"__doc__": doc, "name": name, "should_defer": True, "search_hint": hint,
-                               "input_model": NoInput})
+    cls = type(name, (_Described,), {"__doc__": doc, "name": name, "should_defer": True, "search_hint": hint})
     tool: AnyTool = cls()
     return tool
 
