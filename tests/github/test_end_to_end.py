@@ -58,6 +58,17 @@ class World:
         path.write_text(json.dumps(payload))
         return path
 
+    def pr_event(self, pr: int, comment: int, body: str = "@bot fix this", user: str = "alice") -> Path:
+        """A real PR-comment capture, pointed at this world's PR and comment."""
+        payload = json.loads((FIXTURES / "events" / "issue_comment.created.pull_request.json").read_text())
+        payload["repository"]["full_name"] = REPO
+        payload["issue"]["number"] = pr
+        payload["comment"].update({"id": comment, "body": body, "user": {"login": user, "type": "User"}})
+        payload["sender"] = {"login": user, "type": "User"}
+        path = self.tmp / "pr-event.json"
+        path.write_text(json.dumps(payload))
+        return path
+
     def run(self, *args: str, event: Path | None = None, policy: str = "fix",
             event_name: str = "issue_comment") -> Any:
         env = {
@@ -243,13 +254,7 @@ def test_a_pr_that_edits_the_policy_runs_under_the_default_branchs_policy(world:
     git(world.workspace, "push", "-q", "origin", "feature")
     pr = world.gh.add_pull(REPO, "feature", title="Loosen policy", user="alice")
     comment = world.gh.add_comment(REPO, pr, "@bot fix this", user="alice")
-    payload = json.loads((FIXTURES / "events" / "issue_comment.created.pull_request.json").read_text())
-    payload["repository"]["full_name"] = REPO
-    payload["issue"]["number"] = pr
-    payload["comment"].update({"id": comment, "body": "@bot fix this", "user": {"login": "alice", "type": "User"}})
-    payload["sender"] = {"login": "alice", "type": "User"}
-    event = world.tmp / "pr-event.json"
-    event.write_text(json.dumps(payload))
+    event = world.pr_event(pr, comment)
     result = world.run("--replay", str(DEMO_CASSETTE), event=event, policy="")
     assert result.exit_code == 0, result.output
     final = world.gh.comments(REPO, pr)[-1].body
@@ -390,13 +395,7 @@ def test_hook_scripts_changed_by_a_pr_are_not_run(world: World) -> None:
     git(world.workspace, "push", "-q", "origin", "feature")
     pr = world.gh.add_pull(REPO, "feature", title="Tweak", user="alice")
     comment = world.gh.add_comment(REPO, pr, "@bot fix this", user="alice")
-    payload = json.loads((FIXTURES / "events" / "issue_comment.created.pull_request.json").read_text())
-    payload["repository"]["full_name"] = REPO
-    payload["issue"]["number"] = pr
-    payload["comment"].update({"id": comment, "body": "@bot fix this", "user": {"login": "alice", "type": "User"}})
-    payload["sender"] = {"login": "alice", "type": "User"}
-    event = world.tmp / "pr-event.json"
-    event.write_text(json.dumps(payload))
+    event = world.pr_event(pr, comment)
     result = world.run("--replay", str(DEMO_CASSETTE), event=event, policy="")
     assert result.exit_code == 0, result.output
     assert not marker.exists()
