@@ -78,6 +78,3 @@ class RunLedger:
     @property
     def total_cost_usd(self) -> float:
         return sum(t.cost_usd for t in self.turns)
-
-    def turns_of(self, agent_id: str | None) -> int:
-        return sum(1 for t in self.turns if t.agent_id == agent_id)

@@ -107,6 +107,7 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
                 error = f"{type(leaf).__name__}: {leaf}"
                 (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
             verification = await run_verification(prepared, repo) if outcome and outcome.completed else ()
+            notes = tuple(prepared.run_log_notes())
             policy_files = tuple(_hashes(prepared.policy_sources))
             model = prepared.session.model
             limits = prepared.limits
@@ -118,7 +119,7 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
         else:
             git.checkpoint(outcome.stop.reason if outcome is not None else "setup failed")
     diff: DiffStats = git.diff(before)
-    facts = RunFacts(branch=branch, commit=git.head_sha(), pushed=False, error=error,
+    facts = RunFacts(branch=branch, commit=git.head_sha(), pushed=False, error=error, notes=notes,
                      verification=verification if outcome else (), cancelled=abort.aborted,
                      provenance=Provenance(actor="local", policy_files=policy_files, model=model,
                                            limits=_limits(limits)),

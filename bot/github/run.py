@@ -188,6 +188,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                         await sticky.close()
                 if outcome is not None and outcome.completed:
                     verification = await run_verification(prepared, workspace)
+                notes += prepared.run_log_notes()
         except Exception as exc:  # setup failures are ours; anything else is a bug: say so, keep the work
             leaf = first_error(exc)
             if isinstance(leaf, BotError):

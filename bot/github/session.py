@@ -106,6 +106,15 @@ class PreparedRun:
     def limits(self) -> RunLimits:
         return self.session.limits
 
+    def run_log_notes(self) -> list[str]:
+        """What the summary must say about the run's machinery: MCP servers that failed (their tools
+        were absent) and hooks that failed without blocking (the call went on without them)."""
+        notes = [f"MCP server `{s['name']}` {s['state']}: {s['reason']}; its tools were not available."
+                 for s in self.mcp_states if s.get("reason")]
+        notes += [f"{e.event} hook `{e.command}`: {e.outcome}" for e in self.hook_log
+                  if e.outcome.startswith("non-blocking error")]
+        return notes
+
 
 def policy_layers(config: RunConfig, trusted: TrustedFiles) -> tuple[list[PolicyLayer], list[tuple[str, str]]]:
     """Preset/organisation layers from the workflow, plus the repository's own policy (trusted copy)."""

@@ -78,10 +78,6 @@ _TEST_ARITH_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def parser_available() -> bool:
-    return _PARSER is not None
-
-
 def parse_command(command: str) -> ParseOutcome:
     """Parse one Bash command string. Cached: the same command is asked about several times."""
     return _parse_cached(command)

@@ -121,10 +121,6 @@ class Redactor:
         self._known = re.compile("|".join(map(re.escape, alternatives))) if alternatives else None
         self._shapes = tuple(shapes)
 
-    @property
-    def known_count(self) -> int:
-        return len(self._labels)
-
     def __call__(self, text: str) -> str:
         if not text:
             return text

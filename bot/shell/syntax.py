@@ -49,10 +49,8 @@ def literal(value: str) -> Word:
     return Word(value, value)
 
 
-#: Redirect operators that write, read, or duplicate file descriptors.
+#: Redirect operators that write (or duplicate) file descriptors.
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
-READ_OPS = frozenset({"<"})
-READ_WRITE_OPS = frozenset({"<>"})
 
 
 class Redirect(NamedTuple):
@@ -75,10 +73,6 @@ class Redirect(NamedTuple):
     @property
     def writes_file(self) -> bool:
         return self.op in WRITE_OPS and not self.is_fd_dup
-
-    @property
-    def reads_file(self) -> bool:
-        return self.op in READ_OPS or self.op in READ_WRITE_OPS
 
 
 class Assignment(NamedTuple):

@@ -73,14 +73,6 @@ def vcs_exclusion_args() -> list[str]:
     return args
 
 
-async def run_rg(args: list[str], cwd: Path, *, timeout_s: float = RG_TIMEOUT_S) -> tuple[int, bytes, bytes]:
-    """Run rg; exit 0 = matches, 1 = none, 2 = error (partial results may still be in stdout)."""
-    with anyio.fail_after(timeout_s):
-        done = await anyio.run_process([rg_path(), *args], cwd=cwd, check=False,
-                                       stdin=subprocess.DEVNULL)
-    return done.returncode, done.stdout, done.stderr
-
-
 @dataclass(frozen=True, slots=True)
 class RgRun:
     """How a streamed rg run ended. ``code`` is meaningless when ``stopped`` (we killed it)."""

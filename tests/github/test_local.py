@@ -59,3 +59,19 @@ def test_a_local_repository_gets_a_branch_and_refuses_a_dirty_tree(tmp_path: Pat
     assert clean.exit_code == 0, clean.output
     assert git(repo, "log", "--format=%s", "-1", "bot/local-fix-the-failing-test").strip() == "Fix the failing test"
     assert git(repo, "branch", "--show-current").strip() == "bot/local-fix-the-failing-test"
+
+
+def test_failed_mcp_servers_and_hook_errors_are_in_the_summary(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({
+        "bot": {"extends": "fix"},
+        "mcpServers": {"broken": {"command": str(tmp_path / "no-such-server")}},
+        "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "exit 1"}]}]},
+    }))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", "--local", "--repo", str(DEMO), "--prompt", "Fix the failing test",
+                                      "--replay", str(CASSETTE), "-o", str(out), "--policy", str(policy)])
+    assert result.exit_code == 0, result.output
+    comment = (out / "comment.md").read_text()
+    assert "MCP server `broken` failed" in comment
+    assert "PreToolUse hook `exit 1`: non-blocking error" in comment
