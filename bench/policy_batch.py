@@ -31,9 +31,9 @@ import anyio
 from _common import ROOT, report
 
 from bot.permissions.chain import PermissionRequest
-from bot.permissions.checker import PolicyChecker
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.stack import PolicyLayer, load_policy_stack
+from bot.runtime.policy_checker import PolicyChecker
 
 
 def corpus(n: int, other_ws: Path) -> list[str]:

@@ -62,7 +62,7 @@ def policy_check(
     as_json: JsonOpt = False,
 ) -> None:
     """What a run would decide for a call: the decision, the reason, the rule and where it is written."""
-    from bot.permissions.checker import CheckInput, PolicyChecker
+    from bot.runtime.policy_checker import CheckInput, PolicyChecker
 
     layers = policy_layers(policy, repo_policy, org_policy, preset)
     if not workspace.is_dir():
@@ -118,7 +118,7 @@ def policy_test(
     workspace: WorkspaceOpt = Path("."),
 ) -> None:
     """Run expectation files: print each mismatch, then 'N passed, N failed'. Exit 1 on any mismatch."""
-    from bot.permissions.expectations import expectation_files, run_expectations
+    from bot.runtime.policy_expectations import expectation_files, run_expectations
 
     roots = paths or [Path("policies")]
     missing = [str(p) for p in roots if not p.exists()]

@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from bot.permissions import stack
-from bot.permissions.checker import CheckInput, PolicyChecker, parse_check_line
 from bot.permissions.decision import Allow, Deny
+from bot.runtime.policy_checker import CheckInput, PolicyChecker, parse_check_line
 
 
 @pytest.fixture

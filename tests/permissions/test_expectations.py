@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.permissions.expectations import default_policy_for, expectation_files
+from bot.runtime.policy_expectations import default_policy_for, expectation_files
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot.permissions.checker import CheckOutcome, PolicyChecker, parse_check_line
 from bot.permissions.documents import FORMATS
+from bot.runtime.policy_checker import CheckOutcome, PolicyChecker, parse_check_line
 
 EXPECT_SUFFIX = ".expect.jsonl"
 

@@ -2,8 +2,9 @@
 
 Every check goes through :meth:`bot.runtime.pipeline.ToolRunner.decide` — stages 1 to 4 of the
 pipeline a run uses (lookup, schema, the tool's own check, hooks, the permission chain with the
-:class:`~bot.permissions.engine.PolicyEngine`), so a check can never disagree with a run. This is
-the one module of the permission layer that drives the runtime: it is the harness around it.
+:class:`~bot.permissions.engine.PolicyEngine`), so a check can never disagree with a run. It lives
+in the runtime layer because it drives the pipeline and runs hooks; the permission layer itself stays
+pure.
 
 For batches of thousands of calls in one process: the tool pool and the runner are built once,
 parsed policy files are cached by path (:mod:`bot.permissions.stack`), and the merged context is
