@@ -11,6 +11,11 @@ Baseline, measured in the same run on the same commands: a bare tree-sitter pars
 (``Parser.parse`` of the encoded command). The ratio is total decision time over total parse
 time; the target is at most 3×.
 
+Also printed, as floors for that ratio: the parse plus reading every node of the tree once from
+Python (``type``, byte range, ``children``: the least any Python analysis of the tree does), the
+parse plus our walk into simple commands (:func:`bot.shell.ast_parse.parse_fresh`), and the
+text-level checks alone — each over the bare parse.
+
     python bench/bash_analysis.py [--repeat N]
 """
 
@@ -30,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.shell import ast_parse  # noqa: E402
 from bot.shell.api import check_bash_permissions  # noqa: E402
+from bot.shell.security_checks import text_findings  # noqa: E402
 from tests.shell.conftest import build_workspace, context_for  # noqa: E402
 
 CORPUS = ROOT / "tests" / "shell" / "corpus"
@@ -78,6 +84,22 @@ def bare_parse(command: str, _ctx: Any) -> None:
     ast_parse.parse_tree(command)
 
 
+def touch_every_node(command: str, _ctx: Any) -> None:
+    stack = [ast_parse.parse_tree(command).root_node]
+    while stack:
+        node = stack.pop()
+        node.type, node.start_byte, node.end_byte  # noqa: B018 - the reads are what is measured
+        stack.extend(node.children)
+
+
+def parse_and_walk(command: str, _ctx: Any) -> None:
+    ast_parse.parse_fresh(command)
+
+
+def text_checks(command: str, _ctx: Any) -> None:
+    text_findings(command)
+
+
 def cold_decision(command: str, ctx: Any) -> None:
     ast_parse.clear_parse_cache()
     check_bash_permissions(command, ctx)
@@ -100,6 +122,10 @@ def main() -> None:
     parse = time_each(cases, bare_parse, args.repeat)
     cold = time_each(cases, cold_decision, args.repeat)
     warm = time_each(cases, warm_decision, args.repeat, prime=True)
+    floors = {name: sum(time_each(cases, fn, args.repeat)) / sum(parse)
+              for name, fn in (("parse + read every node once", touch_every_node),
+                               ("parse + walk to simple commands", parse_and_walk),
+                               ("text checks alone", text_checks))}
     n = len(cases)
     ratios = [c / p for c, p in zip(cold, parse, strict=True)]
     print(f"commands: {n} (benign corpus x3 shapes + attack corpus), best of {args.repeat}")
@@ -111,6 +137,8 @@ def main() -> None:
           f"median {statistics.median(warm) * 1e6:6.1f} us   -> {n / sum(warm):,.0f} decisions/s")
     print(f"ratio full/parse (cold): total {sum(cold) / sum(parse):.2f}x   median per command "
           f"{statistics.median(ratios):.2f}x   (target <= 3x)")
+    for name, ratio in floors.items():
+        print(f"  floor: {name:32} {ratio:.2f}x the bare parse")
 
 
 if __name__ == "__main__":
