@@ -200,15 +200,27 @@ def _repo(payload: Mapping[str, Any]) -> str | None:
 def _refuse_actor(kind: str, actor: str | None, is_bot: bool, settings: TriggerSettings) -> str | None:
     """Why this actor cannot trigger, before any API call (the bot itself; unlisted bots)."""
     if actor is not None and settings.bot_login and actor.lower() == settings.bot_login.lower():
-        return f"the {kind} was written by the bot itself ({actor}); its own comments never trigger"
+        return f"the {kind} came from the bot itself ({actor}); the bot never triggers itself"
     if is_bot and "*" not in settings.allowed_bots and (actor or "") not in settings.allowed_bots:
         return f"{actor} is a bot that is not listed in allowed_bots"
     return None
 
 
+def _refuse_own(kind: str, author: str | None, settings: TriggerSettings) -> str | None:
+    """The bot's own comments never trigger, whoever edits them."""
+    if author is not None and settings.bot_login and author.lower() == settings.bot_login.lower():
+        return f"the {kind} was written by the bot itself ({author}); its own comments never trigger"
+    return None
+
+
 def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment: Mapping[str, Any],
                      settings: TriggerSettings, **known: Any) -> Trigger:
-    actor, is_bot = _login(comment.get("user") or payload.get("sender"))
+    # An edit is the editor's request (the ``sender``; editing someone else's comment takes write
+    # access): the run is checked against the editor's permission and credited to them.
+    author, author_is_bot = _login(comment.get("user") or payload.get("sender"))
+    actor, is_bot = author, author_is_bot
+    if payload.get("action") == "edited" and isinstance(payload.get("sender"), Mapping):
+        actor, is_bot = _login(payload.get("sender"))
     body = _str(comment.get("body"))
     comment_id = comment.get("id") if isinstance(comment.get("id"), int) else None
     base: dict[str, Any] = dict(event_name=event, kind=kind, repository=_repo(payload), actor=actor,
@@ -216,12 +228,13 @@ def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment:
     action = payload.get("action")
     if action not in ("created", "edited", "submitted"):
         return Trigger(False, f"{event} action {action!r} does not trigger", **base)
-    refusal = _refuse_actor("comment", actor, is_bot, settings)
+    noun = "review" if kind == "review" else "comment"
+    refusal = _refuse_actor(noun, actor, is_bot, settings) or _refuse_own(noun, author, settings)
     if refusal:
         return Trigger(False, refusal, **base)
     phrase = settings.trigger_phrase
     if not mentions(body, phrase):
-        return Trigger(False, f"the comment does not mention {phrase}", **base)
+        return Trigger(False, f"the {noun} does not mention {phrase}", **base)
     if action == "edited":
         changes = payload.get("changes")
         before = changes.get("body", {}).get("from") if isinstance(changes, Mapping) else None
@@ -246,11 +259,17 @@ def _issue_comment(payload: Mapping[str, Any], settings: TriggerSettings) -> Tri
     number = _int(issue, "number", event)
     title = _str(issue.get("title"))
     context = {"title": title, "body": issue.get("body") or ""}
-    if issue.get("pull_request"):  # absent or null on plain issues
+    if _is_pull_request(issue.get("pull_request")):
         return _comment_trigger(event, "pr_comment", payload, comment, settings, issue=number, pr=number,
                                 comment_kind="issue", context=context)
     return _comment_trigger(event, "issue_comment", payload, comment, settings, issue=number,
                             branch=issue_branch(number, title), comment_kind="issue", context=context)
+
+
+def _is_pull_request(stub: Any) -> bool:
+    """An issue's ``pull_request`` stub: absent or null on plain issues today; old servers sent a
+    stub with null URLs on every issue."""
+    return isinstance(stub, Mapping) and any(stub.get(k) for k in ("url", "html_url", "diff_url", "patch_url"))
 
 
 def _pull_request_fields(pr: Mapping[str, Any], event: str) -> dict[str, Any]:
@@ -331,6 +350,11 @@ def _dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     actor, is_bot = _login(payload.get("sender"))
     base: dict[str, Any] = dict(event_name="workflow_dispatch", kind="workflow_dispatch", repository=_repo(payload),
                 actor=actor, actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
+    # A GITHUB_TOKEN may dispatch a workflow (GitHub's exception to "no runs from the token"):
+    # the bot dispatching itself would loop.
+    refusal = _refuse_actor("dispatch", actor, is_bot, settings)
+    if refusal:
+        return Trigger(False, refusal, **base)
     if not prompt:
         return Trigger(False, "workflow_dispatch without a prompt input (inputs.prompt or the action's prompt)",
                        **base)

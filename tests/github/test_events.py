@@ -94,7 +94,7 @@ def test_the_bots_own_comment_never_triggers() -> None:
     settings = TriggerSettings(allowed_bots=frozenset({"*"}))
     trigger = decide_trigger("issue_comment", data, settings)
     assert not trigger.triggered
-    assert "written by the bot itself" in trigger.reason
+    assert "the bot itself" in trigger.reason
 
 
 def test_other_bots_are_refused_unless_listed() -> None:
@@ -205,3 +205,53 @@ def test_issue_branches_are_slugs() -> None:
     assert issue_branch(12, "Crash when `foo` is None!!") == "bot/issue-12-crash-when-foo-is-none"
     assert issue_branch(3, "日本語") == "bot/issue-3-task"
     assert len(issue_branch(1, "x" * 200)) == len("bot/issue-1-") + 40
+
+
+def test_an_edit_that_adds_the_phrase_runs_for_the_editor_not_the_comment_author() -> None:
+    # Editing someone else's comment is possible with write access: the editor asked for the run,
+    # so the permission check and the credit are theirs (GitHub sends the editor as `sender`).
+    data = payload("issue_comment.edited", comment__body="@bot please fix")
+    data["changes"] = {"body": {"from": "please fix"}}
+    data["sender"] = {**data["comment"]["user"], "login": "an-editor", "id": 999}
+    trigger = decide_trigger("issue_comment", data, SETTINGS)
+    assert trigger.triggered
+    assert trigger.actor == "an-editor"
+
+
+def test_a_comment_written_by_the_bot_never_triggers_even_when_a_human_edits_it() -> None:
+    settings = TriggerSettings(bot_login="our-bot[bot]")
+    data = payload("issue_comment.edited", comment__body="@bot please fix")
+    data["changes"] = {"body": {"from": "please fix"}}
+    data["comment"]["user"] = {"login": "our-bot[bot]", "type": "Bot", "id": 1}
+    trigger = decide_trigger("issue_comment", data, settings)
+    assert not trigger.triggered
+    assert "bot itself" in trigger.reason
+
+
+def test_a_legacy_pull_request_stub_with_null_urls_is_a_plain_issue() -> None:
+    # Old GitHub (Enterprise) servers sent `pull_request: {"html_url": null, ...}` on every issue.
+    data = payload("issue_comment.created", comment__body="@bot fix this")
+    data["issue"]["pull_request"] = {"diff_url": None, "html_url": None, "patch_url": None}
+    trigger = decide_trigger("issue_comment", data, SETTINGS)
+    assert trigger.kind == "issue_comment"
+    assert trigger.pr is None
+
+
+def test_a_bot_cannot_dispatch_the_workflow_unless_listed() -> None:
+    # workflow_dispatch is one of the events a GITHUB_TOKEN may start: the bot dispatching itself
+    # would loop.
+    data = payload("workflow_dispatch", inputs={"prompt": "bump deps"})
+    data["sender"] = {"login": "github-actions[bot]", "type": "Bot", "id": 41898282}
+    itself = decide_trigger("workflow_dispatch", data, TriggerSettings(bot_login="github-actions[bot]"))
+    assert not itself.triggered
+    assert "the bot itself" in itself.reason
+    data["sender"] = {"login": "renovate[bot]", "type": "Bot", "id": 29139614}
+    trigger = decide_trigger("workflow_dispatch", data, SETTINGS)
+    assert not trigger.triggered
+    assert "not listed in allowed_bots" in trigger.reason
+
+
+def test_a_review_without_the_phrase_says_review() -> None:
+    trigger = decide_trigger("pull_request_review", payload("pull_request_review.submitted", review__body=None),
+                             SETTINGS)
+    assert trigger.reason == "the review does not mention @bot"
