@@ -32,9 +32,9 @@ class Option(NamedTuple):
     #: The value: attached (``-C/etc``, ``--directory=/etc``) or the next word; ``None`` when the
     #: option takes none, or when its value is missing (the word at the end).
     value: str | None
-    #: Index of the word the option is written in.
-    index: int
-    #: Index of the word holding the value (``index`` when attached), ``None`` without a value.
+    #: Index of the word the option is written in (``index`` would shadow the tuple method).
+    at: int
+    #: Index of the word holding the value (``at`` when attached), ``None`` without a value.
     value_index: int | None
     #: For a positional, its text (``name`` is then ``""``).
     word: str = ""
