@@ -48,10 +48,10 @@ from bot.shell.ast_parse import parse_command
 from bot.shell.classify import Category, is_concurrency_safe, is_read_only, is_search_or_read
 from bot.shell.decide import decide_command
 from bot.shell.destructive import destructive_warnings
-from bot.shell.judge import Options
 from bot.shell.path_check import expand, path_policy
 from bot.shell.prefixes import command_prefix, merge_suggestions, suggestion_for
 from bot.shell.rule_match import rule_set
+from bot.shell.scan import Options
 from bot.shell.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, text_findings
 from bot.shell.semantics import ExitInterpretation, interpret_exit_code
 from bot.shell.syntax import Parsed, ParseUnavailable, ScopeMarker, TooComplex

@@ -17,8 +17,9 @@ import re
 import shlex
 
 from bot.shell.ast_parse import parse_command
-from bot.shell.judge import MAX_SUBCOMMANDS, Judge, Options
+from bot.shell.judge import MAX_SUBCOMMANDS, Judge
 from bot.shell.rule_match import canonical
+from bot.shell.scan import Options
 from bot.shell.security_checks import text_findings
 from bot.shell.syntax import Assignment, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex, Word
 from bot.shell.verdict import State, Verdict, combine

@@ -18,13 +18,32 @@ VerdictKind = Literal["allow", "deny", "ask", "nomatch"]
 
 @dataclass(slots=True)
 class State:
-    """What earlier commands of the same compound changed: the directory and the environment."""
+    """What earlier commands of the same compound changed: the directory and the environment.
+
+    ``cwd`` is the physical directory (what relative paths resolve against), ``pwd`` bash's
+    logical ``$PWD`` (what ``cd ..`` climbs from; ``None``: same as ``cwd``). ``others`` are the
+    directories the shell may be in instead, after a ``cd`` that may not run or may fail
+    (``false && cd src; cat ../x``): paths are checked from each."""
 
     cwd: str | None
     tainted: str | None = None
+    pwd: str | None = None
+    others: tuple[tuple[str | None, str | None], ...] = ()
+    #: ``set -P``/``set -o physical``: ``cd`` resolves symbolic links before ``..``.
+    physical: bool = False
 
     def copy(self) -> State:
-        return State(self.cwd, self.tainted)
+        return State(self.cwd, self.tainted, self.pwd, self.others, self.physical)
+
+    @property
+    def logical(self) -> str | None:
+        return self.pwd if self.pwd is not None else self.cwd
+
+    def all_cwds(self) -> tuple[str | None, ...]:
+        """The directory the shell is in, then every other one it may be in."""
+        if not self.others:
+            return (self.cwd,)
+        return (self.cwd, *(cwd for cwd, _ in self.others))
 
 
 class Verdict(NamedTuple):

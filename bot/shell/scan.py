@@ -1,0 +1,71 @@
+"""What the judge knows about one simple command while it decides (:mod:`bot.shell.judge`): the
+compiled policy, the wrapper layers of the command and what was found on them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.shell.path_check import PathPolicy
+from bot.shell.rule_match import RuleSet, canonical
+from bot.shell.syntax import Word
+from bot.shell.wrappers import InnerKind
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    rules: RuleSet
+    paths: PathPolicy
+    edits_allowed: bool
+    install_scripts: bool = True
+
+
+class Layer:
+    """One program of a wrapper chain (``timeout 5 env X=1 make`` has three), with its canonical text."""
+
+    __slots__ = ("_ends", "cwd", "kind", "program", "start", "text", "unsafe_env", "values", "words")
+
+    def __init__(self, start: int, words: tuple[Word, ...], kind: InnerKind | None, cwd: str | None,
+                 unsafe_env: bool = False) -> None:
+        self.start = start
+        self.words = words
+        self.kind = kind
+        self.cwd = cwd
+        self.unsafe_env = unsafe_env
+        values = [w[0] for w in words]
+        self.values = values
+        self.text = " ".join(values)
+        #: The program's base name (``/usr/bin/git`` → ``git``).
+        self.program = values[0].rsplit("/", 1)[-1] if values else ""
+        self._ends: list[int] | None = None
+
+    @property
+    def ends(self) -> list[int]:
+        """The end offset of each word in :attr:`text` (computed when a rule needs it)."""
+        if self._ends is None:
+            self._ends = canonical(self.values)[1]
+        return self._ends
+
+
+class Scan:
+    """Everything found about one command before the allow rules are consulted."""
+
+    __slots__ = ("boundaries", "exact_only", "exec_inners", "explicit", "layers", "opaque_starts", "scripts")
+
+    def __init__(self, layers: list[Layer]) -> None:
+        self.layers = layers
+        self.explicit: dict[int, str] = {}
+        self.boundaries: list[int] = []
+        self.exec_inners: list[tuple[int, tuple[Word, ...], str | None]] = []
+        #: ``(index, script, kind, same_shell)``: ``eval`` runs in the current shell (its ``cd`` counts).
+        self.scripts: list[tuple[int, str, InnerKind, bool]] = []
+        self.opaque_starts: list[int] = []
+        #: Commands read from stdin (``curl x | sh``): only an exact rule approves.
+        self.exact_only = False
+
+
+def join_dir(cwd: str, value: str) -> str | None:
+    if value.startswith("/"):
+        return value
+    if value.startswith("~"):
+        return None
+    return f"{cwd.rstrip('/')}/{value}"
