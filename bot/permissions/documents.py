@@ -91,7 +91,9 @@ def _parse_json(text: str, path: str) -> Document:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
+        hint = "; comments are not allowed in JSON" if text.startswith(("//", "/*"), exc.pos) else ""
+        raise ConfigError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=path,
+                          line=exc.lineno) from None
     return Document(path, data, Positions(_JsonScanner(text).scan()))
 
 

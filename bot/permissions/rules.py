@@ -43,7 +43,12 @@ class Rule:
 
 
 def parse_rule_text(text: str) -> tuple[str, str | None]:
-    """Split ``Tool(content)`` into its parts; raise :class:`RuleSyntaxError` with what is wrong."""
+    """Split ``Tool(content)`` into its parts; raise :class:`RuleSyntaxError` with what is wrong.
+
+    The content is returned *unescaped*: Claude Code writes ``\\(``, ``\\)`` and ``\\\\`` inside
+    the parentheses when it saves a rule (``Bash(python3 -c "print\\(1\\)")``), and reads them
+    back as ``(``, ``)`` and ``\\``. Any other backslash is kept (``\\*`` stays a literal star).
+    """
     raw = text.strip()
     if not raw:
         raise RuleSyntaxError("empty rule")
@@ -54,10 +59,13 @@ def parse_rule_text(text: str) -> tuple[str, str | None]:
     else:
         if not raw.endswith(")"):
             raise RuleSyntaxError(f"rule {text!r} opens '(' but does not end with ')'")
+        if _escaped_at(raw, len(raw) - 1):
+            raise RuleSyntaxError(f"rule {text!r}: its closing ')' is escaped (\\)), so the rule never closes")
         tool, _, rest = raw.partition("(")
-        content = rest[:-1]
-        if content.strip() == "":
+        written = rest[:-1]
+        if written.strip() == "":
             raise RuleSyntaxError(f"rule {text!r} has empty parentheses; write {tool!r} for the whole tool")
+        content = unescape_rule_content(written)
         tool = tool.strip()
     if not _TOOL_PART.match(tool):
         raise RuleSyntaxError(f"rule {text!r}: {tool!r} is not a tool name")
@@ -70,6 +78,30 @@ def parse_rule_text(text: str) -> tuple[str, str | None]:
         if problem is not None:
             raise RuleSyntaxError(f"rule {text!r}: {problem}")
     return tool, content
+
+
+_RULE_ESCAPE = re.compile(r"\\([\\()])")
+
+
+def unescape_rule_content(content: str) -> str:
+    """Claude Code's ``unescapeRuleContent``: ``\\(`` → ``(``, ``\\)`` → ``)``, ``\\\\`` → ``\\``, in
+    one left-to-right pass (so ``\\\\(`` is a backslash, then a parenthesis); every other
+    backslash is kept."""
+    return _RULE_ESCAPE.sub(r"\1", content) if "\\" in content else content
+
+
+def escape_rule_content(content: str) -> str:
+    """The inverse of :func:`unescape_rule_content`: what to write inside ``Tool(...)`` so the rule
+    reads back as ``content`` (Claude Code's ``escapeRuleContent``)."""
+    return re.sub(r"[\\()]", lambda m: "\\" + m.group(0), content)
+
+
+def _escaped_at(text: str, index: int) -> bool:
+    """Is the character at ``index`` behind an odd run of backslashes?"""
+    count = 0
+    while index - count - 1 >= 0 and text[index - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 #: Tools whose rule content is a gitignore-style path pattern (:mod:`bot.permissions.path_rules`).

@@ -12,12 +12,20 @@ An existing ``.claude/settings.json`` loads unchanged. What we read:
   end), ``scheduled_task`` (the prompt of scheduled runs), ``allow_git_dir_writes``,
   ``allow_workflow_writes``.
 
-Claude Code keys we do not use produce one warning per file; a key nobody knows is a
-:class:`~bot.errors.ConfigError` naming the file and the line, as is every malformed value or rule.
+What is an error and what is a warning follows one principle: ignoring something may only ever
+grant *less*. So, as Claude Code does, keys we do not read are warnings (Claude Code keys we do
+not use: one warning per file; keys nobody here knows: one warning per key, with its line), an
+allow rule we cannot read is skipped with a warning naming its line, and a hook event a headless
+run never fires is warned about. A :class:`~bot.errors.ConfigError` naming the file and the line
+is kept for a malformed value of a key we read, a deny or ask rule we cannot read (skipping it
+would allow more), an unknown key inside our own ``bot`` section or inside ``permissions``, and
+a top-level key that looks like a misspelling of one we read (``"permission"``, ``"Hooks"``:
+ignoring it would drop the rules or guards it holds).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -61,16 +69,32 @@ _BOT_KEYS = frozenset({"extends", "limits", "model", "sandbox", "env", "verify",
                        # the shell's knobs (bot.shell reads them from PermissionContext.extra)
                        "network", "allow_unsandboxed", "excluded_commands", "secret_env", "install_scripts"})
 _LIMIT_KEYS = frozenset({"max_turns", "max_budget_usd", "timeout_minutes"})
-HOOK_EVENTS = frozenset({
-    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification",
-    "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionStart",
-    "SessionEnd", "Setup",
-})
+#: The top-level keys we read. An unknown key close to one of these is an error, not a warning.
+_READ_KEYS = ("permissions", "hooks", "disableAllHooks", "mcpServers", "bot")
+#: How close (difflib ratio) an unknown key must be to one we read to count as its misspelling.
+MISSPELLING_CUTOFF = 0.85
+#: Every hook event Claude Code has (its hooks reference, code.claude.com/docs/en/hooks): the one
+#: list both this schema and :mod:`bot.runtime.hook_config` (which says which ones a headless run
+#: fires) use. A file may name any of them; a name not here is warned about and ignored.
+HOOK_EVENTS: tuple[str, ...] = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest", "PermissionDenied",
+    "Notification", "UserPromptSubmit", "UserPromptExpansion", "Stop", "StopFailure", "SubagentStart",
+    "SubagentStop", "PreCompact", "PostCompact", "Elicitation", "ElicitationResult", "TeammateIdle", "TaskCreated",
+    "TaskCompleted", "Setup", "InstructionsLoaded", "CwdChanged", "FileChanged", "ConfigChange", "WorktreeCreate",
+    "WorktreeRemove", "SessionStart", "SessionEnd", "PreModelSwitch", "PostModelSwitch", "MessageDisplay",
+    "DirectoryAdded",
+)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: Never let into a tool's environment, whatever a policy says (design: trust model).
 SECRET_ENV = re.compile(r"^(GITHUB_TOKEN|GH_TOKEN|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|ACTIONS_.*|INPUT_.*)$")
 
 T = TypeVar("T")
+
+
+def did_you_mean(name: str, known: tuple[str, ...]) -> str:
+    """``"; did you mean 'X'?"`` when ``name`` looks like a misspelling of one of ``known``, else ``""``."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=MISSPELLING_CUTOFF)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +119,14 @@ class Setting(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class HookSet:
-    """A file's ``hooks``: event → matcher groups, as written (validated in shape only)."""
+    """A file's ``hooks``: event → matcher groups, as written (validated in shape only; events
+    Claude Code does not have are left out, with a warning)."""
 
     events: Mapping[str, tuple[Mapping[str, Any], ...]]
     origin: Origin
+    #: Lines by dotted key path, in the form :func:`bot.runtime.hook_config.parse_hooks` reads:
+    #: ``hooks``, ``hooks.PreToolUse``, ``hooks.PreToolUse[0]``, ``hooks.PreToolUse[0].hooks[1]``.
+    lines: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,12 +182,12 @@ class _Validator:
         data = self.mapping(self.doc.data)
         unused: list[str] = []
         for key in data:
-            if key in _SILENT_KEYS or key in {"permissions", "hooks", "disableAllHooks", "mcpServers", "bot"}:
+            if key in _SILENT_KEYS or key in _READ_KEYS:
                 continue
             if key in CLAUDE_CODE_UNUSED_KEYS:
                 unused.append(key)
                 continue
-            raise self.error(f"unknown key {key!r} (not a Claude Code setting; our own settings go under 'bot')", key)
+            self.unknown_key(key)
         out: dict[str, Any] = {}
         if "permissions" in data:
             out.update(self.permissions(self.mapping(data["permissions"], "permissions"), unused))
@@ -176,6 +204,17 @@ class _Validator:
             self.warnings.append(f"{self.doc.path}: Claude Code settings this bot does not use, ignored: "
                                  + ", ".join(sorted(unused)))
         return PolicyFile(path=self.doc.path, source=self.source, warnings=tuple(self.warnings), **out)
+
+    def unknown_key(self, key: str) -> None:
+        """A top-level key nobody here knows: a warning (Claude Code ignores unknown keys too), unless
+        it looks like a misspelling of a key we read."""
+        meant = [k for k in _READ_KEYS if k.lower() == key.lower()] or \
+            difflib.get_close_matches(key, _READ_KEYS, n=1, cutoff=MISSPELLING_CUTOFF)
+        if meant:
+            raise self.error(f"unknown key {key!r}: did you mean {meant[0]!r}? (ignoring it would drop what it "
+                             "holds)", key)
+        self.warnings.append(f"{self.doc.path}:{self.doc.line(key)}: unknown key {key!r} ignored (not a setting "
+                             "this bot reads; our own settings go under 'bot')")
 
     # ----- permissions --------------------------------------------------------------------------
 
@@ -219,7 +258,11 @@ class _Validator:
             try:
                 rules.append(make_rule(text, behavior, self.source, self.doc.path, line))
             except RuleSyntaxError as exc:
-                raise ConfigError(f"permissions.{behavior}[{index}]: {exc}", path=self.doc.path, line=line) from None
+                if behavior != "allow":  # skipping a deny or ask rule would allow more
+                    raise ConfigError(f"permissions.{behavior}[{index}]: {exc}", path=self.doc.path,
+                                      line=line) from None
+                self.warnings.append(f"{self.doc.path}:{line}: permissions.allow[{index}]: {exc}; skipped (an "
+                                     "allow rule that cannot be read allows nothing)")
         return rules
 
     # ----- hooks and MCP servers (raw, shape-checked) -------------------------------------------
@@ -227,15 +270,21 @@ class _Validator:
     def hooks(self, value: Any) -> HookSet:
         events = self.mapping(value, "hooks")
         out: dict[str, tuple[Mapping[str, Any], ...]] = {}
+        lines: dict[str, int] = {}
+        self._line_of(lines, "hooks", ("hooks",))
         for event, groups in events.items():
             if event not in HOOK_EVENTS:
                 self.warnings.append(f"{self.doc.path}:{self.doc.line('hooks', event)}: unknown hook event "
-                                     f"{event!r}, kept but never fired")
+                                     f"{event!r} (not a Claude Code event{did_you_mean(event, HOOK_EVENTS)}): "
+                                     "never fired headless, ignored")
+                continue
             if not isinstance(groups, list):
                 raise self.error(f"hooks.{event} must be a list of matcher groups", "hooks", event)
+            self._line_of(lines, f"hooks.{event}", ("hooks", event))
             checked = []
             for i, group in enumerate(groups):
                 group = self.mapping(group, "hooks", event, i)
+                self._line_of(lines, f"hooks.{event}[{i}]", ("hooks", event, i))
                 matcher = group.get("matcher")
                 if matcher is not None and not isinstance(matcher, str):
                     raise self.error(f"hooks.{event}[{i}].matcher must be a string", "hooks", event, i, "matcher")
@@ -244,6 +293,7 @@ class _Validator:
                     raise self.error(f"hooks.{event}[{i}].hooks must be a non-empty list", "hooks", event, i)
                 for j, handler in enumerate(handlers):
                     handler = self.mapping(handler, "hooks", event, i, "hooks", j)
+                    self._line_of(lines, f"hooks.{event}[{i}].hooks[{j}]", ("hooks", event, i, "hooks", j))
                     kind = handler.get("type")
                     if not isinstance(kind, str):
                         raise self.error(f"hooks.{event}[{i}].hooks[{j}] needs a \"type\"",
@@ -253,7 +303,13 @@ class _Validator:
                                          "hooks", event, i, "hooks", j)
                 checked.append(group)
             out[event] = tuple(checked)
-        return HookSet(out, self.origin("hooks"))
+        return HookSet(out, self.origin("hooks"), lines)
+
+    def _line_of(self, lines: dict[str, int], key: str, path: tuple[str | int, ...]) -> None:
+        """Record the line of ``path`` under the dotted ``key``, when the document has that very path."""
+        line = self.doc.positions.lines.get(path)
+        if line is not None:
+            lines[key] = line
 
     def mcp_servers(self, value: Any) -> dict[str, Setting[Mapping[str, Any]]]:
         servers = self.mapping(value, "mcpServers")

@@ -14,7 +14,13 @@ The contract, as Claude Code documents it:
   ``permissionDecisionReason``, ``updatedInput``, ``additionalContext``.
 
 Headless differences: ``ask`` is a denial (nobody to ask). Several matching hooks run in parallel;
-their decisions combine as deny > ask > allow. Where a hook's decision stands in the permission
+their decisions combine as deny > ask > allow.
+
+A hook's ``if`` (a permission rule) is matched with the rule matching the permission layer uses
+(:func:`condition_matches`): paths and domains as rules match them; a ``Bash(...)`` content against
+every simple command of a compound command, and every command a wrapper (``timeout``, ``sudo``,
+``sh -c``...) launches. It errs toward running the hook: a command the analysis cannot take apart,
+or a call whose subject cannot be told, runs it. Where a hook's decision stands in the permission
 chain — first, but never above a deny or ask *rule* from any source, the organisation's included —
 is documented in :mod:`bot.permissions.chain` and ``docs/hooks.md``.
 """
@@ -29,9 +35,12 @@ from typing import Any
 
 import anyio
 
+from bot.permissions.chain import PermissionRequest
 from bot.permissions.decision import Allow, Ask, Deny
+from bot.permissions.matchers import SHELL_TOOLS, RequestFacts, content_covers
+from bot.permissions.rules import DOMAIN_TOOLS, PATH_TOOLS, Rule, rule_applies_to
 from bot.permissions.schema import HookSet
-from bot.runtime.hook_config import HookCommand, HooksConfig, merge_hooks, parse_hooks
+from bot.runtime.hook_config import TOOL_EVENTS, HookCommand, HooksConfig, merge_hooks, parse_hooks
 from bot.runtime.hook_exec import HookRun, run_hook_command
 from bot.runtime.hooks import (
     NO_POST_OUTCOME,
@@ -41,11 +50,19 @@ from bot.runtime.hooks import (
     PostToolHookOutcome,
     PreToolHookOutcome,
 )
+from bot.shell.ast_parse import parse_command
 from bot.shell.env import build_child_env, policy_env_settings
+from bot.shell.rule_match import BashPattern, compile_pattern
+from bot.shell.syntax import Parsed, Word
+from bot.shell.wrappers import unwrap
 from bot.tools.context import ToolUseContext
 
 #: Environment variables a hook can use to find the project (Claude Code's name, and ours).
 PROJECT_DIR_VARS = ("CLAUDE_PROJECT_DIR", "BOT_PROJECT_DIR")
+#: How deep an ``if`` follows wrappers and ``sh -c`` scripts; deeper, the hook runs.
+MAX_IF_NESTING = 4
+#: The input keys that hold what a file tool's rule content is matched against.
+_PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +182,16 @@ class CommandHookRunner:
 
     async def _fire(self, event: str, match_name: str | None, context: ToolUseContext | None,
                     cwd: Path | None = None, **fields: Any) -> list[HookRun]:
-        commands = self.config.commands_for(event, match_name)
+        applies = None
+        if event in TOOL_EVENTS and match_name is not None:
+            tool_input: Mapping[str, Any] = fields.get("tool_input") or {}
+            workspace = context.workspace if context is not None else self.project_dir
+
+            def applies(hook: HookCommand) -> bool:
+                return hook.condition is None or condition_matches(hook.condition, match_name, tool_input,
+                                                                   workspace, context)
+
+        commands = self.config.commands_for(event, match_name, applies)
         if not commands:
             return []
         where = cwd or (context.working_directory if context is not None else self.project_dir)
@@ -276,10 +302,89 @@ def _combine(decisions: list[Allow | Deny | Ask]) -> Allow | Deny | Ask | None:
 
 
 def hooks_from_policy(hook_sets: Sequence[HookSet], *, disabled: bool = False) -> HooksConfig:
-    """Every trusted policy file's ``hooks``, validated and merged (``disableAllHooks`` turns them off)."""
+    """Every trusted policy file's ``hooks``, validated and merged (``disableAllHooks`` turns them off).
+    Warnings and errors name the line of the event, group or hook when the file's line map has it."""
     if disabled:
         return HooksConfig()
-    return merge_hooks([parse_hooks(dict(h.events), h.origin.where()) for h in hook_sets])
+    return merge_hooks([parse_hooks(dict(h.events), h.origin.file or h.origin.where(), h.lines) for h in hook_sets])
+
+
+# ----- a hook's ``if`` ----------------------------------------------------------------------------
+
+
+def condition_matches(rule: Rule, tool_name: str, tool_input: Mapping[str, Any], workspace: Path,
+                      context: ToolUseContext | None = None) -> bool:
+    """Does a hook's ``if`` rule match this tool call? (Claude Code: the hook runs only if it does.)"""
+    if not rule_applies_to(rule.tool, tool_name):
+        return False
+    if rule.content is None:
+        return True
+    if tool_name in SHELL_TOOLS:
+        command = tool_input.get("command")
+        return not isinstance(command, str) or bash_condition_matches(rule.content, command)
+    subject = _subject(tool_name, tool_input, context)
+    if subject is None:
+        return True  # nothing to match the content against: in doubt, the hook runs
+    cwd = context.working_directory if context is not None else workspace
+    request = PermissionRequest(tool_name=tool_name, input=tool_input, workspace=workspace, subject=subject, cwd=cwd)
+    return content_covers(rule, RequestFacts(request))
+
+
+def bash_condition_matches(content: str, command: str) -> bool:
+    """Does ``Bash(content)`` match some simple command of ``command`` (or a command one of them
+    launches)? ``True`` when the command cannot be taken apart."""
+    return _script_matches(compile_pattern(content), command, 0)
+
+
+def _script_matches(pattern: BashPattern, command: str, depth: int) -> bool:
+    outcome = parse_command(command)
+    if not isinstance(outcome, Parsed):
+        return True
+    return any(_argv_matches(pattern, c.argv, depth) for c in outcome.commands if c.kind == "command")
+
+
+def _argv_matches(pattern: BashPattern, argv: Sequence[Word], depth: int) -> bool:
+    if not argv:
+        return False
+    values = [w.value for w in argv]
+    if pattern.matches(" ".join(values)):
+        return True
+    base = values[0].rsplit("/", 1)[-1]
+    if base != values[0] and pattern.matches(" ".join([base, *values[1:]])):
+        return True
+    inners = unwrap(argv)
+    if inners and depth >= MAX_IF_NESTING:
+        return True
+    for inner in inners:
+        if inner.argv is not None and _argv_matches(pattern, inner.argv, depth + 1):
+            return True
+        if inner.script is not None and _script_matches(pattern, inner.script, depth + 1):
+            return True
+        if inner.kind == "opaque":
+            return True  # a launcher whose command cannot be known
+    return False
+
+
+def _subject(tool_name: str, tool_input: Mapping[str, Any], context: ToolUseContext | None) -> str | None:
+    """What a rule's content is matched against for this call: a file tool's path, WebFetch's URL,
+    else the tool's own ``permission_subject`` when the tool is in the run's pool."""
+    if tool_name in PATH_TOOLS:
+        for key in _PATH_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return str(context.working_directory) if context is not None else None
+    if tool_name in DOMAIN_TOOLS:
+        url = tool_input.get("url")
+        return url if isinstance(url, str) else None
+    for tool in context.tools if context is not None else ():
+        if getattr(tool, "name", None) == tool_name:
+            try:
+                subject = tool.permission_subject(tool.parse_input(dict(tool_input)))
+            except Exception:  # an observable input the model would not accept: cannot tell
+                return None
+            return subject if isinstance(subject, str) else None
+    return None
 
 
 def make_hook_runner(config: HooksConfig, context: ToolUseContext, *, session_id: str,

@@ -90,6 +90,23 @@ def test_syntax_errors_name_the_file_and_the_line(description: str, name: str, t
     assert caught.value.path == name and caught.value.line == line, (description, str(caught.value))
 
 
+@pytest.mark.parametrize(
+    ("description", "text", "line", "comments"),
+    [
+        ("a line comment inside an array", '{\n  "allow": [\n    // "Read"\n  ]\n}', 3, True),
+        ("a line comment after a value", '{\n  "a": 1 // one\n}', 2, True),
+        ("a block comment", '{\n  /* the rules */\n  "a": 1\n}', 2, True),
+        ("a trailing comma is not about comments", '{\n  "a": [\n    "x",\n  ]\n}', 4, False),
+        ("a single slash is not a comment", '{\n  "a": /x\n}', 2, False),
+    ],
+)
+def test_a_json_comment_is_named_as_the_cause(description: str, text: str, line: int, comments: bool) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_document(text, "p.json")
+    assert caught.value.line == line, description
+    assert ("comments are not allowed in JSON" in str(caught.value)) is comments, (description, str(caught.value))
+
+
 def test_the_format_comes_from_the_extension() -> None:
     assert [format_of(n) for n in ("a.json", "a.YAML", "a.yml", "a.toml")] == ["json", "yaml", "yaml", "toml"]
     with pytest.raises(ConfigError, match="unknown policy file type"):

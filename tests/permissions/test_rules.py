@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bot.permissions.chain import PermissionRequest
+from bot.permissions.context import PermissionContext
+from bot.permissions.decision import Allow
+from bot.permissions.matchers import RequestFacts, content_covers
 from bot.permissions.rules import (
     RuleSyntaxError,
     command_pattern,
+    escape_rule_content,
     make_rule,
     parse_rule_text,
     rule_applies_to,
     rule_names_tool,
+    unescape_rule_content,
 )
+from bot.permissions.schema import load_policy_file
+from bot.shell.api import check_bash_permissions
+from bot.tools.context import make_context
+from tests.conftest import FIXTURES
+
+SETTINGS = FIXTURES / "claude-settings"
 
 
 @pytest.mark.parametrize(
@@ -35,6 +49,15 @@ from bot.permissions.rules import (
         ("every tool of an MCP server", "mcp__github__*", "mcp__github__*", None),
         ("a tool we do not know yet", "Task(Explore)", "Task", "Explore"),
         ("parentheses inside the content", "Bash(echo (x))", "Bash", "echo (x)"),
+        ("escaped parentheses, as Claude Code saves them", r'Bash(python3 -c "print\(1\)")', "Bash",
+         'python3 -c "print(1)"'),
+        ("an escaped backslash", r"Bash(echo a\\b)", "Bash", r"echo a\b"),
+        ("an escaped backslash then an escaped parenthesis", r"Bash(find . \\\( -name x \\\))", "Bash",
+         r"find . \( -name x \)"),
+        ("an escaped star stays escaped: a literal star", r"Bash(echo \*)", "Bash", r"echo \*"),
+        ("other backslashes are kept", r"Bash(grep a\|b f)", "Bash", r"grep a\|b f"),
+        ("escaped parentheses in a path", r"Read(//c/Program Files \(x86\)/SDKs/**)", "Read",
+         "//c/Program Files (x86)/SDKs/**"),
     ],
 )
 def test_every_rule_form_parses(description: str, text: str, tool: str, content: str | None) -> None:
@@ -57,6 +80,7 @@ def test_every_rule_form_parses(description: str, text: str, tool: str, content:
         ("a path rule with an unclosed class", "Read(src/[ab)", "unclosed"),
         ("a path rule for another user's home", "Edit(~root/x)", "home"),
         ("a legacy prefix in the middle", "Bash(git:*:push)", "only allowed at the end"),
+        ("an escaped closing parenthesis", r"Bash(echo \)", r"closing '\)' is escaped"),
     ],
 )
 def test_malformed_rules_raise_and_say_what_is_wrong(description: str, text: str, message: str) -> None:
@@ -121,3 +145,65 @@ def test_which_tools_a_rule_applies_to(description: str, rule_tool: str, tool: s
 
 def test_an_alias_names_the_tool() -> None:
     assert rule_names_tool("FileRead", "Read", ("FileRead",))
+
+
+@pytest.mark.parametrize(
+    ("description", "content"),
+    [
+        ("plain text", "npm test"),
+        ("parentheses", "python3 -c 'print(1)'"),
+        ("backslashes before parentheses", r"find . \( -name x \)"),
+        ("a trailing backslash", "echo \\"),
+        ("an escaped star", r"echo \*"),
+    ],
+)
+def test_escaping_and_unescaping_round_trip(description: str, content: str) -> None:
+    assert unescape_rule_content(escape_rule_content(content)) == content, description
+    assert parse_rule_text(f"Bash({escape_rule_content(content)})") == ("Bash", content), description
+
+
+@pytest.mark.parametrize(
+    ("description", "fixture", "command"),
+    [
+        ("python3 -c with escaped parentheses", "bhupen5c__zax.json",
+         'python3 -c "print(__import__(\'sys\').version)"'),
+        ("a long python -c with escapes", "bhupen5c__zax.json",
+         '.venv/bin/python -c "import zax.ceo, zax.heartbeat, zax.graph, zax.learning, zax.agents, zax.llm, zax.db, '
+         'zax.voice, zax.api, zax.pipeline, zax.skills, zax.telegram, zax.tools, zax.config, zax.main; '
+         'print(\'ALL IMPORTS OK\')"'),
+        ("node -e with escaped parentheses", "bhooshan72__ux-engineering-samples.json",
+         'node -e "JSON.parse(require(\'fs\').readFileSync(\'.claude/settings.json\',\'utf8\')); '
+         'console.log(\'valid JSON\')"'),
+    ],
+)
+def test_rules_claude_code_saved_with_escapes_allow_the_command_they_were_saved_for(
+        tmp_path: Path, description: str, fixture: str, command: str) -> None:
+    policy = load_policy_file(str(SETTINGS / fixture), "repository")
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s",
+                           permission=PermissionContext(allow=policy.rules))
+    decision = check_bash_permissions(command, context)
+    assert isinstance(decision, Allow), (description, decision)
+
+
+def test_an_escaped_star_in_a_bash_rule_is_still_a_literal_star(tmp_path: Path) -> None:
+    rule = make_rule(r"Bash(ls \*)", "allow", "repository")
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=PermissionContext(allow=(rule,)))
+    assert isinstance(check_bash_permissions("ls '*'", context), Allow)
+    assert not isinstance(check_bash_permissions("ls hello", context), Allow)
+    assert command_pattern(rule.content or "").matches("ls *")
+    assert not command_pattern(rule.content or "").matches("ls hello")
+
+
+def test_a_path_rule_with_escaped_parentheses_covers_the_unescaped_path(tmp_path: Path) -> None:
+    policy = load_policy_file(str(SETTINGS / "bhupas__revit.json"), "repository")
+    rule = next(r for r in policy.rules if "Microsoft SDKs" in (r.content or ""))
+    request = PermissionRequest(tool_name="Read", input={}, workspace=tmp_path,
+                                subject="/c/Program Files (x86)/Microsoft SDKs/Windows/v10/a.h")
+    assert content_covers(rule, RequestFacts(request))
+
+
+def test_an_escaped_backslash_before_an_escaped_parenthesis_reads_as_the_shell_escape_claude_code_saw() -> None:
+    policy = load_policy_file(str(SETTINGS / "bidurkhatri__X.orb.json"), "repository")
+    (rule,) = [r for r in policy.rules if "-iname *dashboard*" in (r.content or "")]
+    assert rule.content == ("find '/c/Users/Crater/Downloads/SYLOS system - NEW' -type f "
+                            r"\(-iname *dashboard* -o -iname *plan* -o -iname *spec* \)")

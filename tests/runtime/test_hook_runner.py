@@ -12,9 +12,10 @@ import anyio
 import pytest
 
 from bot.permissions.decision import Allow, Deny
+from bot.permissions.stack import PolicyLayer, load_policy_stack
 from bot.runtime.hook_config import HookCommand, parse_hooks
 from bot.runtime.hook_exec import MAX_HOOK_OUTPUT_BYTES, run_hook_command
-from bot.runtime.hook_runner import CommandHookRunner
+from bot.runtime.hook_runner import CommandHookRunner, condition_matches, hooks_from_policy
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
 from bot.tools.context import make_context
@@ -266,3 +267,74 @@ def test_disable_all_hooks_turns_policy_hooks_off(tmp_path: Path) -> None:
     assert merged.hooks_disabled is not None
     assert not hooks_from_policy(merged.hooks, disabled=merged.hooks_disabled.value)
     assert hooks_from_policy(merged.hooks)
+
+
+def if_rule(text: str) -> Any:
+    config = parse_hooks({"PreToolUse": [{"hooks": [{"command": "x", "if": text}]}]}, "policy.json")
+    return config.commands_for("PreToolUse", "Bash")[0].condition
+
+
+@pytest.mark.parametrize(
+    ("description", "rule", "tool", "tool_input", "expected"),
+    [
+        ("a matching command", "Bash(git commit*)", "Bash", {"command": "git commit -m wip"}, True),
+        ("another command", "Bash(git commit*)", "Bash", {"command": "git status"}, False),
+        ("one part of a compound command", "Bash(git commit*)", "Bash", {"command": "npm test && git commit -m x"},
+         True),
+        ("a command under a wrapper", "Bash(git commit*)", "Bash", {"command": "timeout 30 git commit -m x"}, True),
+        ("a command inside sh -c", "Bash(git commit*)", "Bash", {"command": "sh -c 'git commit -m x'"}, True),
+        ("a program named by its path", "Bash(git commit*)", "Bash", {"command": "/usr/bin/git commit -m x"}, True),
+        ("quotes are resolved", "Bash(git commit*)", "Bash", {"command": "git \"commit\" -m x"}, True),
+        ("a command too complex to take apart runs the hook", "Bash(git commit*)", "Bash",
+         {"command": "git status; $(cat cmd)"}, True),
+        ("a real guard's if", "Bash(rm -rf *)", "Bash", {"command": "rm -rf build"}, True),
+        ("a real guard's if, not matching", "Bash(rm -rf *)", "Bash", {"command": "rm build.log"}, False),
+        ("a Bash if never matches another tool", "Bash(git *)", "Read", {"file_path": "/x/git"}, False),
+        ("an escaped rule matches the unescaped command", r"Bash(python3 -c print\(1\))", "Bash",
+         {"command": "python3 -c 'print(1)'"}, True),
+        ("a path pattern", "Edit(*.ts)", "Edit", {"file_path": "{ws}/src/a.ts"}, True),
+        ("a path pattern, other file", "Edit(*.ts)", "Edit", {"file_path": "{ws}/src/a.py"}, False),
+        ("an Edit rule covers Write, as rules do", "Edit(*.ts)", "Write", {"file_path": "{ws}/b.ts"}, True),
+        ("a workspace path pattern", "Read(./src/**)", "Read", {"file_path": "{ws}/docs/a.md"}, False),
+        ("a domain", "WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/a"}, True),
+        ("another domain", "WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.org/"}, False),
+        ("a whole tool", "Write", "Write", {"file_path": "{ws}/a"}, True),
+        ("an MCP server", "mcp__github", "mcp__github__create_issue", {}, True),
+    ],
+)
+def test_an_if_matches_calls_as_permission_rules_do(tmp_path: Path, description: str, rule: str, tool: str,
+                                                     tool_input: dict[str, str], expected: bool) -> None:
+    resolved = {k: v.format(ws=tmp_path) for k, v in tool_input.items()}
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s")
+    assert condition_matches(if_rule(rule), tool, resolved, context.workspace, context) is expected, description
+
+
+def test_a_hook_with_an_if_runs_only_for_the_calls_it_matches(tmp_path: Path) -> None:
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"command": "echo no commits on Fridays >&2; exit 2", "if": "Bash(git commit*)"}]}]}
+    runner = make_runner(tmp_path, hooks)
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s")
+
+    async def pre(command: str) -> Any:
+        return await runner.pre_tool_use("Bash", {"command": command}, "toolu_1", context)
+
+    blocked = anyio.run(pre, "git commit -m wip")
+    assert isinstance(blocked.decision, Deny) and "no commits on Fridays" in blocked.decision.reason
+    assert anyio.run(pre, "git status").decision is None
+    assert len(runner.log) == 1
+
+
+def test_a_real_hook_with_an_if_runs_only_for_matching_commands(tmp_path: Path) -> None:
+    path = FIXTURES / "claude-settings" / "bhouvana__Insight.json"
+    policy = load_policy_stack([PolicyLayer("repository", path=str(path))])
+    runner = CommandHookRunner(hooks_from_policy(policy.hooks), session_id="s", transcript_path=tmp_path / "t",
+                               project_dir=tmp_path, env=BASE_ENV)
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s")
+
+    async def pre(command: str) -> None:
+        await runner.pre_tool_use("Bash", {"command": command}, "toolu_1", context)
+
+    anyio.run(pre, "git status")
+    assert runner.log == []
+    anyio.run(pre, "git commit -m 'x'")  # the script is not in tmp_path: a non-blocking error, logged
+    assert [e.command for e in runner.log] == ["bash .claude/hooks/check-sync.sh"]
