@@ -27,4 +27,8 @@ GLOB_SENSITIVE = frozenset({"find", "rg", "sort", "sed", "gsed", "awk", "gawk", 
                             "xargs", "cp", "mv", "ln", "install", "chmod", "chown", "chgrp", "touch", "tee", "zip",
                             "unzip", "curl", "wget", "less", "more", "ssh", "scp", "make", "env", "timeout", "nice",
                             "nohup", "sudo", "doas", "watch", "flock", "jq", "parallel", "dd", "truncate", "diff",
-                            "bash", "sh", "zsh", "python", "python3", "node", "perl", "ruby", "npx"})
+                            "bash", "sh", "zsh", "python", "python3", "node", "perl", "ruby", "npx", "docker",
+                            "podman", "nerdctl", "vim", "vi", "nvim", "view", "man", "mypy", "tox", "go", "cargo",
+                            "npm", "pnpm", "yarn", "bun", "bunx", "uv", "uvx", "pip", "pip3", "poetry", "pipenv",
+                            "hatch", "pdm", "bundle", "conda", "sftp", "php", "pwsh", "deno", "nodejs", "du", "tree",
+                            "gtar", "bsdtar", "nawk"})

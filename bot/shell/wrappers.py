@@ -18,41 +18,25 @@ syntax (so ``timeout -s KILL 5 cmd`` finds ``cmd``) and classified:
   command must be allowed on its own (``xargs`` appends arguments read from stdin: the inner
   command gets an argument only known at run time).
 * ``opaque`` — launchers whose inner command cannot be extracted reliably (``strace``, ``chroot``,
-  ``parallel``, ``bash script.sh``, ``sudo -s``, ``env -S``...): only an exact rule, or one whose
+  ``parallel``, ``bash script.sh``, ``sudo -s``, ``env -S``, ``npm --unknown-option exec``, an ``sh
+  -c`` script using bash-only syntax that dash reads otherwise...): only an exact rule, or one whose
   literal spells out the whole command, approves.
+
+Options are read as each wrapper's parser reads them (:mod:`bot.shell.getopt`: ``git rebase -fx
+CMD``, ``--exe=CMD``, ``xargs -0a FILE``); the package runners are in :mod:`bot.shell.runners`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal, NamedTuple
+from collections.abc import Sequence
 
-from bot.shell.program_flags import git_subcommand_index
+from bot.shell.getopt import long_name, options
+from bot.shell.git_flags import git_subcommand_index
+from bot.shell.inner import Handler, Inner, InnerKind, is_assignment, skip_options, transparent_at
+from bot.shell.runners import SUBCOMMAND_RUNNERS, runner, subcommand_runner
 from bot.shell.syntax import DYN, Assignment, Word, literal
 
-InnerKind = Literal["transparent", "privilege", "exec_each", "opaque"]
-
-
-class Inner(NamedTuple):
-    kind: InnerKind
-    #: Index (in the outer argv) where the inner command starts; for scripts, the script's index.
-    start: int
-    #: The inner argv (``None`` for a script or an opaque launcher).
-    argv: tuple[Word, ...] | None = None
-    #: A shell script to analyse recursively (``sh -c SCRIPT``, ``eval``, ``git rebase -x``).
-    script: str | None = None
-    #: ``env NAME=value cmd`` / ``sudo NAME=value cmd``: environment for the inner command.
-    assignments: tuple[Assignment, ...] = ()
-    #: ``env -C dir``, ``sudo -D dir``: the inner command's working directory.
-    chdir: Word | None = None
-    #: Why an opaque launcher is opaque.
-    reason: str = ""
-    #: The launched commands come from stdin, not the argv: no rule literal can spell them out,
-    #: only an exact rule for the whole command approves it.
-    from_stdin: bool = False
-
-
-Handler = Callable[[Sequence[Word]], list[Inner]]
+__all__ = ["OPAQUE_LAUNCHERS", "PRIVILEGE", "SHELLS", "Inner", "InnerKind", "unwrap"]
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh"})
 
@@ -67,6 +51,9 @@ PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser", "pkexec"})
 
 _TIMEOUT_VALUE = frozenset({"-k", "--kill-after", "-s", "--signal"})
 _STDBUF_VALUE = frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})
+_SUDO_FLAGS = frozenset({"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
+                         "--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive",
+                         "--preserve-groups", "--stdin", "--shell", "--version", "--validate"})
 _SUDO_VALUE = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group",
                          "--host", "--prompt", "--close-from", "--chdir", "--role", "--type",
                          "--command-timeout", "--other-user"})
@@ -74,31 +61,6 @@ _SUDO_NO_COMMAND = frozenset({"-l", "--list", "-v", "--validate", "-k", "--reset
                               "--remove-timestamp", "-V", "--version", "-h", "--help"})
 _SHELL_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _SHELL_SAFE_SET = frozenset({"errexit", "pipefail", "nounset", "xtrace", "verbose", "noglob", "noclobber"})
-
-
-def _is_assignment(value: str) -> bool:
-    name, eq, _ = value.partition("=")
-    return bool(eq) and name.isidentifier()
-
-
-def _skip_options(argv: Sequence[Word], i: int, with_value: frozenset[str],
-                  flags_ok: bool = True) -> int:
-    """Skip options starting at ``i`` (``--`` ends them); return the index of the first operand."""
-    n = len(argv)
-    while i < n:
-        value = argv[i].value
-        if value == "--":
-            return i + 1
-        if not value.startswith("-") or value == "-":
-            return i
-        name = value.split("=", 1)[0]
-        if name in with_value and "=" not in value:
-            i += 2
-        elif not flags_ok:
-            return i
-        else:
-            i += 1
-    return i
 
 
 def unwrap(argv: Sequence[Word]) -> list[Inner]:
@@ -117,50 +79,49 @@ def unwrap(argv: Sequence[Word]) -> list[Inner]:
     return []
 
 
-def _transparent_at(argv: Sequence[Word], i: int, name: str, assignments: tuple[Assignment, ...] = (),
-                    chdir: Word | None = None) -> list[Inner]:
-    if i >= len(argv):
-        return []
-    return [Inner("transparent", i, tuple(argv[i:]), assignments=assignments, chdir=chdir)]
+_ENV_VALUE_NAMES = frozenset({"--unset", "--chdir", "--split-string", "--argv0"})
+_ENV_FLAG_NAMES = frozenset({"--ignore-environment", "--null", "--debug", "--list-signal-handling", "--help",
+                             "--version", "--block-signal", "--default-signal", "--ignore-signal"})
+
+
+def _option_word(argv: Sequence[Word], at: int, value_index: int | None, value: str | None) -> Word | None:
+    """The word holding an option's value (a new word for an attached one: ``-C/etc``, ``--chdir=x``)."""
+    if value_index is None or value is None:
+        return None
+    if value_index != at:
+        return argv[value_index]
+    word = argv[at]
+    return Word(value, word.text, word.quoted, word.dynamic)
 
 
 def _env(argv: Sequence[Word]) -> list[Inner]:
-    i, n = 1, len(argv)
-    assigns: list[Assignment] = []
+    """``env [-i] [-u NAME] [-C DIR] [NAME=value]... cmd`` (GNU getopt in POSIX order: bundles,
+    attached values, abbreviations such as ``--ch=/etc``)."""
+    values = [w.value for w in argv]
+    n = len(argv)
     chdir: Word | None = None
-    while i < n:
-        value = argv[i].value
-        if value in ("-S", "--split-string") or value.startswith(("-S", "--split-string=")) or value == "-P":
+    i = n
+    for option in options(values, "uCSaP", _ENV_VALUE_NAMES, _ENV_FLAG_NAMES, stop_at_positional=True):
+        if option.name in ("-S", "--split-string", "-P"):
             return [Inner("opaque", 1, reason="env -S splits a string into a command")]
-        if value in ("-C", "--chdir") and i + 1 < n:
-            chdir = argv[i + 1]
-            i += 2
-        elif value.startswith("--chdir="):
-            chdir = Word(value.split("=", 1)[1], argv[i].text)
-            i += 1
-        elif value in ("-u", "--unset") and i + 1 < n:
-            i += 2
-        elif value == "--":
-            i += 1
+        if option.name in ("-C", "--chdir"):
+            chdir = _option_word(argv, option.at, option.value_index, option.value)
+        if not option.name:
+            i = option.at
             break
-        elif (value.startswith("-") and value != "-") or value == "-":
-            i += 1
-        elif _is_assignment(value):
-            name, _, rest = value.partition("=")
-            assigns.append(Assignment(name, Word(rest, rest, dynamic=argv[i].dynamic), exported=True))
-            i += 1
-        else:
-            break
-    while i < n and _is_assignment(argv[i].value):
+    if i < n and values[i] == "-":  # `env -` is `env -i`
+        i += 1
+    assigns: list[Assignment] = []
+    while i < n and is_assignment(argv[i].value):
         name, _, rest = argv[i].value.partition("=")
         assigns.append(Assignment(name, Word(rest, rest, dynamic=argv[i].dynamic), exported=True))
         i += 1
-    return _transparent_at(argv, i, "env", tuple(assigns), chdir)
+    return transparent_at(argv, i, tuple(assigns), chdir)
 
 
 def _timeout(argv: Sequence[Word]) -> list[Inner]:
-    i = _skip_options(argv, 1, _TIMEOUT_VALUE)
-    return _transparent_at(argv, i + 1, "timeout")  # skip DURATION
+    i = skip_options(argv, 1, _TIMEOUT_VALUE)
+    return transparent_at(argv, i + 1)  # skip DURATION
 
 
 def _nice(argv: Sequence[Word]) -> list[Inner]:
@@ -178,12 +139,12 @@ def _nice(argv: Sequence[Word]) -> list[Inner]:
             i += 1
         else:
             break
-    return _transparent_at(argv, i, "nice")
+    return transparent_at(argv, i)
 
 
 def _simple(name: str, with_value: frozenset[str] = frozenset()) -> Handler:
     def handler(argv: Sequence[Word]) -> list[Inner]:
-        return _transparent_at(argv, _skip_options(argv, 1, with_value), name)
+        return transparent_at(argv, skip_options(argv, 1, with_value))
     return handler
 
 
@@ -200,12 +161,12 @@ def _stdbuf(argv: Sequence[Word]) -> list[Inner]:
             break
         else:
             break
-    return _transparent_at(argv, i, "stdbuf")
+    return transparent_at(argv, i)
 
 
 def _time(argv: Sequence[Word]) -> list[Inner]:
-    i = _skip_options(argv, 1, frozenset({"-o", "--output", "-f", "--format"}))
-    return _transparent_at(argv, i, "time")
+    i = skip_options(argv, 1, frozenset({"-o", "--output", "-f", "--format"}))
+    return transparent_at(argv, i)
 
 
 def _command(argv: Sequence[Word]) -> list[Inner]:
@@ -216,50 +177,54 @@ def _command(argv: Sequence[Word]) -> list[Inner]:
         i += 1
     if i < n and argv[i].value == "--":
         i += 1
-    return _transparent_at(argv, i, "command")
+    return transparent_at(argv, i)
 
 
 def _exec(argv: Sequence[Word]) -> list[Inner]:
-    return _transparent_at(argv, _skip_options(argv, 1, frozenset({"-a"})), "exec")
+    return transparent_at(argv, skip_options(argv, 1, frozenset({"-a"})))
 
 
 def _ionice(argv: Sequence[Word]) -> list[Inner]:
     if any(w.value in ("-p", "--pid", "-P", "--pgid", "-u", "--uid") for w in argv[1:]):
         return []
-    return _transparent_at(argv, _skip_options(argv, 1, frozenset({"-c", "-n", "--class", "--classdata"})), "ionice")
+    return transparent_at(argv, skip_options(argv, 1, frozenset({"-c", "-n", "--class", "--classdata"})))
 
 
 def _chrt(argv: Sequence[Word]) -> list[Inner]:
     if any(w.value in ("-p", "--pid") for w in argv[1:]):
         return []
-    i = _skip_options(argv, 1, frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period",
+    i = skip_options(argv, 1, frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period",
                                           "--sched-deadline"}))
-    return _transparent_at(argv, i + 1, "chrt")  # skip PRIORITY
+    return transparent_at(argv, i + 1)  # skip PRIORITY
 
 
 def _taskset(argv: Sequence[Word]) -> list[Inner]:
     if any(w.value in ("-p", "--pid") or (w.value.startswith("-") and "p" in w.value[1:] and
                                           not w.value.startswith("--")) for w in argv[1:]):
         return []
-    i = _skip_options(argv, 1, frozenset())
-    return _transparent_at(argv, i + 1, "taskset")  # skip MASK
+    i = skip_options(argv, 1, frozenset())
+    return transparent_at(argv, i + 1)  # skip MASK
+
+
+_FLOCK_FLAG_NAMES = frozenset({"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
+                               "--verbose", "--help", "--version"})
 
 
 def _flock(argv: Sequence[Word]) -> list[Inner]:
-    i, n = 1, len(argv)
-    while i < n:
-        value = argv[i].value
-        if value in ("-c", "--command") and i + 1 < n:
-            return [Inner("transparent", i + 1, script=argv[i + 1].value)]
-        if value in ("-w", "--timeout", "-E", "--conflict-exit-code"):
-            i += 2
-        elif value.startswith("-") and value != "-":
-            i += 1
-        else:
+    """``flock [options] FILE CMD...``, ``flock [options] FILE -c CMD``, ``flock -c CMD FILE``."""
+    values = [w.value for w in argv]
+    n = len(argv)
+    i = n
+    for option in options(values, "wEc", ("--timeout", "--conflict-exit-code", "--command"), _FLOCK_FLAG_NAMES,
+                          stop_at_positional=True):
+        if option.name in ("-c", "--command") and option.value is not None and option.value_index is not None:
+            return [Inner("transparent", option.value_index, script=option.value)]
+        if not option.name:
+            i = option.at
             break
     if i + 1 < n and argv[i + 1].value in ("-c", "--command") and i + 2 < n:
         return [Inner("transparent", i + 2, script=argv[i + 2].value)]
-    return _transparent_at(argv, i + 1, "flock")  # skip the lock FILE
+    return transparent_at(argv, i + 1)  # skip the lock FILE
 
 
 def _watch(argv: Sequence[Word]) -> list[Inner]:
@@ -279,7 +244,7 @@ def _watch(argv: Sequence[Word]) -> list[Inner]:
     if i >= n:
         return []
     if exec_mode:
-        return _transparent_at(argv, i, "watch")
+        return transparent_at(argv, i)
     return [Inner("transparent", i, script=" ".join(w.value for w in argv[i:]))]
 
 
@@ -302,30 +267,23 @@ def _privilege(argv: Sequence[Word]) -> list[Inner]:
             if j < n:
                 return [Inner("privilege", j, tuple(argv[j:]))]
         return [Inner("opaque", 1, reason=f"{program} without -c starts a shell", from_stdin=True)]
-    values = {w.value for w in argv[1:]}
-    if program == "sudo" and values & _SUDO_NO_COMMAND and not any(
+    words = [w.value for w in argv]
+    if program == "sudo" and set(words[1:]) & _SUDO_NO_COMMAND and not any(
             not w.value.startswith("-") for w in argv[1:]):
         return []
-    while i < n:
-        value = argv[i].value
-        name = value.split("=", 1)[0]
-        if value == "--":
-            i += 1
-            break
-        if value in ("-s", "--shell", "-i", "--login", "-e", "--edit"):
-            return [Inner("opaque", 1, reason=f"{program} {value} runs a shell or an editor")]
+    i = n
+    letters, names, flags = ("aCcDgpRrTtUu", _SUDO_VALUE, _SUDO_FLAGS) if program != "doas" else ("Cu", (), ())
+    for option in options(words, letters, names, flags, stop_at_positional=True):
+        name = option.name
+        if name in ("-s", "--shell", "-i", "--login", "-e", "--edit", "-R", "--chroot"):
+            return [Inner("opaque", 1, reason=f"{program} {name} runs a shell, an editor or another root")]
         if name in ("-D", "--chdir"):
-            chdir = Word(value.split("=", 1)[1], value) if "=" in value else (argv[i + 1] if i + 1 < n else None)
-        if name in _SUDO_VALUE or (program == "doas" and name in ("-u", "-C")):
-            i += 1 if "=" in value else 2
-        elif value.startswith("-") and value != "-":
-            if program == "doas" and "s" in value[1:]:
-                return [Inner("opaque", 1, reason="doas -s runs a shell")]
-            i += 1
-        else:
+            chdir = _option_word(argv, option.at, option.value_index, option.value)
+        if not name:
+            i = option.at
             break
     assigns: list[Assignment] = []
-    while i < n and _is_assignment(argv[i].value):
+    while i < n and is_assignment(argv[i].value):
         name, _, rest = argv[i].value.partition("=")
         assigns.append(Assignment(name, Word(rest, rest, dynamic=argv[i].dynamic), exported=True))
         i += 1
@@ -334,15 +292,26 @@ def _privilege(argv: Sequence[Word]) -> list[Inner]:
     return [Inner("privilege", i, tuple(argv[i:]), assignments=tuple(assigns), chdir=chdir)]
 
 
+#: Shells that may not be bash (``/bin/sh`` is dash on Debian): the analysis parses scripts as bash, and
+#: these constructs mean something else there (dash has no ``$'...'``; ``&>`` is ``&`` then ``>``).
+_POSIX_SHELLS = frozenset({"sh", "dash", "ash", "ksh", "mksh", "yash", "posh"})
+_BASH_ONLY_SYNTAX = ("$'", '$"', "&>", "|&", "<<<", "[[")
+
+
 def _shell(argv: Sequence[Word]) -> list[Inner]:
     i, n = 1, len(argv)
     while i < n:
         value = argv[i].value
         if value == "-c" or (value.startswith("-") and not value.startswith("--") and value.endswith("c")
                              and set(value[1:]) <= set("eluxvEc")):
-            if i + 1 < n:
-                return [Inner("transparent", i + 1, script=argv[i + 1].value)]
-            return [Inner("opaque", 1, reason="a shell -c without a script")]
+            if i + 1 >= n:
+                return [Inner("opaque", 1, reason="a shell -c without a script")]
+            script = argv[i + 1].value
+            program = argv[0].value.rsplit("/", 1)[-1]
+            if program in _POSIX_SHELLS and any(token in script for token in _BASH_ONLY_SYNTAX):
+                return [Inner("opaque", 1, reason=f"the script uses bash syntax that {program} (often dash) "
+                                                  "reads differently")]
+            return [Inner("transparent", i + 1, script=script)]
         if value in ("-o", "+o") and i + 1 < n:
             if argv[i + 1].value not in _SHELL_SAFE_SET:
                 return [Inner("opaque", 1, reason=f"shell option {argv[i + 1].value}")]
@@ -368,32 +337,66 @@ def _eval(argv: Sequence[Word]) -> list[Inner]:
     return [Inner("transparent", 1, script=" ".join(w.value for w in argv[1:]))]
 
 
-def _xargs(argv: Sequence[Word]) -> list[Inner]:
-    i, n = 1, len(argv)
-    replace: str | None = None
-    value_flags = {"-n", "-L", "-l", "-P", "-s", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs",
-                   "--max-chars", "--delimiter", "--eof", "--arg-file", "--process-slot-var"}
+#: xargs (GNU getopt, POSIX order): letters with a value, letters with an optional attached value.
+_XARGS_VALUE_LETTERS = "aEILnPsd"
+_XARGS_OPTIONAL_LETTERS = "eil"
+XARGS_VALUE_NAMES = frozenset({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars",
+                               "--process-slot-var"})
+_XARGS_NAMES = XARGS_VALUE_NAMES | {"--null", "--eof", "--replace", "--max-lines", "--interactive", "--verbose",
+                                    "--exit", "--no-run-if-empty", "--show-limits", "--open-tty", "--help",
+                                    "--version"}
+
+
+def xargs_options(values: Sequence[str]) -> tuple[list[tuple[str, str | None, int]], int]:
+    """xargs's options as ``(name, value, index of the value's word)`` and the index of the
+    command; ``--replace``/``-i``/``-I`` report the replacement string."""
+    found: list[tuple[str, str | None, int]] = []
+    i, n = 1, len(values)
     while i < n:
-        value = argv[i].value
+        value = values[i]
         if value == "--":
-            i += 1
-            break
+            return found, i + 1
         if not value.startswith("-") or value == "-":
             break
-        name = value.split("=", 1)[0]
-        if value == "-I" and i + 1 < n:
-            replace = argv[i + 1].value
-            i += 2
-        elif value.startswith("-I"):
-            replace = value[2:]
+        if value.startswith("--"):
+            written, eq, attached = value.partition("=")
+            name = long_name(written, _XARGS_NAMES) or written
+            if eq:
+                found.append((name, attached, i))
+            elif name in XARGS_VALUE_NAMES:
+                found.append((name, values[i + 1] if i + 1 < n else None, i + 1))
+                i += 1
+            else:
+                found.append((name, None, i))
             i += 1
+            continue
+        consumed = False
+        for j in range(1, len(value)):
+            letter, rest = value[j], value[j + 1:]
+            if letter in _XARGS_VALUE_LETTERS:
+                if rest:
+                    found.append(("-" + letter, rest, i))
+                else:
+                    found.append(("-" + letter, values[i + 1] if i + 1 < n else None, i + 1))
+                    consumed = True
+                break
+            if letter in _XARGS_OPTIONAL_LETTERS:
+                found.append(("-" + letter, rest or None, i))
+                break
+            found.append(("-" + letter, None, i))
+        i += 2 if consumed else 1
+    return found, i
+
+
+def _xargs(argv: Sequence[Word]) -> list[Inner]:
+    found, i = xargs_options([w.value for w in argv])
+    n = len(argv)
+    replace: str | None = None
+    for name, value, _ in found:
+        if name == "-I" and value:
+            replace = value
         elif name in ("-i", "--replace"):
-            replace = value.split("=", 1)[1] if "=" in value else (value[2:] or "{}")
-            i += 1
-        elif name in value_flags and "=" not in value:
-            i += 2
-        else:
-            i += 1
+            replace = value or "{}"
     inner = list(argv[i:]) if i < n else [literal("echo")]
     if replace:
         inner = [Word(w.value.replace(replace, DYN), w.text, w.quoted, True) if replace in w.value else w
@@ -426,50 +429,6 @@ def _find(argv: Sequence[Word]) -> list[Inner]:
     return inners
 
 
-_RUNNER_VALUE = frozenset({
-    "-p", "--package", "--with", "--python", "--project", "--directory", "--env-file", "--extra", "--group",
-    "--index", "--from", "-n", "--name", "--prefix", "--cwd", "--filter", "-w", "--workspace",
-})
-
-
-def _runner(skip: int) -> Handler:
-    """``npx x``, ``uv run x``, ``poetry run x``, ``bundle exec x``: skip ``skip`` words, then options."""
-    def handler(argv: Sequence[Word]) -> list[Inner]:
-        if len(argv) <= skip:
-            return []
-        for k in range(skip, len(argv)):
-            value = argv[k].value
-            if value in ("-c", "--call") and k + 1 < len(argv):
-                return [Inner("transparent", k + 1, script=argv[k + 1].value)]
-            if value.startswith("--call="):
-                return [Inner("transparent", k, script=value.split("=", 1)[1])]
-            if not value.startswith("-"):
-                break
-        i = _skip_options(argv, skip, _RUNNER_VALUE)
-        return _transparent_at(argv, i, argv[0].value)
-    return handler
-
-
-_SUBCOMMAND_RUNNERS: dict[str, frozenset[str]] = {
-    "npm": frozenset({"exec", "x"}), "pnpm": frozenset({"dlx", "exec"}), "yarn": frozenset({"dlx", "exec"}),
-    "bun": frozenset({"x"}), "uv": frozenset({"run"}), "poetry": frozenset({"run"}), "pipenv": frozenset({"run"}),
-    "pdm": frozenset({"run"}), "hatch": frozenset({"run"}), "bundle": frozenset({"exec"}),
-    "conda": frozenset({"run"}), "mamba": frozenset({"run"}), "pipx": frozenset({"run"}),
-    "direnv": frozenset({"exec"}), "rye": frozenset({"run"}),
-}
-
-
-def _subcommand_runner(argv: Sequence[Word]) -> list[Inner]:
-    program = argv[0].value.rsplit("/", 1)[-1]
-    if len(argv) < 2 or argv[1].value not in _SUBCOMMAND_RUNNERS[program]:
-        if program == "uv" and len(argv) > 2 and argv[1].value == "tool" and argv[2].value == "run":
-            return _runner(3)(argv)
-        return []
-    if program == "direnv":  # direnv exec DIR cmd
-        return _transparent_at(argv, 3, "direnv", chdir=argv[2] if len(argv) > 2 else None)
-    return _runner(2)(argv)
-
-
 def _nix(argv: Sequence[Word]) -> list[Inner]:
     values = [w.value for w in argv]
     for flag in ("--run", "--command") if argv[0].value.endswith("nix-shell") else ("-c", "--command"):
@@ -477,12 +436,16 @@ def _nix(argv: Sequence[Word]) -> list[Inner]:
             k = values.index(flag)
             if argv[0].value.endswith("nix-shell"):
                 return [Inner("transparent", k + 1, script=values[k + 1])] if k + 1 < len(values) else []
-            return _transparent_at(argv, k + 1, "nix")
+            return transparent_at(argv, k + 1)
     return []
 
 
+_REBASE_VALUE_NAMES = frozenset({"--exec", "--onto", "--strategy", "--strategy-option", "--whitespace"})
+
+
 def _git(argv: Sequence[Word]) -> list[Inner]:
-    """``git rebase -x CMD``, ``git submodule foreach CMD``, ``git bisect run CMD...``."""
+    """``git rebase -x CMD`` (``-fx CMD``, ``--exe=CMD``), ``git submodule foreach CMD``,
+    ``git bisect run CMD...``."""
     if not any(w.value in ("rebase", "submodule", "bisect") for w in argv):
         return []
     sub = git_subcommand_index(argv)
@@ -492,14 +455,10 @@ def _git(argv: Sequence[Word]) -> list[Inner]:
     n = len(argv)
     inners: list[Inner] = []
     if command == "rebase":
-        for k in range(sub + 1, n):
-            value = argv[k].value
-            if value in ("-x", "--exec") and k + 1 < n:
-                inners.append(Inner("exec_each", k + 1, script=argv[k + 1].value))
-            elif value.startswith("--exec="):
-                inners.append(Inner("exec_each", k, script=value.split("=", 1)[1]))
-            elif value.startswith("-x") and len(value) > 2:
-                inners.append(Inner("exec_each", k, script=value[2:]))
+        values = [w.value for w in argv]
+        for option in options(values, value_letters="xsXC", value_names=_REBASE_VALUE_NAMES, start=sub + 1):
+            if option.name in ("-x", "--exec") and option.value is not None and option.value_index is not None:
+                inners.append(Inner("exec_each", option.value_index, script=option.value))
     elif command == "submodule":
         k = sub + 1
         while k < n and argv[k].value.startswith("-"):
@@ -518,11 +477,11 @@ def _git(argv: Sequence[Word]) -> list[Inner]:
 def _cross_env(argv: Sequence[Word]) -> list[Inner]:
     i = 1
     assigns: list[Assignment] = []
-    while i < len(argv) and _is_assignment(argv[i].value):
+    while i < len(argv) and is_assignment(argv[i].value):
         name, _, rest = argv[i].value.partition("=")
         assigns.append(Assignment(name, Word(rest, rest), exported=True))
         i += 1
-    return _transparent_at(argv, i, "cross-env", tuple(assigns))
+    return transparent_at(argv, i, tuple(assigns))
 
 
 _HANDLERS: dict[str, Handler] = {
@@ -531,8 +490,8 @@ _HANDLERS: dict[str, Handler] = {
     "builtin": _simple("builtin"), "exec": _exec, "ionice": _ionice, "chrt": _chrt, "taskset": _taskset,
     "flock": _flock, "watch": _watch, "xargs": _xargs, "find": _find, "eval": _eval, "git": _git,
     "sudo": _privilege, "doas": _privilege, "su": _privilege, "runuser": _privilege,
-    "npx": _runner(1), "bunx": _runner(1), "uvx": _runner(1), "cross-env": _cross_env, "dotenv": _runner(1),
+    "npx": runner(1), "bunx": runner(1), "uvx": runner(1), "cross-env": _cross_env, "dotenv": runner(1),
     "nix": _nix, "nix-shell": _nix,
     **{shell: _shell for shell in SHELLS},
-    **{runner: _subcommand_runner for runner in _SUBCOMMAND_RUNNERS},
+    **dict.fromkeys(SUBCOMMAND_RUNNERS, subcommand_runner),
 }

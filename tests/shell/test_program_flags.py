@@ -114,6 +114,18 @@ CASES = [
     ("printf -v with a subscript", "printf -v 'a[$(id)]' x", ["Bash(printf:*)"], False),
     ("read into a subscript", "read 'a[$(id)]' < README.md", ["Bash(read:*)"], False),
     ("hash -p", "hash -p /tmp/evil git", ["Bash(hash:*)"], False),
+    # builtins that evaluate a name or a callback (red team syntax #8)
+    ("mapfile -C runs a callback", "mapfile -C 'rm -rf src #' -c 1 x <<< 1", [], False),
+    ("readarray -C in a bundle", "readarray -tC 'id #' x < README.md", [], False),
+    ("declare -n", "declare -n r='a[$(rm -rf src)]'; r=1", [], False),
+    ("printf -v a name known at run time", "x='a[$(rm -rf src)]'; printf -v \"$x\" 1", [], False),
+    ("unset a name known at run time", "x='a[$(rm -rf src)]'; unset \"$x\"", [], False),
+    ("test -v a name known at run time", "x='a[$(rm -rf src)]'; test -v \"$x\"", [], False),
+    ("printf of a value known at run time", "printf '%s\\n' \"$HOME\"", [], True),
+    ("test -n of a value known at run time", "[ -n \"$HOME\" ]", [], True),
+    ("mapfile -t", "mapfile -t lines < README.md", [], True),
+    ("read -r", "read -r first < README.md", [], True),
+    ("declare -a", "declare -a names", [], True),
 ]
 
 

@@ -1,0 +1,102 @@
+"""Build tools and package managers: options that change the program scripts run with, global
+installs, configuration writes, and abbreviated or attached forms of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.permissions.decision import Allow
+from tests.shell.conftest import Check
+
+CASES = [
+    # make (red team programs #2, #3)
+    ("make --ev abbreviation", "make --ev='$(shell id)'", ["Bash(make:*)"], False),
+    ("make --ev after the target", "make test --ev='$(shell id)'", ["Bash(make test:*)"], False),
+    ("make -E attached", "make test -E'$(shell id)'", ["Bash(make test:*)"], False),
+    ("make -E in a bundle", "make -sE'x:;id' x", ["Bash(make:*)"], False),
+    ("make --makef through a link", "make test --makef=link_to_home/evil.mk", ["Bash(make test:*)"], False),
+    ("make -j and a variable", "make -j4 test VERBOSE=1", ["Bash(make:*)"], True),
+    ("make -C a folder", "make -C src test", ["Bash(make:*)"], True),
+    # npm, pnpm, yarn (#2, #6)
+    ("npm --script-shel abbreviation", "npm test --script-shel=./evil.sh", ["Bash(npm test:*)"], False),
+    ("npm run --scri abbreviation", "npm run test --scri=./evil.sh", ["Bash(npm run:*)"], False),
+    ("npm install --script-shel", "npm install --script-shel=./evil.sh", ["Bash(npm install:*)"], False),
+    ("npm test --scriptShell is no npm option", "npm test --scriptShell=./evil.sh", ["Bash(npm test:*)"], True),
+    ("npm test --shell: test runs no shell", "npm test --shell=./evil.sh", ["Bash(npm test:*)"], True),
+    ("npm exec --shell", "npm exec --shell=./evil.sh -- eslint .", ["Bash(npm exec:*)", "Bash(eslint:*)"], False),
+    ("pnpm --config.KEY", "pnpm test --config.script-shell=./evil.sh", ["Bash(pnpm test:*)"], False),
+    ("pnpm --config.KEY before the command", "pnpm --config.node-options=--require=./e.js test", ["Bash(pnpm:*)"],
+     False),
+    ("npm config set after --location", "npm config set --location=user script-shell=./evil.sh",
+     ["Bash(npm config:*)"], False),
+    ("npm config set after -L VALUE", "npm config set -L user script-shell ./evil.sh", ["Bash(npm config:*)"], False),
+    ("npm config set after --global", "npm config set --global node-options=--require=./evil.js",
+     ["Bash(npm config:*)"], False),
+    ("npm set", "npm set script-shell ./evil.sh", ["Bash(npm set:*)"], False),
+    ("npm config set of several keys", "npm config set fund=false script-shell=./evil.sh", ["Bash(npm config:*)"],
+     False),
+    ("npm config set registry", "npm config set registry https://registry.example.com", ["Bash(npm config:*)"],
+     True),
+    ("npm config set of a key npm rejects", "npm config set script_shell=./evil.sh", ["Bash(npm config:*)"], True),
+    ("yarn config set scriptShell", "yarn config set scriptShell ./evil.sh", ["Bash(yarn config:*)"], False),
+    ("yarn config set yarnPath", "yarn config set yarnPath ./evil.js", ["Bash(yarn config:*)"], False),
+    ("npm install -g", "npm install -g ./evil", ["Bash(npm install:*)"], False),
+    ("npm install --global", "npm install --global x", ["Bash(npm install:*)"], False),
+    ("npm i --location=global", "npm i --location=global x", ["Bash(npm i:*)"], False),
+    ("npm install --prefix outside", "npm install --prefix /tmp/x y", ["Bash(npm install:*)"], False),
+    ("npm install --save-dev", "npm install --save-dev prettier", ["Bash(npm install:*)"], True),
+    ("npm test --prefix .git (no package there)", "npm test --prefix .git", ["Bash(npm test:*)"], True),
+    ("npm test --userconfig in the workspace", "npm test --userconfig=./evil.npmrc", ["Bash(npm test:*)"], True),
+    ("npm test --userconfig outside", "npm test --userconfig=/tmp/evil.npmrc", ["Bash(npm test:*)"], False),
+    ("npm test --cache into .git", "npm test --cache .git/hooks", ["Bash(npm test:*)"], False),
+    ("npm ci --ignore-scripts", "npm ci --ignore-scripts", ["Bash(npm ci:*)"], True),
+    # mypy, tox (#6)
+    ("mypy --python-executable", "mypy --python-executable ./evil src", ["Bash(mypy:*)"], False),
+    ("mypy --python-exec abbreviation", "mypy --python-exec=./evil src", ["Bash(mypy:*)"], False),
+    ("mypy --install-types", "mypy --install-types --non-interactive src", ["Bash(mypy:*)"], False),
+    ("mypy --junit-xml into .git", "mypy --junit-xml=.git/hooks/pre-commit src", ["Bash(mypy:*)"], False),
+    ("mypy --html-report into workflows", "mypy --html-report .github/workflows src", ["Bash(mypy:*)"], False),
+    ("mypy --strict", "mypy --strict bot", ["Bash(mypy:*)"], True),
+    ("tox -x", "tox -e py -x testenv.commands=id", ["Bash(tox:*)"], False),
+    ("tox -x attached", "tox -xtestenv.commands=id", ["Bash(tox:*)"], False),
+    ("tox --override", "tox --override testenv.commands='sh -c id'", ["Bash(tox:*)"], False),
+    ("tox -e", "tox -e py311", ["Bash(tox:*)"], True),
+    # go (#6)
+    ("go env -w GOFLAGS", "go env -w GOFLAGS=-toolexec=./evil", ["Bash(go env:*)"], False),
+    ("go env -w CC", "go env -w CC=./evil", ["Bash(go env:*)"], False),
+    ("go env -w GOTOOLCHAIN (official toolchains only)", "go env -w GOTOOLCHAIN=go1.99+auto", ["Bash(go env:*)"],
+     True),
+    ("go env -u", "go env -u GOFLAGS", ["Bash(go env:*)"], True),
+    ("go env GOPATH", "go env GOPATH", ["Bash(go env:*)"], True),
+    ("go vet -vettool", "go vet -vettool=./scripts/gen.sh ./...", ["Bash(go vet:*)"], False),
+    ("go test -vettool", "go test -vettool=./evil ./...", ["Bash(go test:*)"], False),
+    ("go test -ldflags with an external linker", "go test -ldflags='-extld=./evil' ./...", ["Bash(go test:*)"],
+     False),
+    ("go test -exec", "go test -exec 'sh -c id' ./...", ["Bash(go test:*)"], False),
+    ("go test -o into .git", "go test -c -o .git/hooks/pre-commit ./...", ["Bash(go test:*)"], False),
+    ("go build -ldflags", "go build -ldflags='-s -w' -o bin/app .", ["Bash(go build:*)"], True),
+    ("go test -run -count", "go test -run TestParse -count=1 -v ./internal/parse", ["Bash(go test:*)"], True),
+    # cargo (#3)
+    ("cargo -Z attached", "cargo test -Zhost-config", ["Bash(cargo test:*)"], False),
+    ("cargo -Z separate", "cargo test -Z host-config", ["Bash(cargo test:*)"], False),
+    ("cargo --config", "cargo test --config 'target.x.runner=\"sh\"'", ["Bash(cargo test:*)"], False),
+    ("cargo install --root into .git", "cargo install --root .git x", ["Bash(cargo install:*)"], False),
+    ("cargo --target is not --target-dir", "cargo build --target x86_64-unknown-linux-gnu", ["Bash(cargo build:*)"],
+     True),
+    ("cargo --confi (clap reads no abbreviation)", "cargo test --confi 'build.rustc-wrapper=\"./evil\"'",
+     ["Bash(cargo test:*)"], True),
+]
+
+
+@pytest.mark.parametrize(("description", "command", "allow", "allowed"), CASES)
+def test_package_options_that_run_code_need_a_rule_that_spells_them_out(
+        check: Check, description: str, command: str, allow: list[str], allowed: bool) -> None:
+    result = check(command, allow=[*allow, "Edit"])
+    assert isinstance(result, Allow) is allowed, (description, result)
+
+
+def test_uv_pip_after_global_options_follows_the_install_script_policy(check: Check) -> None:
+    no_scripts = {"extra": {"bash_install_scripts": False}}
+    assert not isinstance(check("uv --quiet pip install x", allow=["Bash(uv:*)"], **no_scripts), Allow)
+    assert isinstance(check("uv --quiet pip install --only-binary :all: x", allow=["Bash(uv:*)"], **no_scripts),
+                      Allow)
