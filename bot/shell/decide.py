@@ -27,6 +27,7 @@ from bot.shell.verdict import State, Verdict, combine
 _ROUGH_SPLIT = re.compile(r"\|\||&&|\$\(|<\(|>\(|[;|&\n()`{}]")
 _SKIPPABLE = frozenset({"env", "sudo", "doas", "timeout", "nice", "nohup", "command", "builtin", "exec", "xargs",
                         "time", "stdbuf", "setsid", "ionice", "eval", "then", "do", "else", "if", "while", "!"})
+_AND_CHAIN = frozenset({"&&", "|", "|&"})
 _PLAIN_COMMAND = re.compile(r"^[A-Za-z0-9_./:=@%+,\- '\"]+$")
 
 
@@ -61,12 +62,14 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         found = options.rules.deny.first(whole, whole.split(" ", 1)[0])
         if found is not None:
             return Verdict("deny", f"a deny rule forbids `{whole}`", found.rule.ref, source="rule")
-    saved = judge.depth
+    saved = judge.depth, judge.chained
     judge.depth = depth
+    # In an `&&` chain (pipes aside) what follows a `cd` runs only if the `cd` ran and succeeded.
+    judge.chained = _AND_CHAIN.issuperset(outcome.operators)
     try:
         return run_items(outcome, state, judge)
     finally:
-        judge.depth = saved
+        judge.depth, judge.chained = saved
 
 
 _GIT_COMMIT = re.compile(r"\bgit\b[^;&|\n]*\bcommit\b")
@@ -89,8 +92,9 @@ def run_items(parsed: Parsed, state: State, judge: Judge) -> Verdict:
                     stack.append(state.copy())
                 else:
                     before = stack.pop()
-                    if state.cwd != before.cwd:
-                        state.cwd = None
+                    if state.cwd != before.cwd or state.others != before.others:
+                        state.cwd = state.pwd = None
+                        state.others = ()
             elif item.enter:
                 stack.append(state)
                 state = state.copy()

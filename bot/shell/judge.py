@@ -22,11 +22,15 @@ compound command (:func:`~bot.shell.verdict.combine`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 
 from bot.shell.assignments import is_safe_env_var
 from bot.shell.command_kinds import NEUTRAL_COMMANDS
-from bot.shell.path_judge import PathChecks
+from bot.shell.find_rules import links_out, name_filter, name_guard_problem, start_points
+from bot.shell.path_args import has_extractor, path_uses
+from bot.shell.path_check import assume_directory, check_path, within
+from bot.shell.path_judge import PathChecks, created_paths
 from bot.shell.prefixes import exact_suggestion, suggestion_for
 from bot.shell.program_flags import git_subcommand_position, program_facts
 from bot.shell.rule_match import CompiledRule, RuleIndex, canonical, covers
@@ -57,6 +61,9 @@ class Judge(PathChecks):
         self.count = 0
         #: ``lstat`` results of this decision (see :func:`~bot.shell.path_check.resolve_below_root`).
         self.seen: dict[str, int] = {}
+        self.created: list[str] = []
+        self.writes: list[str] = []
+        self.chained = True
 
     # ----- entry --------------------------------------------------------------------------------
 
@@ -70,7 +77,17 @@ class Judge(PathChecks):
                 return redirect_verdict
         if cmd.kind != "command" or not cmd.argv:
             return self._state_only(cmd, state)
-        return self._program(cmd.argv, cmd.assignments, state)
+        self.writes = []
+        verdict = self._program(cmd.argv, cmd.assignments, state)
+        if verdict.kind != "deny":
+            self.created.extend(created_paths(cmd.argv, self.writes, state))
+            if cmd.argv[0].value == "mkdir":
+                # `mkdir -p build && cd build && cmake ..`: a directory made now is a plain directory
+                # later (one that exists already, maybe a link, keeps what lstat says).
+                for path in self.writes:
+                    if not os.path.lexists(path):
+                        assume_directory(path, self.seen)
+        return verdict
 
     # ----- statements without a program -----------------------------------------------------------
 
@@ -181,7 +198,8 @@ class Judge(PathChecks):
                 and all(kind == "transparent" and start > innermost.start for start, _, kind, _ in scan.scripts))
 
     def _scan(self, argv: tuple[Word, ...], state: State) -> Scan:
-        layers = [Layer(0, argv, None, state.cwd)]
+        others = tuple(cwd for cwd, _ in state.others)
+        layers = [Layer(0, argv, None, state.cwd, others=others)]
         scan = Scan(layers)
         while len(layers) < 8:
             current = layers[-1]
@@ -199,13 +217,22 @@ class Judge(PathChecks):
                     scan.opaque_starts.append(start)
                     scan.exact_only = scan.exact_only or inner.from_stdin
                 elif inner.kind == "exec_each" and inner.argv is not None:
-                    scan.exec_inners.append((start, inner.argv, None))
+                    origin = None
+                    if current.program == "find":
+                        marker = current.words[inner.start - 1].value if inner.start > 0 else ""
+                        origin = "find-dir" if marker in ("-execdir", "-okdir") else "find"
+                        scan.finder = (tuple(current.values), current.cwd)
+                    scan.exec_inners.append((start, inner.argv, origin))
                 elif inner.argv is not None and following is None:
                     cwd = current.cwd
+                    others = current.others
                     if inner.chdir is not None:
-                        cwd = None if inner.chdir.dynamic or cwd is None else join_dir(cwd, inner.chdir.value)
+                        chdir = inner.chdir
+                        cwd = None if chdir.dynamic or cwd is None else join_dir(cwd, chdir.value)
+                        others = tuple(None if chdir.dynamic or o is None else join_dir(o, chdir.value)
+                                       for o in others)
                     unsafe = current.unsafe_env or any(not is_safe_env_var(a.name) for a in inner.assignments)
-                    following = Layer(start, inner.argv, inner.kind, cwd, unsafe)
+                    following = Layer(start, inner.argv, inner.kind, cwd, unsafe, others)
                     scan.boundaries.append(start)
             if following is None:
                 break
@@ -332,11 +359,48 @@ class Judge(PathChecks):
 
     # ----- launched commands --------------------------------------------------------------------
 
+    def _find_matches(self, finder: tuple[tuple[str, ...], str | None], inner: tuple[Word, ...]) -> Verdict | None:
+        """``find ... -exec CMD {}``: what ``{}`` may be (:mod:`bot.shell.find_rules`)."""
+        if not any("{}" in w.value for w in inner):
+            return None
+        words, cwd = finder
+        program = inner[0].value.rsplit("/", 1)[-1]
+        reads_only = all(u.access == "read" for u in path_uses(inner) if "{}" in u.value) and has_extractor(program)
+        shown = " ".join(w.value for w in inner)
+        if not reads_only:
+            problem = name_guard_problem(words)
+            if problem is not None:
+                return Verdict("ask", f"find runs `{shown}` on what it matches: {problem}")
+        if program in ("rm", "unlink", "rmdir"):
+            return None  # removing a symbolic link does not follow it
+        if cwd is None:
+            return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+        paths = self.options.paths
+        starts = [check_path(start, cwd, "read", paths, self.seen).path for start in start_points(words)]
+        found = links_out(starts, lambda target: any(within(target, root) for root in paths.roots),
+                          name_filter(words))
+        if found == "too many":
+            return Verdict("ask", f"find runs `{shown}` on what it matches, and there are too many files "
+                                  "to check for symbolic links leading out of the workspace")
+        if found is not None:
+            return Verdict("ask", f"find runs `{shown}` on what it matches, which includes {found}, a symbolic "
+                                  "link leading out of the workspace")
+        return None
+
     def _inners(self, scan: Scan, state: State) -> list[Verdict]:
         verdicts: list[Verdict] = []
-        for _start, inner_argv, _ in scan.exec_inners:
+        for _start, inner_argv, origin in scan.exec_inners:
             inner = SimpleCommand(inner_argv, (), (), " ".join(w.value for w in inner_argv))
-            verdicts.append(self.command(inner, state.copy()))
+            inner_state = state.copy()
+            if origin == "find-dir":  # run in the directory of each match
+                inner_state.cwd = inner_state.pwd = None
+                inner_state.others = ()
+            problem = None
+            if origin is not None and scan.finder is not None:
+                problem = self._find_matches(scan.finder, inner_argv)
+                inner = inner._replace(argv=_placed_matches(inner_argv, scan.finder))
+            verdict = self.command(inner, inner_state)
+            verdicts.append(problem if problem is not None and verdict.kind != "deny" else verdict)
         for _start, script, _kind, same_shell in scan.scripts:
             if "\n" in script and any(line.lstrip().startswith("#") for line in script.split("\n")[1:]):
                 verdicts.append(Verdict("ask", "a quoted newline followed by a comment line in a script",
@@ -348,3 +412,15 @@ class Judge(PathChecks):
             verdicts.append(self.decide_script(script, state if same_shell else state.copy(), self.depth + 1))
         return verdicts
 
+
+def _placed_matches(argv: tuple[Word, ...], finder: tuple[tuple[str, ...], str | None]) -> tuple[Word, ...]:
+    """``{}`` is a file below the start point: ``{}`` → ``START/{}`` (absolute), so its checks
+    hold in ``-execdir``'s unknown directory too (what it may be is checked by
+    :meth:`Judge._find_matches`)."""
+    words, cwd = finder
+    if cwd is None:
+        return argv
+    start = start_points(words)[0]
+    base = start if start.startswith("/") else f"{cwd.rstrip('/')}/{start}"
+    return tuple(w._replace(value=w.value.replace("{}", f"{base.rstrip('/')}/{{}}")) if "{}" in w.value else w
+                 for w in argv)

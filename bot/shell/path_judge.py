@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from typing import Literal
 
 from bot.shell.command_kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAMS
-from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses, symlink_targets
-from bot.shell.path_check import Access, check_path, glob_base
+from bot.shell.globbing import expand as expand_glob
+from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses
+from bot.shell.path_check import Access, change_directory, check_path, expand, glob_base
 from bot.shell.prefixes import exact_suggestion
 from bot.shell.program_flags import NO_FACTS, program_facts
 from bot.shell.scan import Layer, Options, Scan
@@ -21,6 +22,13 @@ class PathChecks:
 
     options: Options
     seen: dict[str, int]
+    #: Paths earlier commands of the compound create (``ln``, ``cp``, ``tar -x``...): any of them
+    #: may be a symbolic link by the time a later command uses it.
+    created: list[str]
+    #: Paths the current command writes (recorded into :attr:`created` for link-making programs).
+    writes: list[str]
+    #: The compound is an ``&&`` chain: what follows a ``cd`` runs only if it succeeded.
+    chained: bool
 
     def _paths_and_arguments(self, scan: Scan, argv: tuple[Word, ...]) -> Verdict | None:
         needs_edit = False
@@ -40,13 +48,9 @@ class PathChecks:
                 needs_edit = True
             if facts.paths:
                 uses.extend(facts.paths)
-            if program == "ln":
-                uses = symlink_targets(words, uses)
             if program not in OUTPUT_ONLY and not has_extractor(program):
-                # (a cheap test on the whole text first: most commands name no such place)
-                text = layer.text
-                if "/" in text or "~" in text or ".." in text:
-                    uses.extend(path_like_arguments(words, {u.pos for u in uses}))
+                # Every argument: `pytest --basetemp=.git` names no slash, `link_to_home` is a link.
+                uses.extend(path_like_arguments(words, {u.pos for u in uses}))
             for word in words:
                 if word.dynamic or word.glob:
                     verdict = self._run_time_words(program, words, uses, argv)
@@ -88,16 +92,43 @@ class PathChecks:
         value = use.value
         if DYN in value:
             return Verdict("ask", f"the path {use.word.text!r} is only known at run time")
+        cwds = (layer.cwd,) if value.startswith(("/", "~")) else (layer.cwd, *layer.others)
+        edit = False
+        for cwd in cwds:
+            if cwd is None and not value.startswith(("/", "~")):
+                return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+            outcome = self._path_from(use, cwd or "/", layer, program, scan)
+            if outcome == "edit":
+                edit = True
+            elif outcome is not None:
+                return outcome
+        return "edit" if edit else None
+
+    def _path_from(self, use: PathUse, cwd: str, layer: Layer, program: str,
+                   scan: Scan) -> Verdict | Literal["edit"] | None:
+        value = use.value
         access = use.access
         if use.word.glob:
             base = glob_base(value)
             if base is None:
                 return Verdict("ask", f"the glob {use.word.text!r} can climb out of its directory")
+            matched = self._glob_matches(use, cwd, base)
+            if isinstance(matched, Verdict):
+                return matched
+            for match in matched:  # what the wildcard reaches beyond its directory
+                outcome = self._classify(match, cwd, access, layer, program, scan, use)
+                if outcome != "edit" and outcome is not None:
+                    return outcome
             value = base
             access = "purge" if access in ("delete", "purge") else access
-        if layer.cwd is None and not value.startswith(("/", "~")):
-            return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
-        verdict = check_path(value, layer.cwd or "/", access, self.options.paths, self.seen)
+        created = self._created_on_the_way(value, cwd)
+        if created is not None:
+            return created
+        return self._classify(value, cwd, access, layer, program, scan, use)
+
+    def _classify(self, value: str, cwd: str, access: Access, layer: Layer, program: str, scan: Scan,
+                  use: PathUse) -> Verdict | Literal["edit"] | None:
+        verdict = check_path(value, cwd, access, self.options.paths, self.seen)
         match verdict.kind:
             case "hard_deny":
                 return Verdict("deny", verdict.reason, source="safety")
@@ -108,10 +139,44 @@ class PathChecks:
             case "outside":
                 scan.explicit.setdefault(layer.start + use.pos, verdict.reason)
             case "ok":
+                if access in ("write", "delete", "purge"):
+                    self.writes.append(verdict.path)
                 # find -delete's purge is approved through its inner `rm`; -fprint's write is an edit.
                 if access in ("write", "delete", "purge") and program not in WRITER_PROGRAMS and \
                         not (program == "find" and access == "purge"):
                     return "edit"
+        return None
+
+    def _glob_matches(self, use: PathUse, cwd: str, base: str) -> list[str] | Verdict:
+        """The matches of a glob worth checking one by one: those reached through a symbolic link,
+        in a protected directory, or ``.``/``..`` (the others are plain entries of its directory,
+        which is checked itself)."""
+        if self.created:
+            base_path = expand(base, cwd, self.options.paths.home)
+            for path in self.created:
+                if path == base_path or path.startswith(base_path.rstrip("/") + "/"):
+                    return Verdict("ask", f"the glob {use.word.text!r} may match {path}, which an earlier part of "
+                                          "this command creates (run the commands separately)")
+        matches = expand_glob(expand(use.value, cwd, self.options.paths.home), cwd)
+        if matches is None:
+            return Verdict("ask", f"the glob {use.word.text!r} matches too many files to check them")
+        return [m.path for m in matches if m.through_link or _special(m.path)]
+
+    def _created_on_the_way(self, value: str, cwd: str) -> Verdict | None:
+        """A path that goes through one an earlier command of the compound creates (``ln -s /etc x
+        && cat x/passwd``): that one may be a symbolic link the check cannot see yet."""
+        if not self.created:
+            return None
+        created = set(self.created)
+        current = ""
+        # Component by component, before `..` is applied: `h/..` goes through `h`.
+        for part in _raw_join(cwd, value, self.options.paths.home).split("/"):
+            if part in ("", "."):
+                continue
+            current = current.rsplit("/", 1)[0] if part == ".." else f"{current}/{part}"
+            if current in created:
+                return Verdict("ask", f"{value} goes through {current}, which an earlier part of this command "
+                                      "creates and which may be a symbolic link (run the commands separately)")
         return None
 
     def _git_location(self, dirs: Sequence[PathUse], layer: Layer) -> Verdict | None:
@@ -132,31 +197,46 @@ class PathChecks:
                               f"the model wrote could run code through its config{hint}")
 
     def _redirects(self, redirects: tuple[Redirect, ...], state: State) -> Verdict | None:
-        policy = self.options.paths
         for redirect in redirects:
             if redirect.target is None or redirect.is_fd_dup:
                 continue
             target = redirect.target.value
-            if state.cwd is None and not target.startswith(("/", "~")):
-                return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
             access: Access = "write" if redirect.writes_file else "read"
-            verdict = check_path(target, state.cwd or "/", access, policy, self.seen)
-            if verdict.kind == "network":
-                return Verdict("ask", verdict.reason, check_id=10, source="safety")
-            if verdict.kind == "protected":
-                return Verdict("deny", f"output redirection to {target}: {verdict.reason}", source="safety")
-            if verdict.kind == "outside":
-                check = 10 if access == "write" else 9
-                return Verdict("ask", f"redirection to {target}: {verdict.reason}", check_id=check)
-            if access == "write" and not verdict.path.startswith("/dev/") and not self.options.edits_allowed:
-                return Verdict("ask", f"the command writes {target} and the policy does not allow edits "
-                                      "(add an Edit rule or use acceptEdits mode)")
+            cwds = (state.cwd,) if target.startswith(("/", "~")) else state.all_cwds()
+            for cwd in cwds:
+                verdict = self._redirect_from(target, cwd, access)
+                if verdict is not None:
+                    return verdict
+        return None
+
+    def _redirect_from(self, target: str, cwd: str | None, access: Access) -> Verdict | None:
+        policy = self.options.paths
+        if cwd is None and not target.startswith(("/", "~")):
+            return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+        created = self._created_on_the_way(target, cwd or "/")
+        if created is not None:
+            return created
+        verdict = check_path(target, cwd or "/", access, policy, self.seen)
+        if verdict.kind == "network":
+            return Verdict("ask", verdict.reason, check_id=10, source="safety")
+        if verdict.kind == "protected":
+            return Verdict("deny", f"output redirection to {target}: {verdict.reason}", source="safety")
+        if verdict.kind == "outside":
+            check = 10 if access == "write" else 9
+            return Verdict("ask", f"redirection to {target}: {verdict.reason}", check_id=check)
+        if access == "write" and not verdict.path.startswith("/dev/") and not self.options.edits_allowed:
+            return Verdict("ask", f"the command writes {target} and the policy does not allow edits "
+                                  "(add an Edit rule or use acceptEdits mode)")
         return None
 
     def _cd(self, argv: tuple[Word, ...], state: State) -> Verdict | None:
+        """Follow a ``cd``: bash's ``$PWD`` is logical (``cd link/..`` is where it started, unless
+        ``-P``/``set -P``), file paths resolve physically. A ``cd`` that may not run or may fail
+        (anything but an ``&&`` chain) leaves the shell in either place: both are kept."""
         program = argv[0].value
         if program == "popd" or (len(argv) > 1 and argv[1].value == "-"):
-            state.cwd = None
+            state.cwd = state.pwd = None
+            state.others = ()
             return ALLOW_NEUTRAL
         uses = path_uses(argv)
         if not uses:
@@ -164,13 +244,99 @@ class PathChecks:
         use = uses[0]
         if use.word.dynamic or DYN in use.value or use.word.glob:
             return Verdict("ask", f"cd to {use.word.text!r}, a directory only known at run time")
-        if state.cwd is None and not use.value.startswith(("/", "~")):
-            return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
-        verdict = check_path(use.value, state.cwd or "/", "cd", self.options.paths, self.seen)
-        if verdict.kind != "ok":
-            return Verdict("ask", f"cd {use.value}: {verdict.reason}")
-        state.cwd = verdict.path
+        physical = state.physical or _cd_physical(argv)
+        candidates = ((state.cwd, state.logical), *state.others)
+        moved: list[tuple[str | None, str | None]] = []
+        for cwd, pwd in candidates:
+            if (cwd is None or pwd is None) and not use.value.startswith(("/", "~")):
+                if len(candidates) == 1:
+                    return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+                moved.append((None, None))
+                continue
+            target = self._cd_target(use.value, cwd or "/", pwd or "/", physical)
+            if isinstance(target, Verdict):
+                return target
+            moved.append(target)
+        (state.cwd, state.pwd), *rest = moved
+        if self.chained:
+            state.others = tuple(rest)
+        else:
+            kept = [c for c in (*rest, *candidates) if c != (state.cwd, state.pwd)]
+            state.others = tuple(dict.fromkeys(kept))[:MAX_CWD_CANDIDATES - 1]
+            if len(kept) >= MAX_CWD_CANDIDATES:
+                state.cwd = state.pwd = None
         return ALLOW_NEUTRAL
+
+    def _cd_target(self, value: str, cwd: str, pwd: str, physical: bool) -> tuple[str, str] | Verdict:
+        """``(physical, logical)`` directory after ``cd value``, or why it is not allowed."""
+        created = self._created_on_the_way(value, cwd)
+        if created is not None:
+            return created
+        result = change_directory(value, cwd, pwd, physical, self.options.paths, self.seen)
+        if result.verdict.kind != "ok":
+            return Verdict("ask", f"cd {value}: {result.verdict.reason}")
+        return result.cwd, result.pwd
+
+
+#: Programs that can leave a symbolic link where they write (``cp -r`` copies links as links;
+#: archives and patches may contain them).
+LINK_MAKERS = frozenset({"ln", "cp", "mv", "rsync", "install", "cpio", "patch", "tar", "gtar", "bsdtar", "unzip",
+                         "7z", "7za", "bsdcpio"})
+_EXTRACTORS = frozenset({"tar", "gtar", "bsdtar", "unzip", "cpio", "bsdcpio", "7z", "7za"})
+
+
+def created_paths(argv: tuple[Word, ...], writes: list[str], state: State) -> list[str]:
+    """What a command leaves behind that later commands must not trust: the paths a link-making
+    program writes, and for an archive extracted without a known target, the directory itself."""
+    programs = {w.value.rsplit("/", 1)[-1] for w in argv} & LINK_MAKERS
+    if not programs:
+        return []
+    found = list(writes)
+    if not found and programs & _EXTRACTORS and _extracts([w.value for w in argv]):
+        found.extend(cwd for cwd in state.all_cwds() if cwd is not None)
+    return found
+
+
+def _extracts(values: list[str]) -> bool:
+    program = values[0].rsplit("/", 1)[-1]
+    if program in ("unzip", "7z", "7za"):
+        return not any(v in ("-l", "-v", "-t", "-Z", "-p", "l", "t") for v in values[1:])
+    if program in ("cpio", "bsdcpio"):
+        return any(v.startswith("-") and not v.startswith("--") and ("i" in v or "p" in v) for v in values[1:]) \
+            or any(v in ("--extract", "--pass-through") for v in values[1:])
+    first = values[1] if len(values) > 1 else ""
+    return any(v in ("--extract", "--get") or (v.startswith("-") and not v.startswith("--") and "x" in v)
+               for v in values[1:]) or (not first.startswith("-") and "x" in first)
+
+
+#: Directories the shell may be in after ``cd``s that may or may not have run; past this, unknown.
+MAX_CWD_CANDIDATES = 8
+
+
+def _cd_physical(argv: tuple[Word, ...]) -> bool:
+    """``cd -P``, ``cd -LP`` (the last of -L/-P wins), before the operand."""
+    physical = False
+    for word in argv[1:]:
+        value = word.value
+        if value == "--" or not value.startswith("-") or value == "-":
+            break
+        for letter in value[1:]:
+            if letter in "LP":
+                physical = letter == "P"
+    return physical
+
+
+def _raw_join(cwd: str, value: str, home: str) -> str:
+    """``value`` joined to ``cwd`` without normalising (``link/..`` must reach the link first)."""
+    if value == "~" or value.startswith("~/"):
+        value = home + value[1:]
+    return value if value.startswith("/") else f"{cwd.rstrip('/')}/{value}"
+
+
+def _special(path: str) -> bool:
+    """A glob match worth its own check: in ``.git``/``.github``, or ``.``/``..``."""
+    parts = path.split("/")
+    return ".git" in parts or ".github" in parts or "." in parts or ".." in parts
 
 
 def _dynamic_argument(program: str, word: Word, is_path: bool) -> Verdict | None:

@@ -22,14 +22,16 @@ class Options:
 class Layer:
     """One program of a wrapper chain (``timeout 5 env X=1 make`` has three), with its canonical text."""
 
-    __slots__ = ("_ends", "cwd", "kind", "program", "start", "text", "unsafe_env", "values", "words")
+    __slots__ = ("_ends", "cwd", "kind", "others", "program", "start", "text", "unsafe_env", "values", "words")
 
     def __init__(self, start: int, words: tuple[Word, ...], kind: InnerKind | None, cwd: str | None,
-                 unsafe_env: bool = False) -> None:
+                 unsafe_env: bool = False, others: tuple[str | None, ...] = ()) -> None:
         self.start = start
         self.words = words
         self.kind = kind
         self.cwd = cwd
+        #: Other directories the program may run in (see :attr:`bot.shell.verdict.State.others`).
+        self.others = others
         self.unsafe_env = unsafe_env
         values = [w[0] for w in words]
         self.values = values
@@ -49,13 +51,17 @@ class Layer:
 class Scan:
     """Everything found about one command before the allow rules are consulted."""
 
-    __slots__ = ("boundaries", "exact_only", "exec_inners", "explicit", "layers", "opaque_starts", "scripts")
+    __slots__ = ("boundaries", "exact_only", "exec_inners", "explicit", "finder", "layers", "opaque_starts",
+                 "scripts")
 
     def __init__(self, layers: list[Layer]) -> None:
         self.layers = layers
         self.explicit: dict[int, str] = {}
         self.boundaries: list[int] = []
+        #: ``(index, argv, origin)``; origin ``"find"``, ``"find-dir"`` (``-execdir``) or ``None`` (xargs).
         self.exec_inners: list[tuple[int, tuple[Word, ...], str | None]] = []
+        #: The ``find`` whose ``-exec`` commands these are: its words and working directory.
+        self.finder: tuple[tuple[str, ...], str | None] | None = None
         #: ``(index, script, kind, same_shell)``: ``eval`` runs in the current shell (its ``cd`` counts).
         self.scripts: list[tuple[int, str, InnerKind, bool]] = []
         self.opaque_starts: list[int] = []

@@ -23,6 +23,9 @@ def build_workspace(root: Path) -> Path:
     for sub in ("src", "tests", "docs", ".git/hooks", ".github/workflows", "sub/deeper", "evil"):
         (ws / sub).mkdir(parents=True, exist_ok=True)
     (ws / "README.md").write_text("# demo\n")
+    (ws / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (ws / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
     (ws / "src" / "app.py").write_text("print('hi')\n")
     (ws / "evil" / "HEAD").write_text("ref: refs/heads/main\n")
     (ws / "evil" / "config").write_text("[core]\n\tfsmonitor = sh -c id\n")

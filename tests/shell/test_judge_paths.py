@@ -1,0 +1,91 @@
+"""The shell state a compound leaves to its later commands, and what globs and find reach
+(red-team findings: each attack got through before the check it names)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.permissions.decision import Allow
+from tests.shell.conftest import Check
+
+
+@pytest.mark.parametrize(
+    ("description", "command", "allow"),
+    [
+        # a cd that may not run, or may fail, leaves the shell in either place
+        ("a skipped cd", "false && cd src; cat ../x", ["Bash(cat:*)"]),
+        ("a failing cd then a climb", "cd nosuch; cd ..; rm -rf ws", ["Bash(rm:*)"]),
+        ("a cd into a file", "cd src/app.py || cat ../x", ["Bash(cat:*)"]),
+        # physical cd resolves the link before `..`
+        ("cd -P through a link", "cd -P link_to_etc/.. && cat etc/shadow", ["Bash(cat:*)"]),
+        ("cd -LP: the last letter wins", "cd -LP link_to_etc/.. && cat etc/shadow", ["Bash(cat:*)"]),
+        ("set -P first", "set -P; cd link_to_etc/..; cat etc/shadow", ["Bash(cat:*)"]),
+        ("set -o physical first", "set -o physical; cd link_to_etc/..; cat etc/shadow", ["Bash(cat:*)"]),
+        # variables that steer what follows
+        ("CDPATH on the cd", "CDPATH=/ cd etc && cat shadow", ["Bash(cat:*)"]),
+        ("printf -v sets CDPATH", "printf -v CDPATH /; cd etc; cat shadow", ["Bash(cat:*)"]),
+        ("printf -v with the name attached", "printf -vHOME %s .; git status", ["Bash(git status)"]),
+        ("wait -p sets a variable", "wait -p PATH; git status", ["Bash(git status)"]),
+        ("an exported lower-case npm setting", "export npm_config_script_shell=./evil.sh; npm test",
+         ["Bash(npm test:*)"]),
+        ("export of a variable set before", "npm_config_script_shell=./evil.sh; export npm_config_script_shell; npm test",
+         ["Bash(npm test:*)"]),
+        ("declare -x of a variable set before", "x=1; declare -x npm_config_x; npm test", ["Bash(npm test:*)"]),
+        # links made earlier in the same command
+        ("a link, then through it", "ln -s /etc h && cat h/passwd", ["Bash(ln:*)", "Bash(cat:*)"]),
+        ("a link to ., then climbing through it", "ln -s . h && cat h/h/h/../../../../etc/passwd",
+         ["Bash(ln:*)", "Bash(cat:*)"]),
+        ("a link, then `..` through it", "ln -s . h && rm -rf h/../ws", ["Bash(ln:*)", "Bash(rm:*)"]),
+        ("a renamed link", "mv link_to_home h && cat h/.ssh/id_rsa", ["Bash(mv:*)", "Bash(cat:*)"]),
+        ("a copied link", "cp -a link_to_etc x; cat x/shadow", ["Bash(cp:*)", "Bash(cat:*)"]),
+        ("an extracted archive", "tar -xf x.tar && cat x/shadow", ["Bash(tar:*)", "Bash(cat:*)"]),
+        ("a link, then a glob that may match it", "ln -s /etc e1 && cat e*/passwd", ["Bash(ln:*)", "Bash(cat:*)"]),
+        ("a link, then cd into it", "ln -s /etc e && cd e && cat passwd", ["Bash(ln:*)", "Bash(cat:*)"]),
+        # globs: what the wildcard reaches
+        ("a glob through a link to home", "rm -rf */", ["Bash(rm:*)"]),
+        ("a glob through a link out", "cat */shadow", ["Bash(cat:*)"]),
+        ("a glob into .git", "rm .gi?/config", ["Bash(rm:*)"]),
+        ("a bracket glob into .git", "rm -f .[g]it/HEAD", ["Bash(rm:*)"]),
+        ("dot files include .git", "rm -rf .*", ["Bash(rm:*)"]),
+        ("a glob into workflows", "rm -rf .github/work*", ["Bash(rm:*)"]),
+        # find: what {} may be
+        ("find -delete without a name test", "find . -delete", ["Bash(find:*)", "Bash(rm:*)"]),
+        ("find -exec on a name in .git", "find . -name config -exec cp payload {} \\;", ["Bash(find:*)", "Bash(cp:*)"]),
+        ("find -exec with -o routing", "find . -name '*.pyc' -o -exec rm {} +", ["Bash(find:*)", "Bash(rm:*)"]),
+        ("find -exec with a negation", "find . ! -name '*.md' -delete", ["Bash(find:*)", "Bash(rm:*)"]),
+        ("find -exec through a link out", "find . -exec cat {} +", ["Bash(find:*)", "Bash(cat:*)"]),
+        ("find chmod on everything", "find . -name '*' -exec chmod 777 {} +", ["Bash(find:*)", "Bash(chmod:*)"]),
+        ("find -execdir runs elsewhere", "find . -name hooks -execdir tee hooks/pre-commit \\;",
+         ["Bash(find:*)", "Bash(tee:*)"]),
+    ],
+)
+def test_attacks_are_not_allowed(check: Check, description: str, command: str, allow: list[str]) -> None:
+    result = check(command, allow=allow, mode="acceptEdits")
+    assert not isinstance(result, Allow), (description, result)
+
+
+@pytest.mark.parametrize(
+    ("description", "command", "allow"),
+    [
+        ("cd in an && chain", "cd src && cat ../README.md", ["Bash(cat:*)"]),
+        ("logical cd through a link and back", "cd link_to_src/.. && cat README.md", ["Bash(cat:*)"]),
+        ("cd then a sequence without climbing", "cd src; cat app.py", ["Bash(cat:*)"]),
+        ("a plain lower-case shell variable", "x=1; npm test", ["Bash(npm test:*)"]),
+        ("export of a safe variable", "export CI=1; npm test", ["Bash(npm test:*)"]),
+        ("printf without -v", "printf '%s\\n' hi", []),
+        ("a link, then something else", "ln -s ../README.md docs/README.md && cat src/app.py",
+         ["Bash(ln:*)", "Bash(cat:*)"]),
+        ("a glob inside the workspace", "rm -rf src/*", ["Bash(rm:*)"]),
+        ("a glob that matches nothing", "cat *.rs", ["Bash(cat:*)"]),
+        ("reading .git through a glob", "cat .gi?/HEAD", ["Bash(cat:*)"]),
+        ("find -delete with a name test", "find . -name '*.pyc' -delete", ["Bash(find:*)", "Bash(rm:*)"]),
+        ("find -exec rm on __pycache__", "find . -name '__pycache__' -type d -prune -exec rm -rf {} +",
+         ["Bash(find:*)", "Bash(rm:*)"]),
+        ("find -exec reading below a start without links", "find src -name '*.py' -exec cat {} +",
+         ["Bash(find:*)", "Bash(cat:*)"]),
+        ("find -execdir reading", "find src -execdir grep -H x {} +", ["Bash(find:*)", "Bash(grep:*)"]),
+    ],
+)
+def test_close_benign_commands_stay_allowed(check: Check, description: str, command: str, allow: list[str]) -> None:
+    result = check(command, allow=allow, mode="acceptEdits")
+    assert isinstance(result, Allow), (description, result)
