@@ -39,6 +39,9 @@ class Match(NamedTuple):
     path: str
     #: A component of the match (past the pattern's literal directory) is a symbolic link.
     through_link: bool
+    #: Not a match of the whole pattern but of a wildcard component on the way (``*`` of
+    #: ``*/.ssh/id_rsa``): where the rest of the pattern would look, whether or not it finds it.
+    partial: bool = False
 
 
 def has_wildcard(component: str) -> bool:
@@ -46,14 +49,16 @@ def has_wildcard(component: str) -> bool:
 
 
 def expand(pattern: str, cwd: str) -> list[Match] | None:
-    """The paths ``pattern`` (a word's value, relative to ``cwd`` unless absolute) matches now;
-    ``None`` when there are too many to check. A pattern that matches nothing gives ``[]`` (bash
-    then passes the pattern itself: the caller checks that as a literal)."""
+    """The paths ``pattern`` (a word's value, relative to ``cwd`` unless absolute) matches now,
+    then the :attr:`Match.partial` ones its wildcard components reach on the way; ``None`` when
+    there are too many to check. A pattern that matches nothing has no full match (bash then
+    passes the pattern itself: the caller checks that as a literal)."""
     absolute = pattern.startswith("/")
     parts = [p for p in pattern.split("/") if p]
     current: list[tuple[str, bool]] = [("/" if absolute else cwd.rstrip("/") or "/", False)]
     budget = [MAX_GLOB_ENTRIES]
-    for part in parts:
+    partial: list[Match] = []
+    for index, part in enumerate(parts):
         following: list[tuple[str, bool]] = []
         if not has_wildcard(part):
             for base, linked in current:
@@ -76,10 +81,12 @@ def expand(pattern: str, cwd: str) -> list[Match] | None:
                     following.extend((_join(base, name), linked) for name in (".", "..") if regex.fullmatch(name))
             if len(following) > MAX_GLOB_MATCHES:
                 return None
+            if index < len(parts) - 1:
+                partial.extend(Match(path, linked, True) for path, linked in following)
         current = following
         if not current:
-            return []
-    return [Match(path, linked) for path, linked in current]
+            break
+    return [Match(path, linked) for path, linked in current] + partial
 
 
 def _join(base: str, name: str) -> str:

@@ -3,6 +3,7 @@ and arguments only known at run time. Mixed into :class:`bot.shell.judge.Judge`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Literal
 
@@ -57,6 +58,12 @@ class PathChecks:
                     if verdict is not None:
                         return verdict
                     break
+            if program in _EXTRACTORS and _extracts(layer.values):
+                where = _extraction_into_repository(uses, layer)
+                if where is not None:
+                    scan.explicit.setdefault(layer.start + len(words) - 1,
+                                             f"{program} writes where the archive's members say, into {where}, "
+                                             "which holds .git/ or .github/ (extract into a subdirectory)")
             for use in uses:
                 outcome = self._path(use, layer, program, scan)
                 if outcome == "edit":
@@ -160,7 +167,13 @@ class PathChecks:
         matches = expand_glob(expand(use.value, cwd, self.options.paths.home), cwd)
         if matches is None:
             return Verdict("ask", f"the glob {use.word.text!r} matches too many files to check them")
-        return [m.path for m in matches if m.through_link or _special(m.path)]
+        out = [m.path for m in matches if not m.partial and (m.through_link or _special(m.path))]
+        for m in matches:
+            # A wildcard component reaching through a link out, or into .git for a write, is
+            # refused even when the rest of the pattern finds nothing now (it may later).
+            if m.partial and (m.through_link or (use.access != "read" and _special(m.path))):
+                out.append(m.path)
+        return out
 
     def _created_on_the_way(self, value: str, cwd: str) -> Verdict | None:
         """A path that goes through one an earlier command of the compound creates (``ln -s /etc x
@@ -295,6 +308,20 @@ def created_paths(argv: tuple[Word, ...], writes: list[str], state: State) -> li
     if not found and programs & _EXTRACTORS and _extracts([w.value for w in argv]):
         found.extend(cwd for cwd in state.all_cwds() if cwd is not None)
     return found
+
+
+def _extraction_into_repository(uses: list[PathUse], layer: Layer) -> str | None:
+    """The directory an archive is extracted into, when it holds ``.git`` or ``.github`` (a member
+    named ``.git/hooks/pre-commit`` would land there)."""
+    targets = [u.value for u in uses if u.access == "write" and DYN not in u.value]
+    cwd = layer.cwd
+    if cwd is None:
+        return None
+    for target in targets or ["."]:
+        place = target if target.startswith("/") else os.path.normpath(f"{cwd}/{target}")
+        if os.path.lexists(f"{place}/.git") or os.path.lexists(f"{place}/.github"):
+            return place
+    return None
 
 
 def _extracts(values: list[str]) -> bool:

@@ -23,7 +23,7 @@ def tree(tmp_path: Path) -> Path:
 
 def names(matches: list[Match] | None, root: Path) -> set[str]:
     assert matches is not None
-    return {os.path.relpath(m.path, root) for m in matches}
+    return {os.path.relpath(m.path, root) for m in matches if not m.partial}
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,11 @@ def test_too_many_matches_give_up(tree: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(globbing, "MAX_GLOB_MATCHES", 5_000)
     monkeypatch.setattr(globbing, "MAX_GLOB_ENTRIES", 3)
     assert expand("*", str(tree)) is None
+
+
+def test_wildcard_components_report_where_the_rest_would_look(tree: Path) -> None:
+    # */.ssh/id_rsa finds nothing here, but its `*` reaches through the link out.
+    matches = expand("*/.ssh/id_rsa", str(tree))
+    assert matches is not None
+    assert not [m for m in matches if not m.partial]
+    assert any(m.partial and m.through_link and m.path.endswith("/out") for m in matches)

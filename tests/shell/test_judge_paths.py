@@ -48,6 +48,12 @@ from tests.shell.conftest import Check
         ("a bracket glob into .git", "rm -f .[g]it/HEAD", ["Bash(rm:*)"]),
         ("dot files include .git", "rm -rf .*", ["Bash(rm:*)"]),
         ("a glob into workflows", "rm -rf .github/work*", ["Bash(rm:*)"]),
+        ("a wildcard reaching through a link, whatever the rest finds", "cat */.ssh/id_rsa", ["Bash(cat:*)"]),
+        ("a bracket reaching through a link", "cat link_to_hom[e]/.ssh/id_rsa", ["Bash(cat:*)"]),
+        ("a wildcard reaching into .git for a delete", "rm -f .gi[t]/index", ["Bash(rm:*)"]),
+        # archives write where their members say
+        ("tar extracting into the repository root", "tar xf payload.tar", ["Bash(tar:*)"]),
+        ("unzip into the repository root", "unzip p.zip", ["Bash(unzip:*)"]),
         # find: what {} may be
         ("find -delete without a name test", "find . -delete", ["Bash(find:*)", "Bash(rm:*)"]),
         ("find -exec on a name in .git", "find . -name config -exec cp payload {} \\;", ["Bash(find:*)", "Bash(cp:*)"]),
@@ -77,6 +83,10 @@ def test_attacks_are_not_allowed(check: Check, description: str, command: str, a
          ["Bash(ln:*)", "Bash(cat:*)"]),
         ("a glob inside the workspace", "rm -rf src/*", ["Bash(rm:*)"]),
         ("a glob that matches nothing", "cat *.rs", ["Bash(cat:*)"]),
+        ("a wildcard in plain directories", "cat src/*/x.py", ["Bash(cat:*)"]),
+        ("tar extracting into a subdirectory", "tar -xzf vendor.tgz -C vendor", ["Bash(tar:*)"]),
+        ("unzip into a subdirectory", "unzip -o fixtures.zip -d tests/data", ["Bash(unzip:*)"]),
+        ("tar listing", "tar -tzf vendor.tgz", ["Bash(tar:*)"]),
         ("reading .git through a glob", "cat .gi?/HEAD", ["Bash(cat:*)"]),
         ("find -delete with a name test", "find . -name '*.pyc' -delete", ["Bash(find:*)", "Bash(rm:*)"]),
         ("find -exec rm on __pycache__", "find . -name '__pycache__' -type d -prune -exec rm -rf {} +",
