@@ -208,14 +208,14 @@ def test_issue_branches_are_slugs() -> None:
 
 
 def test_an_edit_that_adds_the_phrase_runs_for_the_editor_not_the_comment_author() -> None:
-    # Editing someone else's comment is possible with write access: the editor asked for the run,
-    # so the permission check and the credit are theirs (GitHub sends the editor as `sender`).
-    data = payload("issue_comment.edited", comment__body="@bot please fix")
+    # A real capture (zulip): AnotherUser edited Niloth-p's comment. Editing someone else's comment
+    # takes write access; the editor asked for the run, so the permission check is theirs.
+    data = payload("issue_comment.edited.by-another-user", comment__body="@bot please fix")
     data["changes"] = {"body": {"from": "please fix"}}
-    data["sender"] = {**data["comment"]["user"], "login": "an-editor", "id": 999}
     trigger = decide_trigger("issue_comment", data, SETTINGS)
     assert trigger.triggered
-    assert trigger.actor == "an-editor"
+    assert trigger.actor == "AnotherUser"
+    assert trigger.kind == "pr_comment"
 
 
 def test_a_comment_written_by_the_bot_never_triggers_even_when_a_human_edits_it() -> None:
@@ -229,9 +229,8 @@ def test_a_comment_written_by_the_bot_never_triggers_even_when_a_human_edits_it(
 
 
 def test_a_legacy_pull_request_stub_with_null_urls_is_a_plain_issue() -> None:
-    # Old GitHub (Enterprise) servers sent `pull_request: {"html_url": null, ...}` on every issue.
-    data = payload("issue_comment.created", comment__body="@bot fix this")
-    data["issue"]["pull_request"] = {"diff_url": None, "html_url": None, "patch_url": None}
+    # A real 2013 payload (zulip's fixtures): every issue carried `pull_request` with null URLs.
+    data = payload("issue_comment.created.legacy-null-pull_request", comment__body="@bot fix this")
     trigger = decide_trigger("issue_comment", data, SETTINGS)
     assert trigger.kind == "issue_comment"
     assert trigger.pr is None
@@ -251,7 +250,13 @@ def test_a_bot_cannot_dispatch_the_workflow_unless_listed() -> None:
     assert "not listed in allowed_bots" in trigger.reason
 
 
-def test_a_review_without_the_phrase_says_review() -> None:
-    trigger = decide_trigger("pull_request_review", payload("pull_request_review.submitted", review__body=None),
-                             SETTINGS)
+def test_a_review_without_a_body_does_not_trigger_and_says_review() -> None:
+    trigger = decide_trigger("pull_request_review", payload("pull_request_review.submitted.null-body"), SETTINGS)
+    assert not trigger.triggered
     assert trigger.reason == "the review does not mention @bot"
+
+
+def test_an_edited_issue_on_enterprise_server_does_not_trigger() -> None:
+    trigger = decide_trigger("issues", payload("issues.edited.ghes"), SETTINGS)
+    assert not trigger.triggered
+    assert "'edited' does not trigger" in trigger.reason
