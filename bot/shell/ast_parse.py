@@ -21,8 +21,10 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from bot.shell.fast_parse import fast_parsed
+from bot.shell.conditional import check_test_command
+from bot.shell.fast_parse import assigns_after_time, fast_parsed
 from bot.shell.quoting import quote_views
+from bot.shell.redirect_walk import ARG_NODES, OPERATORS, REDIRECT_NODES, RedirectWalker
 from bot.shell.syntax import (
     DYN,
     Assignment,
@@ -57,13 +59,9 @@ MAX_COMMAND_CHARS = 10_000
 #: concurrency-safety questions all parse the same command).
 PARSE_CACHE_SIZE = 512
 
-_OPERATORS = frozenset({"&&", "||", ";", "|", "|&", "&", ";;", "\n"})
-_ARG_NODES = frozenset({
-    "word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion",
-    "command_substitution", "process_substitution", "ansi_c_string", "arithmetic_expansion",
-    "brace_expression", "translated_string",
-})
-_REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_OPERATORS = OPERATORS
+_ARG_NODES = ARG_NODES
+_REDIRECT_NODES = REDIRECT_NODES
 #: ``if``/``elif``/``else`` and ``while``/``until``: every part is judged (each may run), and a ``cd``
 #: inside leaves the directory unknown. Keywords are skipped.
 _BRANCHING = frozenset({"if_statement", "elif_clause", "else_clause", "while_statement", "do_group"})
@@ -74,8 +72,9 @@ _CONTROL_FLOW = {
     "arithmetic_expansion": "an arithmetic command", "select_statement": "a select loop",
 }
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
-_TEST_ARITH_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: A plain word holding none of these is its own value (others go through the word resolver).
+_WORD_SPECIAL = frozenset("\\*?[\n \t")
 
 
 def parse_command(command: str) -> ParseOutcome:
@@ -146,7 +145,7 @@ def _error_outcome(root: Any, size: int, command: str) -> TooComplex:
     return TooComplex("the command does not parse as shell syntax (unbalanced quotes or malformed tokens)", 14)
 
 
-class _Walker:
+class _Walker(RedirectWalker):
     """Flattens statements into simple commands, applying redirects of enclosing statements."""
 
     __slots__ = ("ascii", "items", "operators", "src")
@@ -156,6 +155,7 @@ class _Walker:
         self.ascii = ascii_src
         self.items: list[Item] = []
         self.operators: list[str] = []
+        self.piped = 0
 
     def text(self, node: Any) -> str:
         return node_text(node, self.src, self.ascii)
@@ -185,13 +185,7 @@ class _Walker:
         if kind == "command":
             self.items.append(self.command(node, redirects))
         elif kind == "redirected_statement":
-            self.check_statement_gaps(node, node.children)
-            body = node.child_by_field_name("body")
-            extra = tuple(r for c in node.children if c.type in _REDIRECT_NODES for r in self.redirects_of(c))
-            if body is None:
-                self.items.append(SimpleCommand((), (), redirects + extra, self.text(node), "redirect"))
-            else:
-                self.statement(body, redirects + extra)
+            self.redirected(node, redirects)
         elif kind == "list":
             self.statements(node, redirects)
         elif kind == "pipeline":
@@ -206,7 +200,9 @@ class _Walker:
                         element, element_redirects = self.pipeline_head(child, redirects)
                         head = False
                     self.items.append(ScopeMarker(True))
+                    self.piped += 1
                     self.statement(element, element_redirects)
+                    self.piped -= 1
                     self.items.append(ScopeMarker(False))
         elif kind == "subshell":
             self.items.append(ScopeMarker(True))
@@ -229,7 +225,7 @@ class _Walker:
             argv = tuple(self.arg(c) if c.type != "unset" else Word("unset", "unset") for c in node.children)
             self.items.append(SimpleCommand(argv, (), redirects, self.text(node), "unset"))
         elif kind == "test_command":
-            self.test_command(node)
+            check_test_command(node, self.src, self.ascii)
             self.items.append(SimpleCommand((Word("[[", "[["),), (), redirects, self.text(node), "test"))
         elif kind in _BRANCHING:
             self.items.append(ScopeMarker(True, branch=True))
@@ -308,7 +304,7 @@ class _Walker:
                 first = inner[0]
                 if first.type == "word" and self.ascii:
                     text = self.src[first.start_byte:first.end_byte]
-                    if "\\" not in text and "*" not in text and "?" not in text and "[" not in text:
+                    if _WORD_SPECIAL.isdisjoint(text):
                         argv.append(Word(text, text))
                         continue
                 name = self.arg(first)
@@ -324,7 +320,7 @@ class _Walker:
             elif kind == "word" and self.ascii:
                 # The common case, without the general resolver: a plain unquoted word.
                 text = self.src[child.start_byte:child.end_byte]
-                if "\\" in text or "*" in text or "?" in text or "[" in text or "\n" in text:
+                if not _WORD_SPECIAL.isdisjoint(text):
                     argv.append(resolve_word(child, self.src, True))
                 else:
                     argv.append(Word(text, text))
@@ -334,6 +330,8 @@ class _Walker:
                 continue
             else:
                 raise Unresolvable(f"unsupported shell syntax in a command ({kind})", 14)
+        if argv and argv[0].text == "time" and assigns_after_time(argv):
+            raise Unresolvable("an assignment after the time keyword (bash applies it to the command)", 14)
         all_redirects = redirects + tuple(own) if own else redirects
         return SimpleCommand(tuple(argv), tuple(assigns) if assigns else (), all_redirects, self.text(node))
 
@@ -366,12 +364,13 @@ class _Walker:
             if end > start and self.byte_slice(start, end).replace("\\\n", "").strip(" \t\n"):
                 raise Unresolvable("text the parser skipped at the edge of the command", 14)
 
-    def check_statement_gaps(self, node: Any, children: list[Any]) -> None:
+    def check_statement_gaps(self, node: Any, children: list[Any], unchecked: int = -1) -> None:
         """Between statements, operators and comments only blanks, newlines and line continuations
-        may stand; anything else is text tree-sitter skipped and bash would read."""
+        may stand; anything else is text tree-sitter skipped and bash would read. The gap before
+        ``children[unchecked]`` is the caller's to check."""
         previous_end = node.start_byte
-        for child in children:
-            if child.start_byte > previous_end:
+        for index, child in enumerate(children):
+            if child.start_byte > previous_end and index != unchecked:
                 gap = self.byte_slice(previous_end, child.start_byte).replace("\\\n", "")
                 if gap.strip(" \t\n"):
                     raise Unresolvable("text the parser skipped between commands", 14)
@@ -426,100 +425,3 @@ class _Walker:
         if exported:
             assigns = [Assignment(a.name, a.value, True) for a in assigns]
         return SimpleCommand(tuple(argv), tuple(assigns), redirects, self.text(node), "declare")
-
-    def test_command(self, node: Any) -> None:
-        """``[[ ... ]]`` / ``[ ... ]``: accepted when nothing inside runs a command. Arithmetic
-        comparisons evaluate their operands as expressions, so ``a[$(cmd)]`` would run ``cmd``:
-        only number literals are accepted there."""
-        stack = list(node.children)
-        while stack:
-            child = stack.pop()
-            kind = child.type
-            if kind in ("command_substitution", "process_substitution", "arithmetic_expansion"):
-                raise Unresolvable("a test expression runs a command substitution", 8)
-            if kind == "binary_expression":
-                ops = [c for c in child.children if c.type == "test_operator" or self.text(c) in _TEST_ARITH_OPS]
-                if any(self.text(o) in _TEST_ARITH_OPS for o in ops):
-                    operands = [c for c in child.children if c not in ops]
-                    if not all(c.type == "number" or self.text(c).lstrip("-").isdigit() for c in operands):
-                        raise Unresolvable("an arithmetic comparison in [[ ]] evaluates its operands as code")
-            if kind == "expansion":
-                resolve_word(child, self.src, self.ascii)
-            stack.extend(child.children)
-
-    # ----- redirects ----------------------------------------------------------------------------
-
-    def redirects_of(self, node: Any) -> list[Redirect]:
-        kind = node.type
-        if kind == "herestring_redirect":
-            target = [c for c in node.children if c.type != "<<<"]
-            word = self.arg(target[0]) if target else Word("", "")
-            return [Redirect("<<<", None, None, dynamic_input=word.dynamic)]
-        if kind == "heredoc_redirect":
-            return self.heredoc(node)
-        return [self.redirect(node)]
-
-    def redirect(self, node: Any) -> Redirect:
-        fd: int | None = None
-        op = ""
-        target: Word | None = None
-        for child in node.children:
-            ckind = child.type
-            if ckind == "file_descriptor":
-                fd = int(self.text(child)) if self.text(child).isdigit() else None
-            elif ckind in _ARG_NODES:
-                if ckind == "process_substitution":
-                    raise Unresolvable("redirection to a process substitution runs a hidden command", 8)
-                target = self.arg(child)
-            elif not op:
-                op = ckind
-            else:
-                raise Unresolvable("malformed redirection", 14)
-        if target is None:
-            raise Unresolvable("a redirection without a target", 1)
-        if target.dynamic:
-            raise Unresolvable(f"the redirection target {target.text!r} comes from a variable", 6)
-        if target.glob:
-            check = 9 if op in ("<", "<>", "<&") else 10
-            raise Unresolvable(f"the redirection target {target.text!r} is a glob, only resolved at run time", check)
-        return Redirect(op, fd, target)
-
-    def heredoc(self, node: Any) -> list[Redirect]:
-        """Check tree-sitter's heredoc extent against bash's rule (the body ends at the first line
-        equal to the delimiter) so that no command can hide in what one of them thinks is data."""
-        start = end = None
-        strip_tabs = False
-        dynamic = False
-        body = ""
-        nested: list[Redirect] = []
-        for child in node.children:
-            kind = child.type
-            if kind == "heredoc_start":
-                start = self.text(child)
-            elif kind == "heredoc_end":
-                end = self.text(child)
-            elif kind == "<<-":
-                strip_tabs = True
-            elif kind == "heredoc_body":
-                body = self.text(child)
-                for part in child.children:
-                    if part.type in ("command_substitution", "arithmetic_expansion", "process_substitution"):
-                        raise Unresolvable("a heredoc body runs a command substitution", 8)
-                    if part.type in ("simple_expansion", "expansion"):
-                        resolve_word(part, self.src, self.ascii)
-                        dynamic = True
-            elif kind in _REDIRECT_NODES:
-                # `cat <<'EOF' > file`: redirects after the delimiter sit inside the heredoc node.
-                nested.extend(self.redirects_of(child))
-        if start is None or end is None:
-            raise Unresolvable("an unterminated heredoc", 1)
-        quoted = any(q in start for q in "'\"\\")
-        delimiter = start.replace("'", "").replace('"', "").replace("\\", "")
-        if delimiter != end or not delimiter or not (delimiter[0].isalpha() or delimiter[0] == "_") or \
-                not delimiter.replace("_", "").replace("-", "").isalnum():
-            raise Unresolvable("a heredoc delimiter that bash and the parser could read differently", 14)
-        for line in body.split("\n"):
-            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-                raise Unresolvable("a heredoc body contains its own delimiter line", 14)
-        heredoc = Redirect("<<-" if strip_tabs else "<<", None, None, dynamic_input=dynamic and not quoted)
-        return [heredoc, *nested]

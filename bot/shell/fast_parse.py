@@ -20,6 +20,7 @@ Only ASCII commands take this path (byte offsets are then string offsets).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from bot.shell.syntax import Item, Parsed, Redirect, ScopeMarker, SimpleCommand, Word
@@ -36,7 +37,8 @@ ARG_NODES = frozenset({
 #: general walker handles it).
 _SEPARATORS = frozenset({"&&", "||", ";", "\n", ";;"})
 _PIPES = frozenset({"|", "|&"})
-_WORD_SPECIAL = frozenset("\\*?[\n")
+_WORD_SPECIAL = frozenset("\\*?[\n \t")
+_ASSIGNMENT_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ENTER = ScopeMarker(True)
 _LEAVE = ScopeMarker(False)
 _new = tuple.__new__
@@ -165,20 +167,27 @@ def _file_redirect(node: Any, src: str) -> Redirect:
     fd: int | None = None
     op = ""
     target: Word | None = None
+    previous_end = node.start_byte
     for child in node.children:
         kind = child.type
+        start = child.start_byte
+        # only blanks between the parts (tree-sitter skips an escaped blank before the target)
+        if start > previous_end and src[previous_end:start].replace("\\\n", "").strip(" \t"):
+            raise _Fallback
+        previous_end = child.end_byte
         if kind == "file_descriptor":
             text = src[child.start_byte:child.end_byte]
             fd = int(text) if text.isdigit() else None
         elif kind in ARG_NODES:
-            if kind == "process_substitution":
-                raise _Fallback
+            if kind == "process_substitution" or target is not None:
+                raise _Fallback  # a second word: bash passes it to the command
             target = resolve_word(child, src, True)
-        elif not op:
+        elif not op and kind not in (">&-", "<&-"):
             op = kind
         else:
             raise _Fallback
-    if target is None or target.dynamic or target.glob:
+    if target is None or target.dynamic or target.glob or node.end_byte > previous_end or \
+            (op in (">&", "<&") and target.value.startswith("-")):
         raise _Fallback
     return Redirect(op, fd, target)
 
@@ -192,6 +201,8 @@ def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleComm
         tokens = text.split()
         if node.child_count == len(tokens) and "=" not in tokens[0] and _KEYWORDS.isdisjoint(tokens):
             words = tuple([_new(Word, (t, t, False, False, False, False, False, False)) for t in tokens])
+            if tokens[0] == "time" and assigns_after_time(words):
+                raise _Fallback
             return SimpleCommand(words, (), redirects, text)
     argv: list[Word] = []
     previous_end = node_start
@@ -223,11 +234,23 @@ def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleComm
             if name.type != "word":
                 raise _Fallback
             text = src[name.start_byte:name.end_byte]
-            if "\\" in text or "*" in text or "?" in text or "[" in text:
+            if not _WORD_SPECIAL.isdisjoint(text):
                 raise _Fallback
             argv.append(_new(Word, (text, text, False, False, False, False, False, False)))
         elif kind in ARG_NODES:
             argv.append(resolve_word(child, src, True))
         else:
             raise _Fallback
+    if argv and argv[0].text == "time" and assigns_after_time(argv):
+        raise _Fallback
     return SimpleCommand(tuple(argv), (), redirects, src[node_start:node_end])
+
+
+def assigns_after_time(argv: Sequence[Word]) -> bool:
+    """``time y=1 cmd``: ``time`` is a keyword for bash, which reads ``y=1`` as an assignment for
+    ``cmd``; tree-sitter reads a command ``time`` with the argument ``y=1``."""
+    for word in argv[1:]:
+        if word.text in ("-p", "--"):
+            continue
+        return _ASSIGNMENT_LIKE.match(word.text) is not None
+    return False

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.shell.heredoc import heredoc_body
 from bot.shell.word_resolve import SAFE_HEREDOC_SUBSTITUTION
 
 _TOKEN = re.compile(
@@ -112,7 +113,7 @@ def quote_views(command: str) -> QuoteViews:
             full.append("\n")
             keep.append("\n")
             for delimiter, quoted, strip_tabs in pending:
-                body, pos, closed = _heredoc_body(command, pos, delimiter, strip_tabs)
+                body, pos, closed = heredoc_body(command, pos, delimiter, quoted=quoted, strip_tabs=strip_tabs)
                 unterminated = unterminated or not closed
                 if not quoted:
                     wdq.append(_DQ_ESCAPE.sub("_", body))
@@ -121,17 +122,3 @@ def quote_views(command: str) -> QuoteViews:
         unterminated = True
     return QuoteViews("".join(wdq), "".join(full), "".join(keep), tuple(escapes), tuple(comments), unterminated)
 
-
-def _heredoc_body(command: str, pos: int, delimiter: str, strip_tabs: bool) -> tuple[str, int, bool]:
-    """The body from ``pos`` up to the first line equal to ``delimiter``; the position after it."""
-    start = pos
-    n = len(command)
-    while pos <= n:
-        end = command.find("\n", pos)
-        line = command[pos:] if end == -1 else command[pos:end]
-        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-            return command[start:pos], (n if end == -1 else end + 1), True
-        if end == -1:
-            break
-        pos = end + 1
-    return command[start:], n, False

@@ -197,3 +197,35 @@ def argv_findings(argv: Sequence[Word]) -> Finding | None:
         if find and argv[index - 1].value in _FIND_PATTERN_PREDICATES and any(c in value for c in ";|&`"):
             return Finding(5, f"shell metacharacters in the find pattern {value!r}")
     return None
+
+
+#: Shells that run POSIX ``sh`` syntax (``/bin/sh`` is dash on Debian and Ubuntu). ``busybox sh`` is
+#: an opaque launcher already.
+POSIX_SHELLS = frozenset({"sh", "dash", "ash", "posh"})
+#: bash syntax that a POSIX shell reads differently, so that a script judged as bash would run other
+#: commands: ``$'\\\\' ; rm -rf src # '`` (dash has no ``$'...'``: the quote opens at ``'\\\\'`` and
+#: ``rm`` runs), ``x &>/dev/null sh -c id`` (dash: ``x &`` then ``>/dev/null sh -c id``),
+#: ``[[ x || rm -rf src ]]`` (dash runs ``rm -rf src ]]``), ``a |& b``, ``<<<`` (a heredoc
+#: delimited by ``<``) and ``$"..."``.
+_POSIX_DIFFERENCES = (
+    ("$'", "$'...' (dash reads $ and a single-quoted string)"),
+    ('$"', '$"..." (dash reads $ and a double-quoted string)'),
+    ("&>", "&> (dash runs the command in the background and redirects the next one)"),
+    ("|&", "|& (not a POSIX operator)"),
+    ("<<<", "<<< (dash reads a heredoc delimited by '<')"),
+    ("[[", "[[ (dash runs it as a command, so its && and || separate commands)"),
+    ("]]", "]] (dash runs it as a word, so the && and || before it separate commands)"),
+)
+
+
+def posix_sh_differences(script: str) -> str | None:
+    """Why a script for ``sh``/``dash``/``ash`` cannot be judged with the bash parser, or ``None``.
+
+    The analysis parses every script as bash. For a POSIX shell that is only sound when the script
+    holds none of the bash-only syntax a POSIX shell splits differently; with one, the caller treats
+    the shell as an opaque launcher (only an exact rule approves it). The test is textual and
+    conservative: the sequence anywhere, even quoted, refuses."""
+    for needle, why in _POSIX_DIFFERENCES:
+        if needle in script:
+            return f"the script uses bash-only syntax that sh reads differently: {why}"
+    return None

@@ -27,6 +27,8 @@ SAFE_HEREDOC_SUBSTITUTION = re.compile(
 )
 
 _FLAG_LIKE = re.compile(r"-{1,2}[A-Za-z0-9]")
+#: bash's ``$'...'``: backslash escapes any character, the first unescaped quote ends it.
+_ANSI_C = re.compile(r"\$'(?:[^'\\]|\\.)*'", re.S)
 _GLOB_CHARS = frozenset("*?[")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 
@@ -60,6 +62,9 @@ def resolve_word(node: Any, src: str, ascii_src: bool) -> Word:
         value, dynamic = _double_quoted(node, src, ascii_src)
         return _flagged(Word(value, text, quoted=True, dynamic=dynamic))
     if kind == "ansi_c_string":
+        if _ANSI_C.fullmatch(text) is None:
+            # the grammar ends $'\\' at the second quote it finds, bash at the first unescaped one
+            raise Unresolvable(f"the ANSI-C string {text[:20]!r} ends where bash and the parser disagree", 14)
         return _flagged(Word(decode_ansi_c(text[2:-1]), text, quoted=True))
     if kind == "concatenation":
         return _concatenation(node, text, src, ascii_src)
@@ -87,6 +92,9 @@ def _unquoted_word(text: str) -> Word:
         # an unquoted newline ends a command for bash; a word node spanning one is a parser slip
         raise Unresolvable("a word that spans a line break", 14)
     if "\\" not in text:
+        if " " in text or "\t" in text:
+            # bash splits at an unquoted blank; tree-sitter reads `[ {` as one word
+            raise Unresolvable("a word that holds an unquoted blank", 14)
         glob = _has_glob(text)
         return Word(text, text, glob=glob)
     out: list[str] = []
@@ -105,6 +113,8 @@ def _unquoted_word(text: str) -> Word:
             out.append(nxt)
             i += 2
             continue
+        if ch in " \t":
+            raise Unresolvable("a word that holds an unquoted blank", 14)
         if ch in _GLOB_CHARS and (ch != "[" or "]" in text[i + 1:]):
             glob = True
         out.append(ch)
@@ -193,8 +203,12 @@ def _check_expansion(node: Any, src: str, ascii_src: bool) -> None:
 
 
 def _concatenation(node: Any, text: str, src: str, ascii_src: bool) -> Word:
+    """tree-sitter splits ``.[g]it`` into ``.``, ``[``, ``g``, ``]``, ``it``: no part is a glob on its
+    own, the word is. bash opens a bracket expression at an unquoted ``[`` that a ``]`` follows
+    (counted here even when that ``]`` is quoted, or a run-time value could hold it)."""
     values: list[str] = []
     quoted = dynamic = splits = glob = escaped_space = False
+    bracket_open = False
     previous_end = node.start_byte
     for child in node.children:
         if child.start_byte != previous_end:
@@ -207,7 +221,26 @@ def _concatenation(node: Any, text: str, src: str, ascii_src: bool) -> Word:
         splits = splits or part.splits
         glob = glob or part.glob
         escaped_space = escaped_space or part.escaped_space
+        if not glob:
+            if bracket_open and ("]" in part.value or part.dynamic):
+                glob = True
+            elif child.type == "word" and _unescaped_bracket(part.text):
+                bracket_open = True
     return _flagged(Word("".join(values), text, quoted, dynamic, splits, glob, False, escaped_space))
+
+
+def _unescaped_bracket(text: str) -> bool:
+    """An unquoted word part holds a ``[`` not escaped by a backslash."""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            return True
+        i += 1
+    return False
 
 
 _ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",

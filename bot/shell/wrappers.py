@@ -34,6 +34,7 @@ from bot.shell.getopt import long_name, options
 from bot.shell.git_flags import git_subcommand_index
 from bot.shell.inner import Handler, Inner, InnerKind, is_assignment, skip_options, transparent_at
 from bot.shell.runners import SUBCOMMAND_RUNNERS, runner, subcommand_runner
+from bot.shell.security_checks import posix_sh_differences
 from bot.shell.syntax import DYN, Assignment, Word, literal
 
 __all__ = ["OPAQUE_LAUNCHERS", "PRIVILEGE", "SHELLS", "Inner", "InnerKind", "unwrap"]
@@ -295,7 +296,6 @@ def _privilege(argv: Sequence[Word]) -> list[Inner]:
 #: Shells that may not be bash (``/bin/sh`` is dash on Debian): the analysis parses scripts as bash, and
 #: these constructs mean something else there (dash has no ``$'...'``; ``&>`` is ``&`` then ``>``).
 _POSIX_SHELLS = frozenset({"sh", "dash", "ash", "ksh", "mksh", "yash", "posh"})
-_BASH_ONLY_SYNTAX = ("$'", '$"', "&>", "|&", "<<<", "[[")
 
 
 def _shell(argv: Sequence[Word]) -> list[Inner]:
@@ -308,9 +308,9 @@ def _shell(argv: Sequence[Word]) -> list[Inner]:
                 return [Inner("opaque", 1, reason="a shell -c without a script")]
             script = argv[i + 1].value
             program = argv[0].value.rsplit("/", 1)[-1]
-            if program in _POSIX_SHELLS and any(token in script for token in _BASH_ONLY_SYNTAX):
-                return [Inner("opaque", 1, reason=f"the script uses bash syntax that {program} (often dash) "
-                                                  "reads differently")]
+            difference = posix_sh_differences(script) if program in _POSIX_SHELLS else None
+            if difference is not None:
+                return [Inner("opaque", 1, reason=f"{program} -c: {difference}")]
             return [Inner("transparent", i + 1, script=script)]
         if value in ("-o", "+o") and i + 1 < n:
             if argv[i + 1].value not in _SHELL_SAFE_SET:

@@ -14,6 +14,7 @@ from bot.shell.path_check import check_path, path_policy
 from bot.shell.syntax import literal
 from tests.shell.conftest import Check
 
+
 #: The judge still runs these only when the command's text holds ``/``, ``~`` or ``..``: relative
 #: words such as ``.git`` and ``link_to_home`` are checked once it runs them for every command.
 def _candidates(argv: list[str], known: frozenset[int] = frozenset()) -> list[tuple[str, str]]:

