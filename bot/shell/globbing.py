@@ -82,7 +82,15 @@ def expand(pattern: str, cwd: str) -> list[Match] | None:
             if len(following) > MAX_GLOB_MATCHES:
                 return None
             if index < len(parts) - 1:
-                partial.extend(Match(path, linked, True) for path, linked in following)
+                # Where the rest would land: the literal components that follow, up to the next
+                # wildcard (`.gith?b/workflows/x.yml` → `.github/workflows/x.yml`, even if absent).
+                rest: list[str] = []
+                for later in parts[index + 1:]:
+                    if has_wildcard(later):
+                        break
+                    rest.append(later)
+                tail = "/" + "/".join(rest) if rest else ""
+                partial.extend(Match(path + tail, linked, True) for path, linked in following)
         current = following
         if not current:
             break

@@ -85,10 +85,29 @@ def check_heredoc(text: str, start: str, end: str, body: str, strip_tabs: bool, 
         if (line.lstrip("\t") if strip_tabs else line) == delimiter:
             raise Unresolvable("a heredoc body contains its own delimiter line", 14)
     head = text[after_start:body_start]
-    newline = head.rfind("\n")
-    if newline == -1 or "\n" in _LINE_CONTINUATION.sub(_join, head[:newline]):
+    newline = _start_line_end(head, strip_tabs)
+    if newline == -1:
         raise Unresolvable("a line break inside the line that starts a heredoc", 14)
     extent = heredoc_extent(text, after_start + newline + 1, delimiter, quoted=quoted, strip_tabs=strip_tabs)
     if following not in ("", "\n") or extent != (text.rfind("\n") + 1, len(text)):
         raise Unresolvable("a heredoc body that bash ends on another line", 14)
     return quoted
+
+
+def _start_line_end(head: str, strip_tabs: bool) -> int:
+    """Where the line that starts a heredoc ends in ``head`` (the text between the delimiter and
+    tree-sitter's body): the first line break that is not a line continuation, followed only by
+    blank lines (tree-sitter starts the body after leading blank lines; for bash they are part of
+    it; with ``<<-``, so are the tabs it strips). ``-1`` when the start line holds another line
+    break."""
+    for index, char in enumerate(head):
+        if char != "\n":
+            continue
+        before = head[:index]
+        if (len(before) - len(before.rstrip("\\"))) % 2:  # `\<newline>` continues the line
+            continue
+        if "\n" in _LINE_CONTINUATION.sub(_join, before) or head[index + 1:].strip("\n\t" if strip_tabs else "\n"):
+            return -1
+        return index
+    return -1
+

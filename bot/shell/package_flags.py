@@ -284,6 +284,13 @@ _CARGO_PATHS: dict[str, Access] = {"--target-dir": "write", "--artifact-dir": "w
                                    "--manifest-path": "read", "--lockfile-path": "read"}
 
 
+#: Unstable cargo features that change what is built or resolved, not which programs run
+#: (``-Zhost-config``, ``-Ztarget-applies-to-host``… can set a linker or runner: not listed).
+_CARGO_SAFE_UNSTABLE = frozenset({"build-std", "build-std-features", "minimal-versions", "direct-minimal-versions",
+                                  "panic-abort-tests", "avoid-dev-deps", "no-index-update", "unstable-options",
+                                  "doctest-xcompile", "sparse-registry", "features"})
+
+
 def cargo_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``cargo --config`` can set a runner or a linker; ``-Z`` enables unstable behaviour
     (``-Zhost-config``)."""
@@ -296,7 +303,9 @@ def cargo_facts(argv: Sequence[Word]) -> ProgramFacts:
         if value == "--":
             break  # the rest goes to the test binary
         if value.startswith("-Z"):
-            explicit.append((k, "cargo -Z enables unstable options that can run programs"))
+            feature = value[2:] if len(value) > 2 else (values[k + 1] if k + 1 < n else "")
+            if feature.split("=", 1)[0] not in _CARGO_SAFE_UNSTABLE:
+                explicit.append((k, "cargo -Z enables unstable options that can run programs"))
             continue
         written, eq, attached = value.partition("=")
         # (clap does not read abbreviations: `--target` is not `--target-dir`)

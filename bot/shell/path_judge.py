@@ -89,7 +89,7 @@ class PathChecks:
                 verdict = _dynamic_argument(program, word, offset in path_positions or has_extractor(program))
                 if verdict is not None:
                     return verdict
-            if word.glob and program in GLOB_SENSITIVE:
+            if word.glob and program in GLOB_SENSITIVE and _may_expand_to_option(word.value, program, offset):
                 return Verdict("ask", f"the glob {word.text!r} could expand to a file named like a "
                                       f"{program} option",
                                suggestions=exact_suggestion([w.value for w in argv]))
@@ -358,6 +358,22 @@ def _raw_join(cwd: str, value: str, home: str) -> str:
     if value == "~" or value.startswith("~/"):
         value = home + value[1:]
     return value if value.startswith("/") else f"{cwd.rstrip('/')}/{value}"
+
+
+#: Programs that read a plain word as a setting (``make NAME=v``, ``env NAME=v``, ``dd of=x``).
+_PLAIN_WORD_SETTINGS = frozenset({"make", "gmake", "env", "dd"})
+
+
+def _may_expand_to_option(value: str, program: str, offset: int) -> bool:
+    """Whether a glob's matches could start like an option: not when the text before the first
+    wildcard has a ``/`` (every match starts with that directory) or starts with a character
+    other than ``-`` (``coverage[toml]``, ``src*``) — except for programs that read plain words
+    as settings, and tar's first word (``tar xzf`` style)."""
+    cut = min((i for i, c in enumerate(value) if c in "*?["), default=len(value))
+    head = value[:cut]
+    if program in _PLAIN_WORD_SETTINGS or (program in ("tar", "gtar", "bsdtar") and offset == 1):
+        return True
+    return not ("/" in head or (head and head[0] != "-"))
 
 
 def _special(path: str) -> bool:

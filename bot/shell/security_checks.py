@@ -140,7 +140,8 @@ def _syntax_finding(command: str, views: QuoteViews) -> Finding | None:
     if _BRACE.search(views.fully_unquoted):
         return Finding(16, "brace expansion turns one word into several")
     if _MID_WORD_HASH.search(views.keep_quote_chars):
-        return Finding(19, "a '#' in the middle of a word (parsers disagree on whether it starts a comment)")
+        return Finding(19, "a '#' in the middle of a word (parsers disagree on whether it starts a comment); "
+                           "quote the part with the '#' if it is meant literally (-Dtest='Suite#method')")
     escaped = set(views.escapes)
     for pos, char in views.escapes:
         if char in "|&<>":

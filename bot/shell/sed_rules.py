@@ -6,6 +6,8 @@ address (``5``, ``1,10``, ``$``, ``/re/``):
 
 * printing: ``p`` (``sed -n '1,10p'``), ``=``, quitting ``q``/``Nq``, deleting lines from the output ``d``;
 * substitution ``s/a/b/flags`` with flags only from ``g p i I m M`` and digits;
+* literal text: append ``a``, insert ``i``, change ``c`` (the rest of the line, continued by a
+  trailing backslash);
 * transliteration ``y/abc/xyz/``.
 
 Blocked, as in the seeds: ``!`` negation, ``{}`` blocks, labels and branches, non-ASCII text
@@ -108,6 +110,8 @@ def unsafe_sed_reason(script: str) -> str | None:
             i += 1
             while i < n and script[i].isdigit():
                 i += 1
+        elif command in "aic":
+            i = _text(script, i + 1)
         elif command in "sy":
             i = _substitution(script, i)
             if i < 0:
@@ -119,6 +123,20 @@ def unsafe_sed_reason(script: str) -> str | None:
         if i < n and script[i] not in ";\n":
             return "unexpected text after a sed command"
     return None
+
+
+def _text(script: str, i: int) -> int:
+    """The end of an ``a``/``i``/``c`` text: the rest of the line, and the next lines while a line
+    ends with an unescaped backslash (GNU sed). Literal text: it writes, reads and runs nothing."""
+    n = len(script)
+    while True:
+        end = script.find("\n", i)
+        if end == -1:
+            return n
+        line = script[i:end]
+        if (len(line) - len(line.rstrip("\\"))) % 2 == 0:
+            return end
+        i = end + 1
 
 
 def _address(script: str, i: int) -> int:

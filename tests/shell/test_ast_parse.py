@@ -329,3 +329,19 @@ def test_a_bracket_glob_split_by_the_parser_is_still_a_glob(description: str, co
         outcome = parse_fresh(command, fast=fast)
         assert isinstance(outcome, Parsed)
         assert outcome.commands[0].argv[-1].glob is glob, description
+
+
+@pytest.mark.parametrize(
+    ("description", "command", "expected"),
+    [
+        ("a body that starts with a blank line", "cat >> README.md <<EOF\n\n## Usage\nEOF", [["cat"]]),
+        ("blank lines, then a command after the end", "cat <<EOF\n\n\nhi\nEOF\nrm -rf src",
+         [["cat"], ["rm", "-rf", "src"]]),
+        ("<<- with blank and tab-indented lines", "cat <<-EOF\n\n\thi\n\tEOF", [["cat"]]),
+    ],
+)
+def test_heredoc_bodies_may_start_with_blank_lines(description: str, command: str,
+                                                   expected: list[list[str]]) -> None:
+    outcome = ast_parse.parse_fresh(command)
+    assert isinstance(outcome, Parsed), (description, outcome)
+    assert [list(c.values) for c in outcome.commands] == expected, description

@@ -79,6 +79,8 @@ CASES = [
     # cargo (#3)
     ("cargo -Z attached", "cargo test -Zhost-config", ["Bash(cargo test:*)"], False),
     ("cargo -Z separate", "cargo test -Z host-config", ["Bash(cargo test:*)"], False),
+    ("cargo -Z build-std runs nothing", "cargo hack check -Zbuild-std --workspace", ["Bash(cargo hack:*)"], True),
+    ("cargo -Z minimal-versions", "cargo update -Z minimal-versions", ["Bash(cargo update:*)"], True),
     ("cargo --config", "cargo test --config 'target.x.runner=\"sh\"'", ["Bash(cargo test:*)"], False),
     ("cargo install --root into .git", "cargo install --root .git x", ["Bash(cargo install:*)"], False),
     ("cargo --target is not --target-dir", "cargo build --target x86_64-unknown-linux-gnu", ["Bash(cargo build:*)"],
