@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from bot.shell.assignments import is_safe_env_var
 from bot.shell.command_kinds import NEUTRAL_COMMANDS
 from bot.shell.find_rules import links_out, name_filter, name_guard_problem, start_points
+from bot.shell.hatch_scripts import is_hatch_script
 from bot.shell.path_args import has_extractor, path_uses
 from bot.shell.path_check import assume_directory, check_path, within
 from bot.shell.path_judge import PathChecks, created_paths
@@ -223,6 +224,10 @@ class Judge(PathChecks):
                         origin = "find-dir" if marker in ("-execdir", "-okdir") else "find"
                         scan.finder = (tuple(current.values), current.cwd)
                     scan.exec_inners.append((start, inner.argv, origin))
+                elif inner.argv is not None and following is None and current.program == "hatch" and \
+                        all(is_hatch_script(inner.argv[0].value, c, self.options.paths.roots)
+                            for c in (current.cwd, *current.others)):
+                    continue  # a script of the project, covered by the rule for `hatch run` (npm run's way)
                 elif inner.argv is not None and following is None:
                     cwd = current.cwd
                     others = current.others

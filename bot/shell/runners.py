@@ -8,6 +8,7 @@ could take the next word as its value, so the subcommand is not known: the comma
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bot.shell.inner import Handler, Inner, skip_options, transparent_at
@@ -169,6 +170,12 @@ def subcommand_runner(argv: Sequence[Word]) -> list[Inner]:
                 if where is not None:
                     return [Inner("opaque", k, reason="a command string run in another directory")]
                 return [Inner("transparent", k + 1 if values[k] in ("-c", "--call") else k, script=script)]
+        if program == "hatch":
+            # `hatch run +py=310 -type=x env:script`: matrix selectors come before the command.
+            k = sub + 1
+            while k < n and (values[k].startswith("+") or _HATCH_EXCLUDE.match(values[k])):
+                k += 1
+            return transparent_at(argv, k, chdir=where)
         return runner(sub + 1, where)(argv)
     if program == "uv" and command == "tool" and sub + 1 < n and values[sub + 1] == "run":
         return runner(sub + 2, _chdir(argv, 1, sub))(argv)
@@ -177,6 +184,9 @@ def subcommand_runner(argv: Sequence[Word]) -> list[Inner]:
     if program == "npm" and command == "explore":
         return _npm_explore(argv, sub)
     return []
+
+
+_HATCH_EXCLUDE = re.compile(r"-[A-Za-z_][\w-]*=")
 
 
 def _npm_explore(argv: Sequence[Word], sub: int) -> list[Inner]:

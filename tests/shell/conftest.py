@@ -26,6 +26,13 @@ def build_workspace(root: Path) -> Path:
     (ws / ".git" / "config").write_text("[core]\n\tbare = false\n")
     (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (ws / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    # The hatch scripts of mkdocs' pyproject.toml (its CI runs `hatch run style:lint` and the like).
+    (ws / "pyproject.toml").write_text(
+        "[tool.hatch.envs.test.scripts]\nwith-coverage = \"pytest --cov\"\n"
+        "[tool.hatch.envs.integration.scripts]\ntest = \"pytest tests/integration\"\n"
+        "[tool.hatch.envs.style.scripts]\nlint = \"ruff check .\"\nformat = \"ruff format .\"\n"
+        "[tool.hatch.envs.types.scripts]\ncheck = \"mypy src\"\n"
+        "[tool.hatch.envs.lint.scripts]\nmarkdown = \"markdownlint docs\"\n")
     (ws / "src" / "app.py").write_text("print('hi')\n")
     (ws / "evil" / "HEAD").write_text("ref: refs/heads/main\n")
     (ws / "evil" / "config").write_text("[core]\n\tfsmonitor = sh -c id\n")
