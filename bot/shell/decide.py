@@ -18,6 +18,7 @@ import shlex
 
 from bot.shell.ast_parse import parse_command
 from bot.shell.judge import MAX_SUBCOMMANDS, Judge
+from bot.shell.link_makers import EXTRACTORS, LINK_MAKERS
 from bot.shell.rule_match import canonical
 from bot.shell.scan import Options
 from bot.shell.security_checks import text_findings
@@ -57,6 +58,10 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
     if len(outcome.commands) > MAX_SUBCOMMANDS:
         rule = best_effort_rule(command, options)
         return rule or Verdict("deny", f"the command has more than {MAX_SUBCOMMANDS} subcommands", source="safety")
+    if "&" in outcome.operators and _makes_links(outcome):
+        # A background job runs alongside the rest: what one creates, the other may use, in any order.
+        return Verdict("ask", "a background job (&) runs alongside a command that may create symbolic links "
+                              "(run them as separate commands)")
     if depth == 0 and len(outcome.commands) > 1 and options.rules.deny.rules:
         whole = " ".join(command.split())
         found = options.rules.deny.first(whole, whole.split(" ", 1)[0])
@@ -70,6 +75,13 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         return run_items(outcome, state, judge)
     finally:
         judge.depth, judge.chained = saved
+
+
+_LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}
+
+
+def _makes_links(parsed: Parsed) -> bool:
+    return any(w.value.rsplit("/", 1)[-1] in _LINK_PROGRAMS for c in parsed.commands for w in c.argv)
 
 
 _GIT_COMMIT = re.compile(r"\bgit\b[^;&|\n]*\bcommit\b")

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from typing import NamedTuple
 
-#: A long-option prefix shorter than this (``--``, ``--x``) is not treated as an abbreviation.
-MIN_ABBREVIATION = 4
+#: A long-option prefix shorter than this (``--``) is not an abbreviation; ``--t`` is (getopt_long
+#: accepts any unambiguous prefix: ``cp --t=DIR`` is ``--target-directory``).
+MIN_ABBREVIATION = 3
 
 
 class Option(NamedTuple):

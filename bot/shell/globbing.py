@@ -123,7 +123,7 @@ def _bracket_with_dot(part: str) -> bool:
     body = part[1:end]
     # POSIX: a non-matching list ([!x]) never matches a leading dot; a matching list with a dot
     # or a class is unspecified (assumed to match).
-    return not body.startswith(("!", "^")) and ("." in body or "[:" in body)
+    return not body.startswith(("!", "^")) and ("." in body or _has_class(body))
 
 
 def _bracket_end(part: str, start: int) -> int | None:
@@ -135,8 +135,9 @@ def _bracket_end(part: str, start: int) -> int | None:
     if i < len(part) and part[i] == "]":
         i += 1
     while i < len(part):
-        if part[i] == "[" and part.startswith("[:", i):
-            close = part.find(":]", i + 2)
+        if part[i] == "[" and part[i + 1:i + 2] in (":", "=", "."):  # [:class:], [=equiv=], [.coll.]
+            kind = part[i + 1]
+            close = part.find(kind + "]", i + 2)
             if close != -1:
                 i = close + 2
                 continue
@@ -146,8 +147,19 @@ def _bracket_end(part: str, start: int) -> int | None:
     return None
 
 
+def _has_class(body: str) -> bool:
+    return "[:" in body or "[=" in body or "[." in body
+
+
 @lru_cache(maxsize=256)
 def _compile(part: str) -> re.Pattern[str]:
+    try:
+        return _translate(part)
+    except re.error:  # a range bash accepts and Python does not ([z-a]): anything (a superset)
+        return re.compile(".*", re.DOTALL)
+
+
+def _translate(part: str) -> re.Pattern[str]:
     out: list[str] = []
     i = 0
     while i < len(part):
@@ -176,7 +188,7 @@ def _bracket(body: str) -> str:
     negate = body[:1] in ("!", "^")
     if negate:
         body = body[1:]
-    if "[:" in body:  # a character class, negated or not: any character (a superset)
+    if _has_class(body):  # a class, an equivalence class or a collating symbol: any character
         return "."
     members = body.replace("\\", "\\\\").replace("^", "\\^").replace("[", "\\[").replace("]", "\\]")
     # Keep ranges (a-z); a leading or trailing '-' is literal in both syntaxes.

@@ -29,9 +29,10 @@ from bot.shell.assignments import is_safe_env_var
 from bot.shell.command_kinds import NEUTRAL_COMMANDS
 from bot.shell.find_rules import links_out, name_filter, name_guard_problem, start_points
 from bot.shell.hatch_scripts import is_hatch_script
+from bot.shell.link_makers import created
 from bot.shell.path_args import has_extractor, path_uses
 from bot.shell.path_check import assume_directory, check_path, within
-from bot.shell.path_judge import PathChecks, created_paths
+from bot.shell.path_judge import PathChecks
 from bot.shell.prefixes import exact_suggestion, suggestion_for
 from bot.shell.program_flags import git_subcommand_position, program_facts
 from bot.shell.rule_match import CompiledRule, RuleIndex, canonical, covers
@@ -63,6 +64,7 @@ class Judge(PathChecks):
         #: ``lstat`` results of this decision (see :func:`~bot.shell.path_check.resolve_below_root`).
         self.seen: dict[str, int] = {}
         self.created: list[str] = []
+        self.created_trees: list[str] = []
         self.writes: list[str] = []
         self.chained = True
 
@@ -81,7 +83,9 @@ class Judge(PathChecks):
         self.writes = []
         verdict = self._program(cmd.argv, cmd.assignments, state)
         if verdict.kind != "deny":
-            self.created.extend(created_paths(cmd.argv, self.writes, state))
+            paths, trees = created([w.value for w in cmd.argv], self.writes, state.all_cwds())
+            self.created.extend(paths)
+            self.created_trees.extend(trees)
             if cmd.argv[0].value == "mkdir":
                 # `mkdir -p build && cd build && cmake ..`: a directory made now is a plain directory
                 # later (one that exists already, maybe a link, keeps what lstat says).
@@ -222,7 +226,7 @@ class Judge(PathChecks):
                     if current.program == "find":
                         marker = current.words[inner.start - 1].value if inner.start > 0 else ""
                         origin = "find-dir" if marker in ("-execdir", "-okdir") else "find"
-                        scan.finder = (tuple(current.values), current.cwd)
+                        scan.finder = (tuple(current.values), (current.cwd, *current.others))
                     scan.exec_inners.append((start, inner.argv, origin))
                 elif inner.argv is not None and following is None and current.program == "hatch" and \
                         all(is_hatch_script(inner.argv[0].value, c, self.options.paths.roots)
@@ -364,11 +368,14 @@ class Judge(PathChecks):
 
     # ----- launched commands --------------------------------------------------------------------
 
-    def _find_matches(self, finder: tuple[tuple[str, ...], str | None], inner: tuple[Word, ...]) -> Verdict | None:
+    def _find_matches(self, finder: tuple[tuple[str, ...], tuple[str | None, ...]],
+                      inner: tuple[Word, ...]) -> Verdict | None:
         """``find ... -exec CMD {}``: what ``{}`` may be (:mod:`bot.shell.find_rules`)."""
+        words, cwds = finder
+        if "-files0-from" in words:
+            return Verdict("ask", "find -files0-from reads its start points from a file or stdin")
         if not any("{}" in w.value for w in inner):
             return None
-        words, cwd = finder
         program = inner[0].value.rsplit("/", 1)[-1]
         reads_only = all(u.access == "read" for u in path_uses(inner) if "{}" in u.value) and has_extractor(program)
         shown = " ".join(w.value for w in inner)
@@ -376,20 +383,21 @@ class Judge(PathChecks):
             problem = name_guard_problem(words)
             if problem is not None:
                 return Verdict("ask", f"find runs `{shown}` on what it matches: {problem}")
-        if program in ("rm", "unlink", "rmdir"):
-            return None  # removing a symbolic link does not follow it
-        if cwd is None:
-            return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+        if program in ("rm", "unlink", "rmdir") and all(w.value == "{}" for w in inner if "{}" in w.value):
+            return None  # removing a symbolic link does not follow it (`{}/` would)
         paths = self.options.paths
-        starts = [check_path(start, cwd, "read", paths, self.seen).path for start in start_points(words)]
-        found = links_out(starts, lambda target: any(within(target, root) for root in paths.roots),
-                          name_filter(words))
-        if found == "too many":
-            return Verdict("ask", f"find runs `{shown}` on what it matches, and there are too many files "
-                                  "to check for symbolic links leading out of the workspace")
-        if found is not None:
-            return Verdict("ask", f"find runs `{shown}` on what it matches, which includes {found}, a symbolic "
-                                  "link leading out of the workspace")
+        for cwd in cwds:
+            if cwd is None:
+                return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+            starts = [check_path(start, cwd, "read", paths, self.seen).path for start in start_points(words)]
+            found = links_out(starts, lambda target: any(within(target, root) for root in paths.roots),
+                              name_filter(words))
+            if found == "too many":
+                return Verdict("ask", f"find runs `{shown}` on what it matches, and there are too many files "
+                                      "to check for symbolic links leading out of the workspace")
+            if found is not None:
+                return Verdict("ask", f"find runs `{shown}` on what it matches, which includes {found}, a "
+                                      "symbolic link leading out of the workspace")
         return None
 
     def _inners(self, scan: Scan, state: State) -> list[Verdict]:
@@ -418,11 +426,12 @@ class Judge(PathChecks):
         return verdicts
 
 
-def _placed_matches(argv: tuple[Word, ...], finder: tuple[tuple[str, ...], str | None]) -> tuple[Word, ...]:
+def _placed_matches(argv: tuple[Word, ...], finder: tuple[tuple[str, ...], tuple[str | None, ...]]) -> tuple[Word, ...]:
     """``{}`` is a file below the start point: ``{}`` → ``START/{}`` (absolute), so its checks
     hold in ``-execdir``'s unknown directory too (what it may be is checked by
     :meth:`Judge._find_matches`)."""
-    words, cwd = finder
+    words, cwds = finder
+    cwd = cwds[0]
     if cwd is None:
         return argv
     start = start_points(words)[0]

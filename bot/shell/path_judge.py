@@ -9,6 +9,7 @@ from typing import Literal
 
 from bot.shell.command_kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAMS
 from bot.shell.globbing import expand as expand_glob
+from bot.shell.link_makers import is_extraction
 from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.path_check import Access, change_directory, check_path, expand, glob_base
 from bot.shell.prefixes import exact_suggestion
@@ -26,6 +27,8 @@ class PathChecks:
     #: Paths earlier commands of the compound create (``ln``, ``cp``, ``tar -x``...): any of them
     #: may be a symbolic link by the time a later command uses it.
     created: list[str]
+    #: Directories below which earlier commands (archives, git) may have written links.
+    created_trees: list[str]
     #: Paths the current command writes (recorded into :attr:`created` for link-making programs).
     writes: list[str]
     #: The compound is an ``&&`` chain: what follows a ``cd`` runs only if it succeeded.
@@ -58,12 +61,15 @@ class PathChecks:
                     if verdict is not None:
                         return verdict
                     break
-            if program in _EXTRACTORS and _extracts(layer.values):
+            if is_extraction(layer.values):
                 where = _extraction_into_repository(uses, layer)
                 if where is not None:
                     scan.explicit.setdefault(layer.start + len(words) - 1,
                                              f"{program} writes where the archive's members say, into {where}, "
                                              "which holds .git/ or .github/ (extract into a subdirectory)")
+            if program == "find" and any(w.value == "-files0-from" for w in words):
+                scan.explicit.setdefault(layer.start + len(words) - 1,
+                                         "find -files0-from reads its start points from a file or stdin")
             for use in uses:
                 outcome = self._path(use, layer, program, scan)
                 if outcome == "edit":
@@ -128,7 +134,9 @@ class PathChecks:
                     return outcome
             value = base
             access = "purge" if access in ("delete", "purge") else access
-        created = self._created_on_the_way(value, cwd)
+        # A word of a program without a path extractor is only maybe a path: a plain word
+        # (`git pull && git status`) is not taken as one below a tree written earlier.
+        created = self._created_on_the_way(value, cwd, trees=access != "argument" or "/" in value)
         if created is not None:
             return created
         return self._classify(value, cwd, access, layer, program, scan, use)
@@ -158,10 +166,11 @@ class PathChecks:
         """The matches of a glob worth checking one by one: those reached through a symbolic link,
         in a protected directory, or ``.``/``..`` (the others are plain entries of its directory,
         which is checked itself)."""
-        if self.created:
+        if self.created or self.created_trees:
             base_path = expand(base, cwd, self.options.paths.home)
-            for path in self.created:
-                if path == base_path or path.startswith(base_path.rstrip("/") + "/"):
+            for path in (*self.created, *self.created_trees):
+                if path == base_path or path.startswith(base_path.rstrip("/") + "/") or \
+                        base_path.startswith(path.rstrip("/") + "/"):
                     return Verdict("ask", f"the glob {use.word.text!r} may match {path}, which an earlier part of "
                                           "this command creates (run the commands separately)")
         matches = expand_glob(expand(use.value, cwd, self.options.paths.home), cwd)
@@ -175,10 +184,10 @@ class PathChecks:
                 out.append(m.path)
         return out
 
-    def _created_on_the_way(self, value: str, cwd: str) -> Verdict | None:
+    def _created_on_the_way(self, value: str, cwd: str, trees: bool = True) -> Verdict | None:
         """A path that goes through one an earlier command of the compound creates (``ln -s /etc x
         && cat x/passwd``): that one may be a symbolic link the check cannot see yet."""
-        if not self.created:
+        if not self.created and not self.created_trees:
             return None
         created = set(self.created)
         current = ""
@@ -190,6 +199,10 @@ class PathChecks:
             if current in created:
                 return Verdict("ask", f"{value} goes through {current}, which an earlier part of this command "
                                       "creates and which may be a symbolic link (run the commands separately)")
+            for tree in self.created_trees if trees else ():
+                if current.startswith(tree.rstrip("/") + "/"):
+                    return Verdict("ask", f"{value} is below {tree}, where an earlier part of this command writes "
+                                          "files that may be symbolic links (run the commands separately)")
         return None
 
     def _git_location(self, dirs: Sequence[PathUse], layer: Layer) -> Verdict | None:
@@ -291,25 +304,6 @@ class PathChecks:
         return result.cwd, result.pwd
 
 
-#: Programs that can leave a symbolic link where they write (``cp -r`` copies links as links;
-#: archives and patches may contain them).
-LINK_MAKERS = frozenset({"ln", "cp", "mv", "rsync", "install", "cpio", "patch", "tar", "gtar", "bsdtar", "unzip",
-                         "7z", "7za", "bsdcpio"})
-_EXTRACTORS = frozenset({"tar", "gtar", "bsdtar", "unzip", "cpio", "bsdcpio", "7z", "7za"})
-
-
-def created_paths(argv: tuple[Word, ...], writes: list[str], state: State) -> list[str]:
-    """What a command leaves behind that later commands must not trust: the paths a link-making
-    program writes, and for an archive extracted without a known target, the directory itself."""
-    programs = {w.value.rsplit("/", 1)[-1] for w in argv} & LINK_MAKERS
-    if not programs:
-        return []
-    found = list(writes)
-    if not found and programs & _EXTRACTORS and _extracts([w.value for w in argv]):
-        found.extend(cwd for cwd in state.all_cwds() if cwd is not None)
-    return found
-
-
 def _extraction_into_repository(uses: list[PathUse], layer: Layer) -> str | None:
     """The directory an archive is extracted into, when it holds ``.git`` or ``.github`` (a member
     named ``.git/hooks/pre-commit`` would land there)."""
@@ -322,18 +316,6 @@ def _extraction_into_repository(uses: list[PathUse], layer: Layer) -> str | None
         if os.path.lexists(f"{place}/.git") or os.path.lexists(f"{place}/.github"):
             return place
     return None
-
-
-def _extracts(values: list[str]) -> bool:
-    program = values[0].rsplit("/", 1)[-1]
-    if program in ("unzip", "7z", "7za"):
-        return not any(v in ("-l", "-v", "-t", "-Z", "-p", "l", "t") for v in values[1:])
-    if program in ("cpio", "bsdcpio"):
-        return any(v.startswith("-") and not v.startswith("--") and ("i" in v or "p" in v) for v in values[1:]) \
-            or any(v in ("--extract", "--pass-through") for v in values[1:])
-    first = values[1] if len(values) > 1 else ""
-    return any(v in ("--extract", "--get") or (v.startswith("-") and not v.startswith("--") and "x" in v)
-               for v in values[1:]) or (not first.startswith("-") and "x" in first)
 
 
 #: Directories the shell may be in after ``cd``s that may or may not have run; past this, unknown.

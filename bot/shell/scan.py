@@ -60,8 +60,8 @@ class Scan:
         self.boundaries: list[int] = []
         #: ``(index, argv, origin)``; origin ``"find"``, ``"find-dir"`` (``-execdir``) or ``None`` (xargs).
         self.exec_inners: list[tuple[int, tuple[Word, ...], str | None]] = []
-        #: The ``find`` whose ``-exec`` commands these are: its words and working directory.
-        self.finder: tuple[tuple[str, ...], str | None] | None = None
+        #: The ``find`` whose ``-exec`` commands these are: its words and the directories it may run in.
+        self.finder: tuple[tuple[str, ...], tuple[str | None, ...]] | None = None
         #: ``(index, script, kind, same_shell)``: ``eval`` runs in the current shell (its ``cd`` counts).
         self.scripts: list[tuple[int, str, InnerKind, bool]] = []
         self.opaque_starts: list[int] = []

@@ -26,7 +26,8 @@ def test_short_bundles_decode_like_getopt(description: str, word: str, letters: 
     [
         ("exact", "--upload-pack", "--upload-pack"),
         ("abbreviated", "--upload-pa", "--upload-pack"),
-        ("too short to count", "--u", None),
+        ("one letter is enough for getopt_long", "--u", "--upload-pack"),
+        ("a bare -- is no option", "--", None),
         ("not a prefix", "--uploader", None),
         ("a short option is never an abbreviation", "-u", None),
     ],
