@@ -96,12 +96,13 @@ def compile_path_rule(content: str, *, workspace: Path, rule_base: Path | None =
 
 
 def resolve_subject(raw: str, *, cwd: Path) -> tuple[Path, Path]:
-    """A file tool's path as ``(written, resolved)``: both absolute and normalised (``..`` folded),
-    the second with symlinks resolved (for a path that does not exist yet, its longest existing
-    prefix)."""
+    """A file tool's path as ``(written, resolved)``: both absolute; the first normalised
+    (``..`` folded as text), the second as the kernel reads it — each symbolic link resolved
+    *before* the ``..`` that follows it (``lsub/../key.txt`` with ``lsub -> secrets/sub`` is
+    ``secrets/key.txt``); for a path that does not exist yet, its longest existing prefix."""
     expanded = os.path.expanduser(raw)
-    literal = Path(os.path.normpath(os.path.join(cwd, expanded)))
-    return literal, literal.resolve(strict=False)
+    joined = os.path.join(cwd, expanded)
+    return Path(os.path.normpath(joined)), Path(joined).resolve(strict=False)
 
 
 def path_rule_matches(content: str, path: Path, *, workspace: Path, rule_base: Path | None = None) -> bool:

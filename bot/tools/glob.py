@@ -70,7 +70,9 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
         return False
 
     def permission_subject(self, input: GlobInput) -> str:
-        return input.path or "."
+        # The directory searched, not only `path`: a pattern's literal prefix moves the root
+        # (`path: src`, `pattern: ../secrets/*` searches `secrets`), so rules see where it goes.
+        return glob_subject(input.path, input.pattern)
 
     async def check_permissions(self, input: GlobInput, context: ToolUseContext) -> PermissionResult:
         base, _ = glob_root(input, context)
@@ -140,6 +142,23 @@ def glob_root(input: GlobInput, context: ToolUseContext) -> tuple[Path, str]:
     return base, pattern
 
 
+def glob_subject(path: str | None, pattern: str) -> str:
+    """The directory a Glob searches, as written (for the permission rules): ``path`` (or ``.``)
+    joined with the pattern's leading literal directories, or those alone for an absolute
+    pattern — the textual twin of :func:`glob_root`."""
+    base = path or "."
+    pattern = pattern.strip()
+    if pattern.startswith("/"):
+        base, pattern = "/", pattern.lstrip("/")
+    parts = PurePosixPath(pattern).parts if pattern else ()
+    literal: list[str] = []
+    for part in parts[:-1]:
+        if _GLOB_META & set(part) or part.startswith("!"):
+            break
+        literal.append(part)
+    return os.path.join(base, *literal) if literal else base
+
+
 def glob_command(base: Path, pattern: str, context: ToolUseContext) -> tuple[list[str], str, FileSelection]:
     """rg's arguments (run in ``base``), the prefix that makes its paths displayable (relative to
     the workspace, or absolute outside it), and the selection for globs rg cannot apply."""
@@ -196,4 +215,4 @@ def _glob_output(names: list[str], truncated: bool, started: float) -> dict[str,
     }
 
 
-__all__ = ["MAX_GLOB_RESULTS", "GlobInput", "GlobTool", "display_prefix", "glob_command", "glob_root"]
+__all__ = ["MAX_GLOB_RESULTS", "GlobInput", "GlobTool", "display_prefix", "glob_command", "glob_root", "glob_subject"]

@@ -120,6 +120,18 @@ def test_an_absolute_pattern_through_a_symlinked_directory_still_matches(tmp_pat
     assert path_rule_matches(pattern, real / "d" / "f", workspace=ws)
 
 
+def test_a_symlink_followed_by_dotdot_is_resolved_before_the_dotdot(ws: Path) -> None:
+    # `lsub -> secrets/sub`: the kernel reads `lsub/../key.txt` as `secrets/key.txt`.
+    (ws / "secrets" / "sub").mkdir(parents=True)
+    (ws / "secrets" / "key.txt").write_text("k")
+    (ws / "lsub").symlink_to(ws / "secrets" / "sub")
+    (ws / "dangle").symlink_to(ws / "secrets" / "nonexist" / "deeper")
+    assert path_rule_matches("secrets/**", Path("lsub/../key.txt"), workspace=ws)
+    assert path_rule_matches("secrets/**", Path("dangle/../new.txt"), workspace=ws)
+    written, resolved = resolve_subject("lsub/../key.txt", cwd=ws)
+    assert (written, resolved) == (ws / "key.txt", ws / "secrets" / "key.txt")
+
+
 def test_resolve_subject_gives_the_written_and_the_resolved_path(ws: Path) -> None:
     (ws / "ln").symlink_to(ws / "src")
     written, resolved = resolve_subject("ln/../ln/pkg/a.py", cwd=ws)

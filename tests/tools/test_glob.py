@@ -175,3 +175,23 @@ def test_glob_gives_what_a_plain_listing_stat_and_sort_gives(
     data = anyio.run(run)
     assert (data["filenames"], data["truncated"]) == (expected, expected_truncated)
     assert expected_truncated is truncated and (expected or pattern == "**/*.env")
+
+
+@pytest.mark.parametrize(
+    ("description", "raw", "allowed"),
+    [
+        ("inside the allowed directory", {"pattern": "**/*.py", "path": "src"}, True),
+        ("a pattern climbing out of it", {"pattern": "../**", "path": "src"}, False),
+        ("a pattern naming a sibling", {"pattern": "../tests/*", "path": "src"}, False),
+        ("an absolute pattern elsewhere", {"pattern": "/WS/tests/*.py", "path": "src"}, False),
+        ("a literal prefix inside it", {"pattern": "pkg/*.py", "path": "src"}, True),
+    ],
+)
+def test_a_directory_scoped_glob_rule_covers_where_the_search_goes(repo: Path, tmp_path: Path, description: str,
+                                                                   raw: dict[str, str], allowed: bool) -> None:
+    from bot.permissions.decision import Allow
+    from tests.tools.helpers import decide_tool
+
+    raw = {k: v.replace("/WS", str(repo)) for k, v in raw.items()}
+    context = context_for(repo, tmp_path / "scratch", allow=["Glob(src/**)"])
+    assert isinstance(decide_tool(context, "Glob", raw), Allow) is allowed, description

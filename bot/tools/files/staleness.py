@@ -24,13 +24,14 @@ def staleness_problem(path: Path, context: ToolUseContext, *, mtime_ns: int,
                       content: bytes | None = None) -> str | None:
     """Why the file may not be written as it is now, or ``None`` when it may.
 
-    ``content`` (the current bytes) is only needed when the mtime moved; pass it when you have it,
-    otherwise it is read here.
+    With ``content`` (the current bytes) the hash decides, whatever the mtime says (``touch -r``
+    or ``cp -p`` restore an mtime over new content). Without it, an unchanged mtime is taken as
+    unchanged (the cheap check before the call); a moved one is settled by reading the file.
     """
     record = context.read_file_state.get(path)
     if record is None:
         return NOT_READ_MESSAGE
-    if mtime_ns == record.mtime_ns:
+    if content is None and mtime_ns == record.mtime_ns:
         return None
     if content is None:
         try:
@@ -49,8 +50,12 @@ def read_for_write(path: Path, context: ToolUseContext, shown: str) -> tuple[byt
     """An existing file's bytes and stat, checked against the read-file state. Synchronous on
     purpose: the caller modifies and writes without an ``await`` in between (seeds 8.2.3)."""
     try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
+        # Non-blocking: a FIFO swapped in since validation must not hang the run on open.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode):
+                raise ToolInputError(f"{shown} is not a regular file")
             raw = handle.read()
     except OSError as exc:
         raise ToolInputError(describe_os_error(exc, shown)) from None

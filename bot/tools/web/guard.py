@@ -29,6 +29,9 @@ import httpcore2
 import httpx2
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+#: Never public, though ``is_global`` may say so: local-use NAT64 (RFC 8215: a local translator
+#: may map it to any IPv4 address, 169.254.169.254 included) and the deprecated site-local range.
+_NOT_PUBLIC = (ipaddress.ip_network("64:ff9b:1::/48"), ipaddress.ip_network("fec0::/10"))
 
 
 class BlockedAddressError(Exception):
@@ -48,6 +51,8 @@ def is_public_address(address: str) -> bool:
     except ValueError:
         return False
     if isinstance(ip, ipaddress.IPv6Address):
+        if any(ip in network for network in _NOT_PUBLIC):
+            return False
         embedded = ip.ipv4_mapped or ip.sixtofour
         if embedded is None and ip in _NAT64:
             embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)

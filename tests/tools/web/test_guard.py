@@ -29,6 +29,8 @@ from bot.tools.web.guard import BlockedAddressError, GuardedBackend, GuardedTran
         ("IPv4-mapped public", "::ffff:93.184.216.34", True),
         ("NAT64 of a private address", "64:ff9b::a00:1", False),
         ("6to4 of a private address", "2002:c0a8:101::1", False),
+        ("local-use NAT64 (RFC 8215), whatever it embeds", "64:ff9b:1:a9fe:a9fe::", False),
+        ("deprecated site-local", "fec0::1", False),
         ("not an address", "example.org", False),
     ],
 )
