@@ -388,6 +388,9 @@ def _hard_delete_reason(path: str, policy: PathPolicy, *, contents_only: bool = 
 
 def _protected_reason(path: str, root: str, policy: PathPolicy) -> str | None:
     if "/.git" not in path[len(root) - 1:]:  # (.git and .github both start so; root may be /)
+        if not policy.allow_git_dir_writes and _in_git_directory(path, root):
+            return "writes into a git directory (HEAD, objects/, refs/: what a .git file points at) are not " \
+                   "allowed unless the policy allows .git/ writes"
         return None
     rel = path[len(root):].strip("/").split("/")
     if ".git" in rel and not policy.allow_git_dir_writes:
@@ -395,6 +398,18 @@ def _protected_reason(path: str, root: str, policy: PathPolicy) -> str | None:
     if rel[:2] == [".github", "workflows"] and not policy.allow_workflow_writes:
         return "writes into .github/workflows/ are not allowed unless the policy allows them"
     return None
+
+
+def _in_git_directory(path: str, root: str) -> bool:
+    """A directory between ``root`` and ``path`` laid out as a git directory: the target of a
+    ``.git`` file (worktree, submodule) or a bare repository, whose config and hooks run code."""
+    current = root.rstrip("/")
+    for part in path[len(root):].strip("/").split("/")[:-1]:
+        current = f"{current}/{part}"
+        if os.path.isfile(f"{current}/HEAD") and os.path.isdir(f"{current}/objects") and \
+                os.path.isdir(f"{current}/refs"):
+            return True
+    return False
 
 
 def _outside_reason(path: str, policy: PathPolicy) -> str:

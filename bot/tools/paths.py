@@ -56,6 +56,24 @@ def protected_write_reason(path: Path, context: ToolUseContext) -> str | None:
             return "writes into .git/ are not allowed unless the policy allows them"
         if rel[:2] == (".github", "workflows") and not context.permission.allow_workflow_writes:
             return "writes into .github/workflows/ are not allowed unless the policy allows them"
+        if not context.permission.allow_git_dir_writes:
+            gitdir = _inside_git_directory(path, root)
+            if gitdir is not None:
+                return f"writes into {gitdir}, a git directory (HEAD, objects/, refs/), are not allowed unless " \
+                       "the policy allows .git/ writes"
+    return None
+
+
+def _inside_git_directory(path: Path, root: Path) -> Path | None:
+    """A directory between ``root`` and ``path`` laid out as a git directory (``HEAD``,
+    ``objects/``, ``refs/``): what a ``.git`` *file* (``gitdir: ../modgit``, a worktree, a
+    submodule) points at, or a bare repository — its ``config`` and ``hooks/`` run code as the
+    ``.git`` directory's do."""
+    parts = path.relative_to(root).parts
+    for k in range(1, len(parts)):
+        directory = root.joinpath(*parts[:k])
+        if (directory / "HEAD").is_file() and (directory / "objects").is_dir() and (directory / "refs").is_dir():
+            return directory
     return None
 
 

@@ -26,6 +26,12 @@ def build_workspace(root: Path) -> Path:
     (ws / ".git" / "config").write_text("[core]\n\tbare = false\n")
     (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (ws / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    # A git directory outside .git: what a worktree's or submodule's `.git` file points at.
+    for sub in ("hooks", "objects", "refs"):
+        (ws / "modgit" / sub).mkdir(parents=True, exist_ok=True)
+    (ws / "modgit" / "HEAD").write_text("ref: refs/heads/main\n")
+    (ws / "worktree").mkdir(exist_ok=True)
+    (ws / "worktree" / ".git").write_text("gitdir: ../modgit\n")
     # The hatch scripts of mkdocs' pyproject.toml (its CI runs `hatch run style:lint` and the like).
     (ws / "pyproject.toml").write_text(
         "[tool.hatch.envs.test.scripts]\nwith-coverage = \"pytest --cov\"\n"

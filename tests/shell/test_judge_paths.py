@@ -89,6 +89,8 @@ from tests.shell.conftest import Check
         ("a background job beside an extraction", "(sleep 1; cat sub/lnk/shadow) & tar -xf a.tar -C sub",
          ["Bash(tar:*)", "Bash(cat:*)", "Bash(sleep:*)"]),
         ("one-letter long option abbreviation", "sort --o=.git/config README.md", ["Bash(sort:*)"]),
+        ("a hook in the git directory a .git file points at", "cp x modgit/hooks/pre-commit", ["Bash(cp:*)"]),
+        ("the config of that git directory", "tee modgit/config", ["Bash(tee:*)"]),
     ],
 )
 def test_attacks_are_not_allowed(check: Check, description: str, command: str, allow: list[str]) -> None:
