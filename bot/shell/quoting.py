@@ -11,7 +11,9 @@ Three variants, as the seeds describe ``extractQuotedContent()``:
 Unlike a naive character loop, the scanner knows comments (``# it's`` does not open a quote),
 heredoc bodies (data, not syntax) and backslash escapes (``\\$(`` is not a substitution): an
 escaped character becomes ``_`` in every variant and is listed in ``escapes`` for the checks
-that look at escapes themselves.
+that look at escapes themselves. Inside double quotes, the safe heredoc substitution
+(:data:`~bot.shell.word_resolve.SAFE_HEREDOC_SUBSTITUTION`) is literal text for bash and becomes
+``_``; anywhere else (unquoted, inside single quotes) it is scanned like any other text.
 """
 
 from __future__ import annotations
@@ -26,15 +28,18 @@ _TOKEN = re.compile(
     r"""(?P<esc>\\.)
       |(?P<ansi>\$'(?:[^'\\]|\\.)*(?:'|\Z))
       |(?P<sq>'[^']*(?:'|\Z))
-      |(?P<dq>"(?:[^"\\]|\\.)*(?:"|\Z))
+      |(?P<dq>")
       |(?P<hd>(?<!<)<<(?!<)-?[ \t]*(?:'[^'\n]*'|"[^"\n]*"|\\.|[A-Za-z0-9_-])+)
       |(?P<com>(?<![^\s;&|()])\#[^\n]*)
       |(?P<nl>\n)
-      |(?P<other>[^\\'"$<\#\n]+|[$<\#])""",
+      |(?P<other>[^\\'"$<\#\n]+|[$<\#]|\\\Z)""",
     re.S | re.X,
 )
 _DQ_ESCAPE = re.compile(r"\\.", re.S)
+#: The safe substitution where it starts: ``$(cat <<'EOF'`` ... the closing parenthesis.
 _SAFE_SUBST_ANYWHERE = re.compile(SAFE_HEREDOC_SUBSTITUTION.pattern.removesuffix(r"\Z"))
+#: The text of a double-quoted string up to its closing quote, a backslash or a ``$``.
+_DQ_PLAIN = re.compile(r'[^"\\$]+')
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +56,7 @@ class QuoteViews:
 
 
 def quote_views(command: str) -> QuoteViews:
-    """Scan ``command`` once. The safe heredoc substitution (``$(cat <<'EOF' ... EOF)``) is literal
-    text for bash, so it is replaced by a placeholder before scanning."""
-    if "$(cat <<" in command:
-        command = _SAFE_SUBST_ANYWHERE.sub("_", command)
+    """Scan ``command`` once."""
     wdq: list[str] = []
     full: list[str] = []
     keep: list[str] = []
@@ -92,9 +94,9 @@ def quote_views(command: str) -> QuoteViews:
             unterminated = unterminated or not closed
             keep.append("''")
         elif kind == "dq":
-            closed = len(token) >= 2 and token.endswith('"')
+            content, pos, closed = _double_quoted(command, pos)
             unterminated = unterminated or not closed
-            wdq.append(_DQ_ESCAPE.sub("_", token[1:-1] if closed else token[1:]))
+            wdq.append(content)
             keep.append('""')
         elif kind == "com":
             comments.append(token)
@@ -122,3 +124,31 @@ def quote_views(command: str) -> QuoteViews:
         unterminated = True
     return QuoteViews("".join(wdq), "".join(full), "".join(keep), tuple(escapes), tuple(comments), unterminated)
 
+
+def _double_quoted(command: str, pos: int) -> tuple[str, int, bool]:
+    """The content of the double-quoted string whose text starts at ``pos`` (after the opening
+    quote), escapes and safe heredoc substitutions replaced by ``_``; the position after the
+    closing quote; whether there is one."""
+    out: list[str] = []
+    n = len(command)
+    while pos < n:
+        plain = _DQ_PLAIN.match(command, pos)
+        if plain is not None:
+            out.append(plain.group())
+            pos = plain.end()
+            continue
+        char = command[pos]
+        if char == '"':
+            return "".join(out), pos + 1, True
+        if char == "\\":
+            out.append("_")
+            pos += 2
+            continue
+        safe = _SAFE_SUBST_ANYWHERE.match(command, pos) if command.startswith("$(cat <<", pos) else None
+        if safe is not None:
+            out.append("_")
+            pos = safe.end()
+        else:
+            out.append(char)
+            pos += 1
+    return "".join(out), n, False

@@ -4,6 +4,10 @@ The runner subcommand may follow global options (``npm --yes exec``, ``uv --dire
 ``poetry -C . run``): they are skipped with a table per program. An option the table does not know
 could take the next word as its value, so the subcommand is not known: the command is *opaque*
 (only a rule that spells it out approves it) rather than read as ``npm --foo`` + ``exec``.
+
+Version managers (``rustup run TOOLCHAIN``, ``pyenv exec``, ``mise x``, ``volta run``...) launch
+commands too; their subcommands are not read yet, so what they run is opaque (:data:`VERSION_MANAGERS`;
+``mise run``/``npm run`` tasks come from the project, like a Makefile).
 """
 
 from __future__ import annotations
@@ -76,6 +80,18 @@ GLOBAL_OPTIONS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "rye": (_HELP | _F({"-V", "-v", "--verbose", "-q", "--quiet"}), _F()),
 }
 GLOBAL_OPTIONS["mamba"] = GLOBAL_OPTIONS["conda"]
+
+#: Version managers and environment runners whose command-running subcommands are not read: the
+#: command they run is opaque (only a rule spelling it out approves ``rustup run stable sh -c id``).
+VERSION_MANAGERS: dict[str, frozenset[str]] = {
+    "rustup": _F({"run"}), "pyenv": _F({"exec"}), "rbenv": _F({"exec"}), "nodenv": _F({"exec"}),
+    "goenv": _F({"exec"}), "jenv": _F({"exec"}), "plenv": _F({"exec"}), "asdf": _F({"exec", "env"}),
+    "mise": _F({"exec", "x"}), "rtx": _F({"exec", "x"}), "volta": _F({"run"}),
+    "fnm": _F({"exec"}), "opam": _F({"exec"}), "pixi": _F({"run", "r", "exec", "x"}), "devbox": _F({"run"}),
+    "micromamba": _F({"run"}),
+}
+_VERBOSE = _HELP | _F({"-V", "-v", "--verbose", "-q", "--quiet"})
+GLOBAL_OPTIONS.update({program: (_VERBOSE, _F()) for program in VERSION_MANAGERS if program not in GLOBAL_OPTIONS})
 #: The single letters of each program's short flags (``poetry -vvv``, ``npm -dd``).
 _FLAG_LETTERS = {program: frozenset(f[1] for f in flags if len(f) == 2 and f[0] == "-")
                  for program, (flags, _) in GLOBAL_OPTIONS.items()}
@@ -184,6 +200,22 @@ def subcommand_runner(argv: Sequence[Word]) -> list[Inner]:
     if program == "npm" and command == "explore":
         return _npm_explore(argv, sub)
     return []
+
+
+def version_manager(argv: Sequence[Word]) -> list[Inner]:
+    """``rustup run``, ``pyenv exec``, ``mise x``...: the command is opaque. An option the table does
+    not know before the subcommand hides where it starts: opaque if a running subcommand follows."""
+    program = argv[0].value.rsplit("/", 1)[-1]
+    values = [w.value for w in argv]
+    runs = VERSION_MANAGERS[program]
+    sub, unknown = runner_subcommand(program, values)
+    if unknown is not None:
+        if runs.isdisjoint(values[unknown:]):
+            return []
+        sub = unknown
+    elif sub is None or values[sub] not in runs:
+        return []
+    return [Inner("opaque", sub, reason=f"{program} {values[sub]} runs a command the analysis does not read")]
 
 
 _HATCH_EXCLUDE = re.compile(r"-[A-Za-z_][\w-]*=")

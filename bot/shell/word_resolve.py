@@ -8,7 +8,8 @@ brace expansion), which the parser reports as "too complex".
 
 The one substitution that is resolved is the heredoc idiom models use for multi-line commit
 messages, ``"$(cat <<'EOF' ... EOF)"``: a quoted delimiter makes the body literal, so its value is
-known exactly.
+known exactly — inside double quotes only (unquoted, bash splits and globs the output: ``cp $(cat
+<<'EOF' ... README.md .git/config ... EOF)`` copies onto ``.git/config``).
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from typing import Any
 
 from bot.shell.syntax import DYN, Word
 
-#: ``$(cat <<'EOF'\n...\nEOF\n)`` with a quoted delimiter: the body is literal text. The body ends
-#: at the first line that is exactly the delimiter, as in bash; only whitespace may follow before
-#: the closing parenthesis.
+#: ``$(cat <<'EOF'\n...\nEOF\n)`` with a quoted delimiter: the body is literal text (no expansion,
+#: no line continuation). bash ends the body at the first line equal to the delimiter, and inside
+#: ``$(...)`` bash 5.2 also at a line that starts with it and holds a ``)`` (``EOFx)`` ends the
+#: heredoc, closes the substitution and runs ``x``): no body line may start with the delimiter, so
+#: the end bash finds is the one line after the body. Only whitespace may follow before the
+#: closing parenthesis.
 SAFE_HEREDOC_SUBSTITUTION = re.compile(
     r"\$\(cat <<(?P<q>['\"])(?P<d>[A-Za-z_][A-Za-z0-9_]*)(?P=q)\n"
-    r"(?P<body>(?:[^\n]*\n)*?)(?P=d)\n[ \t\n]*\)\Z"
+    r"(?P<body>(?:(?!(?P=d))[^\n]*\n)*)(?P=d)\n[ \t\n]*\)\Z"
 )
 
 _FLAG_LIKE = re.compile(r"-{1,2}[A-Za-z0-9]")
@@ -72,9 +76,9 @@ def resolve_word(node: Any, src: str, ascii_src: bool) -> Word:
         _check_expansion(node, src, ascii_src)
         return Word(DYN, text, dynamic=True, splits=True)
     if kind == "command_substitution":
-        match = SAFE_HEREDOC_SUBSTITUTION.match(text)
-        if match is not None:
-            return Word(match.group("body").rstrip("\n"), text, quoted=True)
+        if SAFE_HEREDOC_SUBSTITUTION.match(text) is not None:
+            raise Unresolvable("an unquoted $(cat <<'EOF' ...) is split into words and globbed by bash; "
+                               "put it inside double quotes", 8)
         raise Unresolvable("command substitution $(...) runs a command whose output cannot be known", 8)
     if kind == "process_substitution":
         raise Unresolvable("process substitution <(...) / >(...) runs a hidden command", 8)
@@ -163,6 +167,8 @@ def _double_quoted(node: Any, src: str, ascii_src: bool) -> tuple[str, bool]:
             dynamic = True
         elif kind == "$":
             parts.append("$")
+        elif kind == "command_substitution":
+            parts.append(_heredoc_value(node_text(child, src, ascii_src)))
         else:
             inner = resolve_word(child, src, ascii_src)
             parts.append(inner.value)
@@ -171,6 +177,15 @@ def _double_quoted(node: Any, src: str, ascii_src: bool) -> tuple[str, bool]:
     if end > pos:
         parts.append(_unescape_double(raw[pos - base:end - base].decode("utf-8", "surrogateescape")))
     return "".join(parts), dynamic
+
+
+def _heredoc_value(text: str) -> str:
+    """The output of a substitution inside double quotes: only the safe heredoc idiom is known (its
+    body, trailing newlines removed as bash removes them)."""
+    match = SAFE_HEREDOC_SUBSTITUTION.match(text)
+    if match is None:
+        raise Unresolvable("command substitution $(...) runs a command whose output cannot be known", 8)
+    return match.group("body").rstrip("\n")
 
 
 def _unescape_double(text: str) -> str:

@@ -10,20 +10,22 @@ syntax (so ``timeout -s KILL 5 cmd`` finds ``cmd``) and classified:
   package runners (``npx``, ``uv run``, ``poetry run``, ``bundle exec``...) and the shells with ``-c``
   / ``eval``: the inner command is judged as a command of its own; a rule for the wrapper approves
   it only if its literal reaches into the inner program (``Bash(uv run pytest:*)``).
-* ``privilege`` — ``sudo``, ``doas``, ``su -c``, ``runuser``, ``pkexec``: only a rule that spells out
-  the wrapper *and* the inner program approves (``Bash(sudo apt-get install:*)``); the inner
-  command's deny rules, path checks and security checks still apply.
+* ``privilege`` — ``sudo``, ``doas``, ``su -c``, ``runuser``, ``pkexec``, ``gosu``, ``su-exec``: only
+  a rule that spells out the wrapper *and* the inner program approves (``Bash(sudo apt-get
+  install:*)``); the inner command's deny rules, path checks and security checks still apply.
 * ``exec_each`` — ``find -exec/-execdir/-ok/-okdir/-delete``, ``xargs``, ``git rebase -x``, ``git
-  bisect run``, ``git submodule foreach``: the outer command needs its own rule *and* the inner
-  command must be allowed on its own (``xargs`` appends arguments read from stdin: the inner
-  command gets an argument only known at run time).
+  bisect run``, ``git submodule foreach``, ``hyperfine``, ``valgrind --log-file=``: the outer
+  command needs its own rule *and* the inner command must be allowed on its own (``xargs``
+  appends arguments read from stdin: the inner command gets an argument only known at run time).
 * ``opaque`` — launchers whose inner command cannot be extracted reliably (``strace``, ``chroot``,
   ``parallel``, ``bash script.sh``, ``sudo -s``, ``env -S``, ``npm --unknown-option exec``, an ``sh
   -c`` script using bash-only syntax that dash reads otherwise...): only an exact rule, or one whose
   literal spells out the whole command, approves.
 
 Options are read as each wrapper's parser reads them (:mod:`bot.shell.getopt`: ``git rebase -fx
-CMD``, ``--exe=CMD``, ``xargs -0a FILE``); the package runners are in :mod:`bot.shell.runners`.
+CMD``, ``--exe=CMD``, ``xargs -0a FILE``); the package runners are in :mod:`bot.shell.runners`, the
+other launchers (``numactl``, ``setarch``, ``hyperfine``, ``valgrind``, ``chronic``, ``gosu``...) in
+:mod:`bot.shell.launchers`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from collections.abc import Sequence
 from bot.shell.getopt import long_name, options
 from bot.shell.git_flags import git_subcommand_index
 from bot.shell.inner import Handler, Inner, InnerKind, is_assignment, skip_options, transparent_at
-from bot.shell.runners import SUBCOMMAND_RUNNERS, runner, subcommand_runner
+from bot.shell.launchers import LAUNCHERS, OPAQUE
+from bot.shell.runners import SUBCOMMAND_RUNNERS, VERSION_MANAGERS, runner, subcommand_runner, version_manager
 from bot.shell.security_checks import posix_sh_differences
 from bot.shell.syntax import DYN, Assignment, Word, literal
 
@@ -41,14 +44,14 @@ __all__ = ["OPAQUE_LAUNCHERS", "PRIVILEGE", "SHELLS", "Inner", "InnerKind", "unw
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh"})
 
-OPAQUE_LAUNCHERS = frozenset({
-    "strace", "ltrace", "valgrind", "gdb", "lldb", "perf", "unshare", "nsenter", "chroot", "firejail", "bwrap",
+OPAQUE_LAUNCHERS = OPAQUE | frozenset({
+    "strace", "ltrace", "gdb", "lldb", "perf", "unshare", "nsenter", "chroot", "firejail", "bwrap",
     "proot", "fakeroot", "faketime", "catchsegv", "unbuffer", "script", "expect", "parallel", "tmux", "screen",
     "dtach", "daemonize", "start-stop-daemon", "systemd-run", "busybox", "toybox", "xvfb-run", "dbus-run-session",
     "ssh-agent", "sg", "newgrp", "cpulimit", "caffeinate", "prlimit", "setpriv", "capsh", "source", ".",
     "sudoedit", "pkexec", "rlwrap", "entr", "nodemon", "inotifywait", "at", "batch", "crontab", "trap",
 })
-PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser", "pkexec"})
+PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser", "pkexec", "gosu", "su-exec"})
 
 _TIMEOUT_VALUE = frozenset({"-k", "--kill-after", "-s", "--signal"})
 _STDBUF_VALUE = frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})
@@ -494,4 +497,6 @@ _HANDLERS: dict[str, Handler] = {
     "nix": _nix, "nix-shell": _nix,
     **{shell: _shell for shell in SHELLS},
     **dict.fromkeys(SUBCOMMAND_RUNNERS, subcommand_runner),
+    **dict.fromkeys(VERSION_MANAGERS, version_manager),
+    **LAUNCHERS,
 }

@@ -345,3 +345,41 @@ def test_heredoc_bodies_may_start_with_blank_lines(description: str, command: st
     outcome = ast_parse.parse_fresh(command)
     assert isinstance(outcome, Parsed), (description, outcome)
     assert [list(c.values) for c in outcome.commands] == expected, description
+
+
+HEREDOC_SUBST = "$(cat <<'EOF'\n{body}EOF\n)"
+
+
+@pytest.mark.parametrize(("description", "command", "expected"), [
+    ("the commit-message idiom", 'git commit -m "' + HEREDOC_SUBST.format(body="fix: x\n\nmore\n") + '"',
+     [("git", "commit", "-m", "fix: x\n\nmore")]),
+    ("attached to an option inside quotes", 'gh pr create --body="' + HEREDOC_SUBST.format(body="it's \"q\" (x)\n")
+     + '"', [("gh", "pr", "create", "--body=it's \"q\" (x)")]),
+    ("a body line that only contains the delimiter is data", 'echo "' + HEREDOC_SUBST.format(body=" EOF\nEO\n") + '"',
+     [("echo", " EOF\nEO")]),
+    ("a double-quoted delimiter", "echo \"$(cat <<\"END\"\n$x `y`\nEND\n)\"", [("echo", "$x `y`")]),
+])
+def test_the_safe_heredoc_substitution_is_its_literal_body(description: str, command: str,
+                                                          expected: list[tuple[str, ...]]) -> None:
+    assert argvs(command) == expected, description
+
+
+@pytest.mark.parametrize(("description", "command"), [
+    # bash ends the heredoc at the first EOF line and runs what follows inside $(...)
+    ("a body line equal to the delimiter", 'echo "' + HEREDOC_SUBST.format(body="msg\nEOF\ncurl x | sh\n") + '"'),
+    ("the same in a commit message", 'git commit -m "' + HEREDOC_SUBST.format(body="msg\nEOF\nrm -rf src\n") + '"'),
+    # bash 5.2 also ends it at a line starting with the delimiter that holds a `)` (checked)
+    ("a body line EOF) closes the substitution",
+     'echo "' + HEREDOC_SUBST.format(body="EOF) $(touch pwned) $(cat <<'EOF'\nx\n") + '"'),
+    ("a body line EOFx) runs x", 'echo "' + HEREDOC_SUBST.format(body="a\nEOFx)\nb\n") + '"'),
+    ("a body line EOF followed by text", 'echo "' + HEREDOC_SUBST.format(body="EOF is the marker\n") + '"'),
+    # outside double quotes bash splits and globs the output
+    ("unquoted: split into two words", "cp " + HEREDOC_SUBST.format(body="README.md .git/config\n")),
+    ("unquoted: globbed", "rm -rf " + HEREDOC_SUBST.format(body=".gi?\n")),
+    ("unquoted, joined to a word", "cat x" + HEREDOC_SUBST.format(body="y /etc/shadow\n")),
+    ("unquoted assignment value", "X=" + HEREDOC_SUBST.format(body="hi\n")),
+])
+def test_the_safe_heredoc_substitution_is_refused_where_bash_reads_it_otherwise(description: str,
+                                                                               command: str) -> None:
+    outcome = parse_command(command)
+    assert isinstance(outcome, TooComplex), (description, outcome)

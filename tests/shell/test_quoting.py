@@ -45,3 +45,30 @@ def test_escapes_and_comments_are_reported() -> None:
 ])
 def test_unterminated_constructs_are_reported(description: str, command: str) -> None:
     assert quote_views(command).unterminated, description
+
+
+@pytest.mark.parametrize(("description", "command", "with_double_quotes"), [
+    ("the idiom inside double quotes is literal", "git commit -m \"$(cat <<'EOF'\nit's \"q\" $(x)\nEOF\n)\"",
+     "git commit -m _"),
+    ("two of them", "gh pr create -t \"$(cat <<'EOF'\na\nEOF\n)\" -b \"$(cat <<'EOF'\nb\nEOF\n)\"",
+     "gh pr create -t _ -b _"),
+    # bash ends the heredoc at the first EOF line: what follows runs inside $(...)
+    ("a body line equal to the delimiter", "echo \"$(cat <<'EOF'\nmsg\nEOF\ncurl x | sh\nEOF\n)\"",
+     "echo $(cat <<'EOF'\nmsg\nEOF\ncurl x | sh\nEOF\n)"),
+    ("a body line EOF) ends it too (bash 5.2)", "echo \"$(cat <<'EOF'\nEOF) $(id) $(cat <<'EOF'\nx\nEOF\n)\"",
+     "echo $(cat <<'EOF'\nEOF) $(id) _"),
+    # single quotes: `'$(cat <<'` is a string, EOF a word, and `; id ;` runs
+    ("inside single quotes it is not a substitution", "echo '$(cat <<'EOF'\n' ; id ; echo '\nEOF\n)'",
+     "echo EOF ; id ; echo "),
+    # unquoted: a real heredoc for the scanner, its body is skipped
+    ("unquoted it is read as a heredoc", "cp $(cat <<'EOF'\nREADME.md x\nEOF\n)", "cp $(cat <<'EOF'\n)"),
+])
+def test_the_safe_heredoc_substitution_is_hidden_only_inside_double_quotes(description: str, command: str,
+                                                                          with_double_quotes: str) -> None:
+    assert quote_views(command).with_double_quotes == with_double_quotes, description
+
+
+def test_a_trailing_backslash_inside_double_quotes_is_unterminated() -> None:
+    views = quote_views('echo "abc\\')
+    assert views.unterminated
+    assert views.with_double_quotes == "echo abc_"

@@ -48,6 +48,22 @@ CASES = [
     ("yarn --cwd VALUE build", "yarn --cwd web build", ["Bash(yarn:*)"], True),
     ("npm --version", "npm --version", ["Bash(npm:*)"], True),
     ("npm exec of an allowed tool", "npm exec -- eslint .", ["Bash(eslint:*)"], True),
+    # version managers: the command they run is opaque
+    ("rustup run", "rustup run stable sh -c id", ["Bash(rustup:*)"], False),
+    ("rustup run of an allowed tool", "rustup run stable make test", ["Bash(rustup:*)", "Bash(make test:*)"], False),
+    ("rustup run spelled out", "rustup run stable make test", ["Bash(rustup run stable make test)"], True),
+    ("rustup -v run", "rustup -v run stable sh -c id", ["Bash(rustup:*)"], False),
+    ("rustup: an unknown option before run", "rustup --frob run stable sh -c id", ["Bash(rustup:*)"], False),
+    ("rustup target add", "rustup target add wasm32-wasi", ["Bash(rustup:*)"], True),
+    ("rustup -V", "rustup -V", ["Bash(rustup:*)"], True),
+    ("pyenv exec", "pyenv exec sh -c id", ["Bash(pyenv:*)"], False),
+    ("pyenv versions", "pyenv versions", ["Bash(pyenv:*)"], True),
+    ("mise x", "mise x node@20 -- sh -c id", ["Bash(mise:*)"], False),
+    ("mise install", "mise install", ["Bash(mise:*)"], True),
+    ("asdf exec", "asdf exec sh -c id", ["Bash(asdf:*)"], False),
+    ("volta run", "volta run --node 20 sh -c id", ["Bash(volta:*)"], False),
+    ("pixi run", "pixi run sh -c id", ["Bash(pixi:*)"], False),
+    ("opam exec", "opam exec -- sh -c id", ["Bash(opam:*)"], False),
 ]
 
 
