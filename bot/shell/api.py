@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.permissions.context import PermissionContext
@@ -49,6 +49,7 @@ from bot.shell.classify import Category, is_concurrency_safe, is_read_only, is_s
 from bot.shell.decide import decide_command
 from bot.shell.destructive import destructive_warnings
 from bot.shell.path_check import expand, path_policy
+from bot.shell.path_denials import path_denials
 from bot.shell.prefixes import command_prefix, merge_suggestions, suggestion_for
 from bot.shell.rule_match import rule_set
 from bot.shell.scan import Options
@@ -194,10 +195,23 @@ def _build_options(context: ToolUseContext) -> Options:
              or permission.blanket_rule("allow", "Bash") is not None
              or any(r.tool == "Bash" and r.content is not None and r.content.strip() == "*" for r in permission.allow))
     install_scripts = permission.extra.get("bash_install_scripts", True) is not False
-    return Options(rule_set(permission.deny, permission.ask, permission.allow), paths, edits, install_scripts)
+    allow = permission.allow
+    blanket = permission.blanket_rule("allow", "Bash")
+    if blanket is not None:
+        # A bare `Bash` allow is `Bash(*)` for the analysis: what it cannot see into is then asked
+        # when deny or ask rules exist (see _blanket), everything else is allowed as before.
+        allow = (*allow, replace(blanket, content="*"))
+    denied = path_denials(permission, context.workspace, os.path.expanduser("~"))
+    return Options(rule_set(permission.deny, permission.ask, allow), paths, edits, install_scripts, denied)
 
 
 def _blanket(permission: PermissionContext, options: Options) -> bool:
+    """Whether what the analysis cannot see into is left to the chain (which a bare ``Bash`` allow
+    rule then allows). Not when the policy denies or asks about Bash commands: a command the
+    analysis cannot see into may hide one of those (``echo git push | sh``), so it is asked —
+    a bare ``Bash`` allow then means ``Bash(*)``."""
+    if options.rules.deny.rules or options.rules.ask.rules:
+        return False
     if permission.mode == "bypassPermissions" or permission.blanket_rule("allow", "Bash") is not None:
         return True
     return any(c.pattern.kind == "wildcard" and c.pattern.text == "*" for c in options.rules.allow.rules)

@@ -144,6 +144,10 @@ class PathChecks:
     def _classify(self, value: str, cwd: str, access: Access, layer: Layer, program: str, scan: Scan,
                   use: PathUse) -> Verdict | Literal["edit"] | None:
         verdict = check_path(value, cwd, access, self.options.paths, self.seen)
+        if self.options.denied_path is not None and verdict.kind in ("ok", "outside"):
+            denial = self._denied(value, cwd, verdict.path, access)
+            if denial is not None:
+                return denial
         match verdict.kind:
             case "hard_deny":
                 return Verdict("deny", verdict.reason, source="safety")
@@ -176,13 +180,22 @@ class PathChecks:
         matches = expand_glob(expand(use.value, cwd, self.options.paths.home), cwd)
         if matches is None:
             return Verdict("ask", f"the glob {use.word.text!r} matches too many files to check them")
-        out = [m.path for m in matches if not m.partial and (m.through_link or _special(m.path))]
+        every = self.options.denied_path is not None  # each match may be one a deny rule covers
+        out = [m.path for m in matches if not m.partial and (every or m.through_link or _special(m.path))]
         for m in matches:
             # A wildcard component reaching through a link out, or into .git for a write, is
             # refused even when the rest of the pattern finds nothing now (it may later).
             if m.partial and (m.through_link or (use.access != "read" and _special(m.path))):
                 out.append(m.path)
         return out
+
+    def _denied(self, value: str, cwd: str, resolved: str, access: Access) -> Verdict | None:
+        """A ``Read(...)``/``Edit(...)`` deny rule of the policy covering the path."""
+        assert self.options.denied_path is not None
+        rule = self.options.denied_path(expand(value, cwd, self.options.paths.home), resolved, access)
+        if rule is None:
+            return None
+        return Verdict("deny", f"the deny rule `{rule}` covers {value}", source="rule")
 
     def _created_on_the_way(self, value: str, cwd: str, trees: bool = True) -> Verdict | None:
         """A path that goes through one an earlier command of the compound creates (``ln -s /etc x
@@ -243,6 +256,10 @@ class PathChecks:
         if created is not None:
             return created
         verdict = check_path(target, cwd or "/", access, policy, self.seen)
+        if self.options.denied_path is not None and verdict.kind in ("ok", "outside"):
+            denial = self._denied(target, cwd or "/", verdict.path, access)
+            if denial is not None:
+                return denial
         if verdict.kind == "network":
             return Verdict("ask", verdict.reason, check_id=10, source="safety")
         if verdict.kind == "protected":

@@ -114,12 +114,29 @@ def test_an_unmatched_compound_suggests_up_to_five_rules(check: Check) -> None:
 
 
 def test_a_bare_bash_rule_lets_the_chain_decide(check: Check) -> None:
-    assert isinstance(check("curl example.com", allow=["Bash"]), Passthrough)
+    assert isinstance(check("curl example.com", allow=["Bash"]), Allow)  # as `Bash(*)`
+    assert isinstance(check("echo git push | sh", allow=["Bash"]), Passthrough)  # what it cannot see into
     assert isinstance(check("curl example.com", allow=["Bash(*)"]), Allow)
     assert isinstance(check("curl example.com", mode="bypassPermissions"), Passthrough)
     # ... but never past a security check or a hard limit
     assert isinstance(check("echo $(id)", allow=["Bash"]), Ask)
     assert isinstance(check("rm -rf /", allow=["Bash"]), Deny)
+
+
+@pytest.mark.parametrize(
+    ("description", "command"),
+    [
+        ("a script on stdin", "echo git push | sh"),
+        ("a shell with options before -c", 'bash -ce "true; git push"'),
+        ("a git alias defined inline", "git -c alias.p=push p"),
+        ("coproc", "coproc git push"),
+    ],
+)
+def test_with_deny_rules_a_bare_bash_rule_does_not_pass_what_cannot_be_seen_into(check: Check, description: str,
+                                                                                  command: str) -> None:
+    # Red team round 3: the chain would allow it by `Bash` while it may hide the denied command.
+    result = check(command, allow=["Bash"], deny=["Bash(git push:*)"])
+    assert not isinstance(result, (Allow, Passthrough)), (description, result)
 
 
 def test_too_complex_commands_ask(check: Check) -> None:

@@ -1,0 +1,43 @@
+"""Read/Edit deny rules hold for the paths shell commands use (red team round 3: the read-only
+preset's git rules printed files its Read deny rules hid)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.permissions.decision import Allow, Deny
+from tests.shell.conftest import Check
+
+
+@pytest.mark.parametrize(
+    ("description", "command", "allow", "deny"),
+    [
+        ("cat a denied file", "cat .env", ["Bash(cat:*)"], ["Read(.env)"]),
+        ("git diff --no-index prints it", "git diff --no-index .env /dev/null", ["Bash(git diff:*)"], ["Read(.env)"]),
+        ("git blame --contents reads it", "git blame --contents=.env README.md", ["Bash(git blame:*)"],
+         ["Read(.env)"]),
+        ("an input redirection", "wc -l < .env", ["Bash(wc:*)"], ["Read(.env)"]),
+        ("a glob that matches it", "cat src/app.p?", ["Bash(cat:*)"], ["Read(src/app.py)"]),
+        ("a directory pattern", "head src/app.py", ["Bash(head:*)"], ["Read(src/**)"]),
+        ("a write under an Edit deny rule", "echo x > src/new.py", ["Bash(echo:*)", "Edit"], ["Edit(src/**)"]),
+        ("cp into a denied directory", "cp README.md src/x", ["Bash(cp:*)", "Edit"], ["Edit(src/**)"]),
+    ],
+)
+def test_path_deny_rules_apply_to_shell_commands(check: Check, description: str, command: str, allow: list[str],
+                                                  deny: list[str]) -> None:
+    result = check(command, allow=allow, deny=deny)
+    assert isinstance(result, Deny), (description, result)
+    assert "deny rule" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("description", "command", "allow", "deny"),
+    [
+        ("another file", "cat README.md", ["Bash(cat:*)"], ["Read(.env)"]),
+        ("reading under an Edit-only deny rule", "cat src/app.py", ["Bash(cat:*)"], ["Edit(src/**)"]),
+        ("a glob that does not reach it", "cat docs/*", ["Bash(cat:*)"], ["Read(src/**)"]),
+    ],
+)
+def test_other_paths_stay_allowed(check: Check, description: str, command: str, allow: list[str],
+                                  deny: list[str]) -> None:
+    assert isinstance(check(command, allow=allow, deny=deny, mode="acceptEdits"), Allow), description
