@@ -27,7 +27,9 @@ from collections.abc import Callable, Sequence
 
 from bot.shell.assignments import is_safe_env_var
 from bot.shell.command_kinds import NEUTRAL_COMMANDS
+from bot.shell.deny_match import loosely_matches
 from bot.shell.find_rules import links_out, name_filter, name_guard_problem, start_points
+from bot.shell.globbing import expand as expand_glob
 from bot.shell.hatch_scripts import is_hatch_script
 from bot.shell.link_makers import created
 from bot.shell.path_args import has_extractor, path_uses
@@ -107,9 +109,15 @@ class Judge(PathChecks):
             if unsafe:
                 # `x=1; export x`: a shell variable set before becomes the environment of what follows.
                 state.tainted = f"the variable {unsafe[0]} exported earlier in the command is not known to be safe"
-            deny = self._rule_match(self.options.rules.deny, cmd.values) if self.options.rules.deny.rules else None
+            # `export X=1`: the rules see the assignments as words too.
+            values = [*cmd.values, *(f"{a.name}={a.value.value}" for a in cmd.assignments)]
+            rules = self.options.rules
+            deny = self._rule_match(rules.deny, values) if rules.deny.rules else None
             if deny is not None:
                 return Verdict("deny", f"a deny rule forbids `{cmd.text}`", deny.rule.ref, source="rule")
+            ask = self._rule_match(rules.ask, values) if rules.ask.rules else None
+            if ask is not None:
+                return Verdict("ask", f"an ask rule requires approval for `{cmd.text}`", ask.rule.ref, source="rule")
             facts = program_facts(cmd.argv)
             if facts.explicit:
                 return Verdict("ask", facts.explicit[0][1], suggestions=exact_suggestion(cmd.values))
@@ -190,6 +198,9 @@ class Judge(PathChecks):
         """What deny and ask rules are matched against: every layer, and behind an opaque launcher
         every suffix that starts with a non-option word (``strace -f rm -rf x`` → ``rm -rf x``)."""
         views = [layer.values for layer in scan.layers]
+        for layer in scan.layers:
+            if any(w.glob for w in layer.words):
+                views.append(_globbed_values(layer))  # `git pu?h` is `git push` when ./push exists
         for start in scan.opaque_starts:
             views.extend([w.value for w in argv[j:]] for j in range(start, len(argv))
                          if not argv[j].value.startswith("-"))
@@ -273,7 +284,14 @@ class Judge(PathChecks):
         if base == "git" and len(values) > 1 and values[1].startswith("-"):
             sub = git_subcommand_position(values)
             if sub is not None and sub > 1:
-                return index.first(" ".join(["git", *values[sub:]]), "git")
+                found = index.first(" ".join(["git", *values[sub:]]), "git")
+                if found is not None:
+                    return found
+        # Deny and ask rules hold for every spelling (bot.shell.deny_match).
+        for compiled in index.candidates(base):
+            pattern = compiled.pattern
+            if pattern.kind != "wildcard" and loosely_matches(pattern.literal.split(), values, base):
+                return compiled
         return None
 
     def _allow(self, scan: Scan, argv: tuple[Word, ...], unsafe: list[Assignment]) -> tuple[CompiledRule, int] | None:
@@ -438,3 +456,20 @@ def _placed_matches(argv: tuple[Word, ...], finder: tuple[tuple[str, ...], tuple
     base = start if start.startswith("/") else f"{cwd.rstrip('/')}/{start}"
     return tuple(w._replace(value=w.value.replace("{}", f"{base.rstrip('/')}/{{}}")) if "{}" in w.value else w
                  for w in argv)
+
+
+def _globbed_values(layer: Layer) -> list[str]:
+    """The layer's words as bash passes them: each glob replaced by what it matches now (sorted,
+    as bash does), or kept when it matches nothing or too much."""
+    values: list[str] = []
+    cwd = layer.cwd or "/"
+    for word in layer.words:
+        if not word.glob:
+            values.append(word.value)
+            continue
+        matches = expand_glob(word.value, cwd)
+        found = sorted(m.path if word.value.startswith("/") else os.path.relpath(m.path, cwd)
+                       for m in matches or () if not m.partial)
+        values.extend(found or [word.value])
+    return values
+

@@ -1,0 +1,96 @@
+"""Deny and ask rules match every spelling of what they name (red team round 3).
+
+A ``Bash(...)`` rule matches a command's text from its start; for an *allow* rule that is the
+point (it approves what it spells out, no more). A *deny* rule must hold however the command is
+spelled: ``Bash(rm -rf:*)`` against ``rm -fr``, ``rm -r -f``, ``rm --recursive --force`` and
+``rm src -rf``; ``Bash(git push --force:*)`` against ``git push origin main -f`` and ``+main``;
+``Bash(kubectl delete:*)`` against ``kubectl -n prod delete``; ``Bash(npm publish:*)`` against
+``npm --silent publish`` and ``npm pub``. So a deny or ask rule without wildcards inside also
+matches *loosely*:
+
+* the rule's operands (``delete``, ``push``) appear in the command's words in the same order,
+  not necessarily next to each other (options of any program may stand between); npm also reads
+  a unique abbreviation of a command (``npm pub``);
+* the rule's options appear among the command's, as the program reads them: short bundles split
+  into letters, long options by their abbreviations, and per-program synonyms (``-R`` for ``-r``,
+  ``--recursive`` for ``-r``, ``+ref``/``--force-with-lease``/``--mirror`` for ``--force``).
+
+Loose matching can only deny more (a word ``push`` elsewhere, as in ``git log --grep push``,
+matches ``Bash(git push:*)``): the safe direction for a deny rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.shell.getopt import long_name
+
+#: ``program → {spelling → canonical option}``.
+_SYNONYMS: dict[str, dict[str, str]] = {
+    "rm": {"-R": "-r", "--recursive": "-r", "--force": "-f", "--dir": "-d"},
+    "git": {"--force": "-f", "--force-with-lease": "-f", "--force-if-includes": "-f", "--mirror": "-f",
+            "--delete": "-d", "--hard": "--hard", "--no-verify": "-n"},
+    "cp": {"--recursive": "-r", "-R": "-r", "--force": "-f"},
+    "chmod": {"--recursive": "-R"},
+    "chown": {"--recursive": "-R"},
+    "kubectl": {"--force": "--force"},
+    "docker": {"--force": "-f"},
+}
+#: Long options each program's parser accepts abbreviated (for ``--force-w``, ``--har``).
+_LONG_NAMES: dict[str, tuple[str, ...]] = {
+    "rm": ("--recursive", "--force", "--dir", "--interactive", "--verbose", "--preserve-root",
+           "--no-preserve-root", "--one-file-system"),
+    "git": ("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--hard", "--soft",
+            "--mixed", "--merge", "--keep", "--no-verify", "--tags", "--all", "--prune", "--set-upstream"),
+    "cp": ("--recursive", "--force"),
+}
+#: Programs that run a unique abbreviation of a command (npm's ``pub`` is ``publish``).
+_ABBREVIATING = frozenset({"npm"})
+
+
+def loosely_matches(rule_words: Sequence[str], values: Sequence[str], program: str) -> bool:
+    """Does the command ``values`` (``values[0]`` is ``program``'s path) do what the deny rule
+    whose literal words are ``rule_words`` (``rule_words[0]`` is the program) names?"""
+    if len(rule_words) < 2 or any("*" in w for w in rule_words):
+        return False
+    operands = [w for w in rule_words[1:] if not w.startswith("-")]
+    options = [w for w in rule_words[1:] if w.startswith("-")]
+    words = list(values[1:])
+    if operands and not _in_order(operands, [w for w in words if not w.startswith(("-", "+"))], program):
+        return False
+    if options:
+        wanted = _canonical_options(options, program)
+        present = _canonical_options(words, program)
+        if not wanted <= present:
+            return False
+    return True
+
+
+def _in_order(wanted: list[str], words: list[str], program: str) -> bool:
+    position = 0
+    for word in words:
+        target = wanted[position]
+        if word == target or (program in _ABBREVIATING and len(word) >= 3 and target.startswith(word)):
+            position += 1
+            if position == len(wanted):
+                return True
+    return False
+
+
+def _canonical_options(words: Sequence[str], program: str) -> set[str]:
+    synonyms = _SYNONYMS.get(program, {})
+    longs = _LONG_NAMES.get(program, ())
+    found: set[str] = set()
+    for word in words:
+        if word.startswith("+") and program == "git" and len(word) > 1:
+            found.add("-f")  # `git push origin +main` forces
+            continue
+        if word.startswith("--"):
+            name = word.partition("=")[0]
+            name = long_name(name, longs) or name if longs else name
+            found.add(synonyms.get(name, name))
+        elif word.startswith("-") and len(word) > 1:
+            for letter in word[1:]:
+                option = "-" + letter
+                found.add(synonyms.get(option, option))
+    return found
