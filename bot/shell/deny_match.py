@@ -21,7 +21,9 @@ matches ``Bash(git push:*)``): the safe direction for a deny rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 
 from bot.shell.getopt import long_name
 
@@ -70,11 +72,35 @@ def _in_order(wanted: list[str], words: list[str], program: str) -> bool:
     position = 0
     for word in words:
         target = wanted[position]
-        if word == target or (program in _ABBREVIATING and len(word) >= 3 and target.startswith(word)):
+        if program == "chmod":
+            word, target = _chmod_mode(word), _chmod_mode(target)
+        if word == target or (program in _ABBREVIATING and len(word) >= 3 and target.startswith(word)) or \
+                (not _GLOB_CHARS.isdisjoint(word) and fnmatchcase(target, word)):  # `git pu?h`
             position += 1
             if position == len(wanted):
                 return True
     return False
+
+
+_GLOB_CHARS = frozenset("*?[")
+_SYMBOLIC = re.compile(r"([ugoa]*)([-+=])([rwxXst]*)")
+
+
+def _chmod_mode(word: str) -> str:
+    """A mode as the bits it sets for user, group and others: ``0777``, ``1777`` and ``a+rwx``
+    all read ``777`` (special bits and leading zeros aside)."""
+    if word.isdigit() and set(word) <= set("01234567"):
+        return word.lstrip("0")[-3:].rjust(3, "0")
+    bits = {"u": 0, "g": 0, "o": 0}
+    for clause in word.split(","):
+        match = _SYMBOLIC.fullmatch(clause)
+        if match is None:
+            return word
+        who, op, perms = match.groups()
+        value = (4 if "r" in perms else 0) | (2 if "w" in perms else 0) | (1 if "x" in perms or "X" in perms else 0)
+        for person in (who.replace("a", "ugo") or "ugo"):
+            bits[person] = value if op == "=" else (bits[person] | value if op == "+" else bits[person] & ~value)
+    return f"{bits['u']}{bits['g']}{bits['o']}"
 
 
 def _canonical_options(words: Sequence[str], program: str) -> set[str]:

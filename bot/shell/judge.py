@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from fnmatch import fnmatchcase
 
 from bot.shell.assignments import is_safe_env_var
 from bot.shell.command_kinds import NEUTRAL_COMMANDS
@@ -287,10 +288,15 @@ class Judge(PathChecks):
                 found = index.first(" ".join(["git", *values[sub:]]), "git")
                 if found is not None:
                     return found
-        # Deny and ask rules hold for every spelling (bot.shell.deny_match).
-        for compiled in index.candidates(base):
+        # Deny and ask rules hold for every spelling (bot.shell.deny_match); a globbed program
+        # name (`/usr/bin/g*t`) may be any rule's program.
+        globbed = "*" in base or "?" in base or "[" in base
+        for compiled in index.rules if globbed else index.candidates(base):
             pattern = compiled.pattern
-            if pattern.kind != "wildcard" and loosely_matches(pattern.literal.split(), values, base):
+            program = pattern.program if globbed else base
+            if globbed and not (program and fnmatchcase(program, base)):
+                continue
+            if pattern.kind != "wildcard" and loosely_matches(pattern.literal.split(), values, program):
                 return compiled
         return None
 

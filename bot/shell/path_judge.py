@@ -67,6 +67,10 @@ class PathChecks:
                     scan.explicit.setdefault(layer.start + len(words) - 1,
                                              f"{program} writes where the archive's members say, into {where}, "
                                              "which holds .git/ or .github/ (extract into a subdirectory)")
+            if program == "git" and self.options.denied_path is not None and layer.cwd is not None:
+                denial = self._git_object_paths(words, layer.cwd)
+                if denial is not None:
+                    return denial
             if program == "find" and any(w.value == "-files0-from" for w in words):
                 scan.explicit.setdefault(layer.start + len(words) - 1,
                                          "find -files0-from reads its start points from a file or stdin")
@@ -188,6 +192,20 @@ class PathChecks:
             if m.partial and (m.through_link or (use.access != "read" and _special(m.path))):
                 out.append(m.path)
         return out
+
+    def _git_object_paths(self, words: tuple[Word, ...], cwd: str) -> Verdict | None:
+        """``git show HEAD:.env``, ``git cat-file -p :secrets/k``: a file's content from the
+        repository, under the Read deny rules that cover the file."""
+        for word in words[1:]:
+            value = word.value
+            if ":" not in value or "://" in value or value.startswith("-"):
+                continue
+            path = value.split(":", 1)[1].lstrip("/")
+            if path:
+                denial = self._denied(path, cwd, expand(path, cwd, self.options.paths.home), "read")
+                if denial is not None:
+                    return denial
+        return None
 
     def _denied(self, value: str, cwd: str, resolved: str, access: Access) -> Verdict | None:
         """A ``Read(...)``/``Edit(...)`` deny rule of the policy covering the path."""

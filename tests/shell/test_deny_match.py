@@ -34,6 +34,12 @@ from tests.shell.conftest import Check
         ("cargo toolchain first", "cargo +nightly publish", ["Bash(cargo:*)"], ["Bash(cargo publish:*)"]),
         ("a globbed program", "/usr/bin/g?t push", ["Bash(*)"], ["Bash(git push:*)"]),
         ("a globbed rm", "/bin/r? -rf src", ["Bash(*)"], ["Bash(rm -rf:*)"]),
+        ("a globbed subcommand, whatever is on disk", "git pu?h", ["Bash(git:*)"], ["Bash(git push:*)"]),
+        ("a globbed directory and program", "/usr/*/gi? push", ["Bash(*)"], ["Bash(git push:*)"]),
+        ("chmod with leading zeros", "chmod 0777 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
+        ("chmod with a sticky bit", "chmod 1777 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
+        ("chmod symbolic", "chmod a+rwx x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
+        ("chmod symbolic per class", "chmod u=rwx,g=rwx,o=rwx x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
     ],
 )
 def test_deny_rules_catch_other_spellings(check: Check, description: str, command: str, allow: list[str],
@@ -48,6 +54,7 @@ def test_deny_rules_catch_other_spellings(check: Check, description: str, comman
         ("a plain push", "git push origin main", ["Bash(git push:*)"], ["Bash(git push --force:*)"]),
         ("another npm command", "npm test", ["Bash(npm:*)"], ["Bash(npm publish:*)"]),
         ("a soft reset", "git reset --soft HEAD~1", ["Bash(git:*)"], ["Bash(git reset --hard:*)"]),
+        ("another mode", "chmod 755 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
     ],
 )
 def test_other_commands_stay_allowed(check: Check, description: str, command: str, allow: list[str],

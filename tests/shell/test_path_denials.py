@@ -17,6 +17,8 @@ from tests.shell.conftest import Check
         ("git blame --contents reads it", "git blame --contents=.env README.md", ["Bash(git blame:*)"],
          ["Read(.env)"]),
         ("an input redirection", "wc -l < .env", ["Bash(wc:*)"], ["Read(.env)"]),
+        ("git show of the file's blob", "git show HEAD:.env", ["Bash(git show:*)"], ["Read(.env)"]),
+        ("git show from the index", "git show :.env", ["Bash(git show:*)"], ["Read(.env)"]),
         ("a glob that matches it", "cat src/app.p?", ["Bash(cat:*)"], ["Read(src/app.py)"]),
         ("a directory pattern", "head src/app.py", ["Bash(head:*)"], ["Read(src/**)"]),
         ("a write under an Edit deny rule", "echo x > src/new.py", ["Bash(echo:*)", "Edit"], ["Edit(src/**)"]),
