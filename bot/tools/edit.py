@@ -10,8 +10,9 @@ The checks, in the order they run:
 
 The read, the replacement and the write happen in one synchronous stretch — no ``await`` in
 between, so no other tool call of this run can interleave — and the write is atomic (temporary
-file + rename). An empty ``old_string`` creates a file that does not exist yet (or fills an
-empty one). The result carries a unified diff.
+file + rename). The file is reached without following a link swapped in after the permission
+check (:mod:`bot.tools.files.safe_open`). An empty ``old_string`` creates a file that does not
+exist yet (or fills an empty one). The result carries a unified diff.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from bot.errors import ToolInputError, describe_os_error
 from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool
 from bot.tools.context import ToolUseContext
-from bot.tools.files.atomic import atomic_write
 from bot.tools.files.diff import diff_stats, unified_diff
 from bot.tools.files.encoding import DecodedText, decode_text, encode_text, looks_binary, with_line_ending
 from bot.tools.files.quotes import find_actual_string, preserve_quote_style
-from bot.tools.files.staleness import read_for_write, record_write, writable_file_problem
+from bot.tools.files.safe_open import file_slot
+from bot.tools.files.staleness import record_write, staleness_problem, writable_file_problem
 from bot.tools.messages import Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import display_path, resolve_path
@@ -95,26 +96,31 @@ class EditTool(PathTool[EditInput, dict[str, Any]]):
         # From here to the write: synchronous. No await may split the read-modify-write.
         path = resolve_path(input.file_path, context)
         shown = display_path(path, context)
-        if not path.exists():
-            if input.old_string != "":
-                raise ToolInputError(f"{input.file_path}: no such file or directory")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            data = input.new_string.encode("utf-8")
-            record_write(path, data, atomic_write(path, data), context)
-            return ToolResult({"filePath": shown, "type": "create", "replacements": 0,
-                               "diff": unified_diff("", input.new_string, shown),
-                               "linesAdded": input.new_string.count("\n") + 1, "linesRemoved": 0})
-        raw, _ = read_for_write(path, context, input.file_path)
-        if looks_binary(raw, path):
-            raise ToolInputError(f"{input.file_path} is a binary file; Edit changes text files only")
-        decoded = decode_text(raw)
-        planned = plan_edit(decoded, input.old_string, input.new_string, input.replace_all)
-        try:
-            data = encode_text(planned.new_text, decoded.encoding)
-        except UnicodeEncodeError as exc:
-            raise ToolInputError(f"new_string has characters that the file's encoding ({decoded.encoding}) "
-                                 f"cannot hold: {exc.object[exc.start:exc.end]!r}") from None
-        st = atomic_write(path, data)
+        creating = input.old_string == ""
+        with file_slot(path, input.file_path, context, write=True, create_parents=creating) as slot:
+            existing = slot.read_existing()
+            if existing is None:
+                if not creating:
+                    raise ToolInputError(f"{input.file_path}: no such file or directory")
+                data = input.new_string.encode("utf-8")
+                record_write(path, data, slot.replace(data), context)
+                return ToolResult({"filePath": shown, "type": "create", "replacements": 0,
+                                   "diff": unified_diff("", input.new_string, shown),
+                                   "linesAdded": input.new_string.count("\n") + 1, "linesRemoved": 0})
+            raw, st = existing
+            problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns, content=raw)
+            if problem is not None:
+                raise ToolInputError(problem)
+            if looks_binary(raw, path):
+                raise ToolInputError(f"{input.file_path} is a binary file; Edit changes text files only")
+            decoded = decode_text(raw)
+            planned = plan_edit(decoded, input.old_string, input.new_string, input.replace_all)
+            try:
+                data = encode_text(planned.new_text, decoded.encoding)
+            except UnicodeEncodeError as exc:
+                raise ToolInputError(f"new_string has characters that the file's encoding ({decoded.encoding}) "
+                                     f"cannot hold: {exc.object[exc.start:exc.end]!r}") from None
+            st = slot.replace(data)
         record_write(path, data, st, context)
         # after the write: the diff is for the result only
         diff = unified_diff(decoded.text, planned.new_text, shown)

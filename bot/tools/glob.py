@@ -96,7 +96,8 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
         args, prefix, selection = glob_command(base, pattern, context)
         with NewestFiles(base) as found:
             collector = _Collector(base, found, selection, SearchFilter(context, self.name))
-            run = await stream_rg(args, base, collector.add, own_session=True)
+            # NUL-separated: a file name may hold a newline (it never holds a NUL).
+            run = await stream_rg(args, base, collector.add, own_session=True, separator=b"\0")
             newest, truncated = found.newest(MAX_GLOB_RESULTS, collector.visible)
             if run.code == 2 and not newest:  # an error and nothing to show
                 raise ToolExecutionError(f"Glob failed: {run.error_text}")
@@ -163,7 +164,7 @@ def glob_command(base: Path, pattern: str, context: ToolUseContext) -> tuple[lis
     """rg's arguments (run in ``base``), the prefix that makes its paths displayable (relative to
     the workspace, or absolute outside it), and the selection for globs rg cannot apply."""
     selection = select_files([pattern])
-    args = ["--files", "--hidden", *vcs_exclusion_args(), *selection.rg_args, "--no-messages",
+    args = ["--files", "--null", "--hidden", *vcs_exclusion_args(), *selection.rg_args, "--no-messages",
             "--threads", str(walk_threads())]
     return args, display_prefix(base, context), selection
 

@@ -10,6 +10,14 @@ a ``Read`` deny rule covers never shows up. Concurrency-safe and read-only.
 
 rg runs in the search directory, so its paths are short; they are shown relative to the
 workspace. In ``content`` mode rg is stopped as soon as the requested page is full.
+
+A file name may hold a newline, so rg's output is never split on newlines before the path is
+known: paths end with a NUL (``--null``; in ``files_with_matches`` mode the NUL ends the record,
+elsewhere a line is ``path NUL rest``, and a line without a NUL is the beginning of a path cut by
+a newline in it), and the context separator starts with a NUL (no path is empty). rg's notices
+about binary files carry no NUL, so a line like one may also be the beginning of a crafted file
+name: a content line is shown only when every path it may belong to is visible
+(:func:`content_line_paths`).
 """
 
 from __future__ import annotations
@@ -43,6 +51,12 @@ MAX_COLUMNS = 500
 
 OutputMode = Literal["content", "files_with_matches", "count"]
 _LINE_NUMBER = re.compile(rb"\d+([:-])")
+#: rg's ``--context-separator`` (rg expands the escape): a NUL first, which no path starts with.
+CONTEXT_SEPARATOR_ARG = "\\x00--"
+_CONTEXT_SEPARATOR = b"--"
+#: rg's notices about a binary file (content mode only): ``path: …`` without a NUL after the path.
+_BINARY_NOTICE = re.compile(rb': (?:WARNING: stopped searching binary file after match|binary file matches) '
+                            rb'\(found "\\0" byte around offset \d+\)\Z')
 
 
 class GrepInput(ToolInput):
@@ -155,7 +169,8 @@ class GrepTool(Tool[GrepInput, dict[str, Any]]):
             collector = _Collector(input.mode, cwd, display_prefix(cwd, context), selection,
                                    SearchFilter(context, self.name), head, newest,
                                    numbered=input.line_numbers is not False)
-            run = await stream_rg(args, cwd, collector.add)
+            run = await stream_rg(args, cwd, collector.add,
+                                  separator=b"\0" if input.mode == "files_with_matches" else b"\n")
             if not run.stopped and run.code == 2 and collector.empty:
                 raise ToolExecutionError(f"Grep failed: {run.error_text or 'ripgrep exited with an error'}")
             data = collector.result(head, run.stopped)
@@ -179,11 +194,11 @@ def grep_command(input: GrepInput, selection: FileSelection, single_file: str | 
         args.append("--ignore-case")
     match input.mode:
         case "files_with_matches":
-            args.append("--files-with-matches")
+            args += ["--files-with-matches", "--null"]
         case "count":
             args += ["--count", "--with-filename", "--null"]
         case "content":
-            args += ["--with-filename", "--null", "--no-heading"]
+            args += ["--with-filename", "--null", "--no-heading", "--context-separator", CONTEXT_SEPARATOR_ARG]
             if input.line_numbers is not False:
                 args.append("--line-number")
             if input.context is not None:
@@ -216,6 +231,8 @@ class _Collector:
     numbered: bool = True
     lines: list[str] = field(default_factory=list)
     counts: list[tuple[str, int]] = field(default_factory=list)
+    #: Lines without a NUL since the last record: a path cut by newlines, or rg's binary notices.
+    pending: list[bytes] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -232,11 +249,7 @@ class _Collector:
                 self._add_files(raw_lines)
                 return True
             case "count":
-                for raw in raw_lines:
-                    path, _, number = raw.rpartition(b"\x00")
-                    rel = os.fsdecode(path)
-                    if self._visible(rel):
-                        self.counts.append((self.prefix + rel, int(number or 0)))
+                self._add_counts(raw_lines)
                 return True
             case "content":
                 return self._add_content(raw_lines)
@@ -246,21 +259,47 @@ class _Collector:
             raw_lines = [raw for raw in raw_lines if self._visible(os.fsdecode(raw))]
         self.newest.add_all(raw_lines)  # mtimes for the newest-first order (seeds 8.4.2)
 
+    def _add_counts(self, raw_lines: list[bytes]) -> None:
+        for raw in raw_lines:
+            path, sep, number = raw.partition(b"\x00")  # a path never holds a NUL
+            if not sep:  # the path goes on after a newline in it (count mode prints no notices)
+                self.pending.append(raw)
+                continue
+            if self.pending:
+                path = b"\n".join([*self.pending, path])
+                self.pending.clear()
+            rel = os.fsdecode(path)
+            if number.isdigit() and self._visible(rel):
+                self.counts.append((self.prefix + rel, int(number)))
+
     def _add_content(self, raw_lines: list[bytes]) -> bool:
         checking = self.filter.active or bool(self.selection.path_patterns)
         stop = self.head.stop_after
         out = self.lines
         for raw in raw_lines:
-            if raw == b"--":
-                if out and out[-1] != "--":
+            path, sep, rest = raw.partition(b"\x00")  # a path never holds a NUL
+            if not sep:  # a path cut by a newline in it, or a binary notice: known at the next NUL
+                self.pending.append(raw)
+                continue
+            if self.pending:
+                paths = content_line_paths(self.pending, path, rest)
+                self.pending.clear()
+                if not paths:  # the context separator after a binary notice
+                    if out and out[-1] != "--":
+                        out.append("--")
+                    continue
+                rels = [os.fsdecode(p) for p in paths]
+                if not all(self._visible(r) for r in rels):
+                    continue
+                rel = rels[0]
+            elif not path:  # the context separator
+                if rest == _CONTEXT_SEPARATOR and out and out[-1] != "--":
                     out.append("--")
                 continue
-            path, sep, rest = raw.partition(b"\x00")
-            if not sep:  # not a line of ours (should not happen with --null)
-                continue
-            rel = os.fsdecode(path)
-            if checking and not self._visible(rel):
-                continue
+            else:
+                rel = os.fsdecode(path)
+                if checking and not self._visible(rel):
+                    continue
             m = _LINE_NUMBER.match(rest) if self.numbered else None
             joiner = ":" if m is None or m.group(1) == b":" else "-"
             out.append(f"{self.prefix}{rel}{joiner}{rest.decode('utf-8', errors='replace')}")
@@ -287,6 +326,22 @@ class _Collector:
                 shown, cut = apply_head_limit(self.lines, head)
                 return {"mode": self.mode, "content": "\n".join(shown), "numLines": len(shown),
                         **_page(head, cut or stopped)}
+
+
+def content_line_paths(pending: list[bytes], path: bytes, rest: bytes) -> list[bytes]:
+    """The paths a content line ``path NUL rest`` may belong to, the likeliest first, after the
+    NUL-less lines ``pending``; empty when it is the context separator.
+
+    A pending line is a piece of the path (a file name holding a newline) or rg's notice about
+    a binary file (``name: binary file matches (…)``) — or a piece of a file name crafted to look
+    like one. Every reading in which the notices may be notices is returned: the caller shows
+    the line only if all are visible, under the first (the one that takes notices for notices).
+    """
+    starts = [0] + [i + 1 for i, line in enumerate(pending) if _BINARY_NOTICE.search(line)]
+    if not path and rest == _CONTEXT_SEPARATOR and starts[-1] == len(pending):
+        return []  # notices, then the separator: no content shown, nothing to check
+    paths = [b"\n".join([*pending[start:], path]) for start in reversed(starts)]
+    return [p for p in paths if p]
 
 
 def _page(head: HeadLimit, cut: bool) -> dict[str, Any]:

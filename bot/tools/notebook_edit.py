@@ -3,7 +3,8 @@
 The notebook must have been read (Read shows cell ids) and not changed since. A cell is named by
 its id, or by ``cell-N``/``N`` (0-based) in notebooks without ids. Replacing a code cell clears its
 outputs and execution count (they belonged to the old source). The result is checked to still be
-a valid nbformat-4 notebook before it is written, atomically.
+a valid nbformat-4 notebook before it is written, atomically, without following a link swapped in
+after the permission check (:mod:`bot.tools.files.safe_open`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from bot.errors import ToolExecutionError, describe_os_error
+from bot.errors import ToolExecutionError, ToolInputError, describe_os_error
 from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
-from bot.tools.files.atomic import atomic_write
 from bot.tools.files.notebook import edit_notebook, notebook_problem, parse_notebook, serialize_notebook
-from bot.tools.files.staleness import read_for_write, record_write, staleness_problem
+from bot.tools.files.safe_open import file_slot
+from bot.tools.files.staleness import record_write, staleness_problem
 from bot.tools.messages import Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import display_path, resolve_path
@@ -72,15 +73,23 @@ class NotebookEditTool(PathTool[NotebookEditInput, dict[str, Any]]):
     async def call(self, input: NotebookEditInput, context: ToolUseContext,
                    progress: Progress) -> ToolResult[dict[str, Any]]:
         path = resolve_path(input.notebook_path, context)
-        raw, _ = read_for_write(path, context, input.notebook_path)
-        notebook = parse_notebook(raw, input.notebook_path)
-        edited, cell = edit_notebook(notebook, ref=input.cell_id, new_source=input.new_source,
-                                     cell_type=input.cell_type, mode=input.edit_mode)
-        problem = notebook_problem(edited)
-        if problem is not None:  # a bug here, never the model's fault: do not write
-            raise ToolExecutionError(f"The edit would leave an invalid notebook ({problem}); nothing was written")
-        data = serialize_notebook(edited, raw)
-        record_write(path, data, atomic_write(path, data), context)
+        with file_slot(path, input.notebook_path, context, write=True) as slot:
+            existing = slot.read_existing()
+            if existing is None:
+                raise ToolInputError(f"{input.notebook_path}: no such file or directory")
+            raw, st = existing
+            stale = staleness_problem(path, context, mtime_ns=st.st_mtime_ns, content=raw)
+            if stale is not None:
+                raise ToolInputError(stale)
+            notebook = parse_notebook(raw, input.notebook_path)
+            edited, cell = edit_notebook(notebook, ref=input.cell_id, new_source=input.new_source,
+                                         cell_type=input.cell_type, mode=input.edit_mode)
+            problem = notebook_problem(edited)
+            if problem is not None:  # a bug here, never the model's fault: do not write
+                raise ToolExecutionError(f"The edit would leave an invalid notebook ({problem}); nothing was written")
+            data = serialize_notebook(edited, raw)
+            written = slot.replace(data)
+        record_write(path, data, written, context)
         return ToolResult({"notebook_path": display_path(path, context), "cell_id": cell,
                            "edit_mode": input.edit_mode, "cell_type": input.cell_type,
                            "cells": len(edited["cells"])})

@@ -3,8 +3,10 @@
 Concurrency-safe and read-only. Pages itself (``offset``/``limit``, ``pages`` for PDFs) and
 refuses what is too large instead of truncating silently, so its results are exempt from
 persistence (seeds 4.8: ``inf``). Device files, ``/proc/*/environ`` and anything that is not a
-regular file (a FIFO would block forever) are refused. Every successful read is recorded in the
-read-file state (content hash, mtime, range) for Edit/Write's staleness checks.
+regular file (a FIFO would block forever) are refused. The file is reached without following a
+link swapped in after the permission check (:mod:`bot.tools.files.safe_open`). Every successful
+read is recorded in the read-file state (content hash, mtime, range) for Edit/Write's staleness
+checks.
 
 Lines are counted as ripgrep and editors count them: split on ``\\n``, a trailing ``\\r`` dropped,
 so a line number from Grep is the same line here.
@@ -28,6 +30,7 @@ from bot.tools.files.encoding import bom_encoding, decode_text, looks_binary
 from bot.tools.files.images import IMAGE_EXTENSIONS, image_block, prepare_image, sniff_media_type
 from bot.tools.files.notebook import parse_notebook, render_notebook
 from bot.tools.files.pdf import read_pdf
+from bot.tools.files.safe_open import file_slot
 from bot.tools.messages import ContentBlock, Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import is_blocked_device, resolve_path
@@ -105,7 +108,7 @@ class ReadTool(PathTool[ReadInput, ReadOutput]):
         path = resolve_path(input.file_path, context)
         if is_blocked_device(input.file_path, path):
             raise ToolInputError(f"{input.file_path} is a device or process file that Read does not open")
-        raw, mtime_ns = _read_regular_file(path, input)
+        raw, mtime_ns = _read_regular_file(path, input, context)
         suffix = path.suffix.lower()
         if suffix in IMAGE_EXTENSIONS or (suffix not in (".pdf", ".ipynb") and sniff_media_type(raw[:16])):
             output: ReadOutput = _image_output(raw, input.file_path)
@@ -131,12 +134,14 @@ class ReadTool(PathTool[ReadInput, ReadOutput]):
         return f"📖 Read {len(inputs)} files: {shown}"
 
 
-def _read_regular_file(path: Path, input: ReadInput) -> tuple[bytes, int]:
-    """The file's bytes and mtime, opened once (no window for a swap between stat and read)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise ToolInputError(describe_os_error(exc, input.file_path)) from None
+def _read_regular_file(path: Path, input: ReadInput, context: ToolUseContext) -> tuple[bytes, int]:
+    """The file's bytes and mtime, opened once (no window for a swap between stat and read), never
+    through a link swapped in since the permission check (:mod:`bot.tools.files.safe_open`)."""
+    with file_slot(path, input.file_path, context, write=False) as slot:
+        try:
+            fd = slot.open(os.O_RDONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            raise ToolInputError(describe_os_error(exc, input.file_path)) from None
     try:
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):

@@ -86,13 +86,17 @@ class RgRun:
         return self.stderr.decode("utf-8", errors="replace").strip()
 
 
-#: Receives complete output lines (without the newline); returns False to stop rg.
+#: Receives complete output records (lines, without the separator); returns False to stop rg.
 LineConsumer = Callable[[list[bytes]], bool]
 
 
 async def stream_rg(args: list[str], cwd: Path, consume: LineConsumer, *,
-                    timeout_s: float = RG_TIMEOUT_S, own_session: bool = False) -> RgRun:
+                    timeout_s: float = RG_TIMEOUT_S, own_session: bool = False,
+                    separator: bytes = b"\n") -> RgRun:
     """Run rg and feed its stdout to ``consume`` in batches of lines as they arrive.
+
+    ``separator`` ends a record: ``b"\0"`` for a listing printed with ``--null`` (a file name may
+    hold a newline; it never holds a NUL).
 
     rg writes into a pipe enlarged to ``PIPE_BYTES`` that we drain in reads of up to that size:
     with the default 64 KB pipe, rg's walker threads would block on every write while we stat
@@ -130,7 +134,7 @@ async def stream_rg(args: list[str], cwd: Path, consume: LineConsumer, *,
 
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(drain_stderr)
-                    stopped = await _feed(read_fd, consume)
+                    stopped = await _feed(read_fd, consume, separator)
                     if stopped:
                         proc.kill()
                 code = await proc.wait()
@@ -144,8 +148,8 @@ async def stream_rg(args: list[str], cwd: Path, consume: LineConsumer, *,
     return RgRun(code, bytes(stderr), stopped)
 
 
-async def _feed(fd: int, consume: LineConsumer) -> bool:
-    """Read ``fd`` to its end, handing complete lines to ``consume``; True if it asked to stop."""
+async def _feed(fd: int, consume: LineConsumer, separator: bytes = b"\n") -> bool:
+    """Read ``fd`` to its end, handing complete records to ``consume``; True if it asked to stop."""
     pending = b""
     while True:
         await anyio.wait_readable(fd)
@@ -157,7 +161,7 @@ async def _feed(fd: int, consume: LineConsumer) -> bool:
             if pending:
                 consume([pending])
             return False
-        lines = (pending + chunk).split(b"\n") if pending else chunk.split(b"\n")
+        lines = (pending + chunk).split(separator) if pending else chunk.split(separator)
         pending = lines.pop()
         if lines and not consume(lines):
             return True

@@ -4,8 +4,9 @@ An existing file must have been read and not changed since (the same staleness c
 The content is written exactly as sent: Write is a full replacement, and the line endings in it
 are the ones the model meant (seeds' source comment) — only the file's encoding (and BOM) is
 kept. Missing parent directories are created; the path was confined to the workspace (and the
-policy's additional directories) before, so every directory created is inside them. Atomic:
-temporary file + rename, the file's mode kept.
+policy's additional directories) before, and the directories are created and the file written
+without following a link swapped in since (:mod:`bot.tools.files.safe_open`), so every directory
+created is inside them. Atomic: temporary file + rename, the file's mode kept.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from pydantic import Field
 from bot.errors import ToolInputError, describe_os_error
 from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
-from bot.tools.files.atomic import atomic_write
 from bot.tools.files.diff import diff_stats, unified_diff
 from bot.tools.files.encoding import decode_text, encode_text, looks_binary
-from bot.tools.files.staleness import read_for_write, record_write, writable_file_problem
+from bot.tools.files.safe_open import file_slot
+from bot.tools.files.staleness import record_write, staleness_problem, writable_file_problem
 from bot.tools.messages import Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import display_path, resolve_path
@@ -62,28 +63,27 @@ class WriteTool(PathTool[WriteInput, dict[str, Any]]):
         shown = display_path(path, context)
         old_text: str | None = None
         encoding = "utf-8"
-        existed = path.exists()
-        if existed:
-            raw, _ = read_for_write(path, context, input.file_path)
-            if not looks_binary(raw, path):
-                decoded = decode_text(raw)
-                old_text, encoding = decoded.text, decoded.encoding
-        else:
+        with file_slot(path, input.file_path, context, write=True, create_parents=True) as slot:
+            existing = slot.read_existing()
+            if existing is not None:
+                raw, st = existing
+                problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns, content=raw)
+                if problem is not None:
+                    raise ToolInputError(problem)
+                if not looks_binary(raw, path):
+                    decoded = decode_text(raw)
+                    old_text, encoding = decoded.text, decoded.encoding
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                data = encode_text(input.content, encoding)
+            except UnicodeEncodeError as exc:
+                raise ToolInputError(f"content has characters that the file's encoding ({encoding}) cannot hold: "
+                                     f"{exc.object[exc.start:exc.end]!r}") from None
+            try:
+                st = slot.replace(data)
             except OSError as exc:
-                raise ToolInputError(describe_os_error(exc, str(path.parent))) from None
-        try:
-            data = encode_text(input.content, encoding)
-        except UnicodeEncodeError as exc:
-            raise ToolInputError(f"content has characters that the file's encoding ({encoding}) cannot hold: "
-                                 f"{exc.object[exc.start:exc.end]!r}") from None
-        try:
-            st = atomic_write(path, data)
-        except OSError as exc:
-            raise ToolInputError(describe_os_error(exc, input.file_path)) from None
+                raise ToolInputError(describe_os_error(exc, input.file_path)) from None
         record_write(path, data, st, context)
-        if not existed:
+        if existing is None:
             return ToolResult({"type": "create", "filePath": shown, "bytes": len(data)})
         diff = "(a binary file was replaced)" if old_text is None else unified_diff(old_text, input.content, shown)
         added, removed = diff_stats(diff)

@@ -133,7 +133,8 @@ def mixed_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def reference_glob(context: ToolUseContext, pattern: str, path: str | None) -> tuple[list[str], bool]:
     base, rest = glob_root(GlobInput(pattern=pattern, path=path), context)
     args, prefix, selection = glob_command(base, rest, context)
-    listed = subprocess.run([rg_path(), *args], cwd=base, capture_output=True, check=False).stdout.splitlines()
+    output = subprocess.run([rg_path(), *args], cwd=base, capture_output=True, check=False).stdout
+    listed = [name for name in output.split(b"\0") if name]  # the tool asks rg for NUL-separated names
     hidden = SearchFilter(context, "Glob")
     found: list[tuple[int, bytes]] = []
     for raw in listed:
@@ -195,3 +196,13 @@ def test_a_directory_scoped_glob_rule_covers_where_the_search_goes(repo: Path, t
     raw = {k: v.replace("/WS", str(repo)) for k, v in raw.items()}
     context = context_for(repo, tmp_path / "scratch", allow=["Glob(src/**)"])
     assert isinstance(decide_tool(context, "Glob", raw), Allow) is allowed, description
+
+
+def test_a_file_name_with_a_newline_is_one_name_and_deny_rules_hide_it(repo: Path, tmp_path: Path) -> None:
+    (repo / "secrets").mkdir()
+    (repo / "secrets" / "a\nb.py").write_text("x")
+    (repo / "src" / "c\nd.py").write_text("x")
+    context = context_for(repo, tmp_path / "scratch", deny=["Read(secrets/**)"])
+    names = call(GLOB, context, pattern="**/*.py")
+    assert "b.py" not in names.split("\n")  # no fragment of the denied name
+    assert "src/c\nd.py" in names

@@ -1,5 +1,5 @@
 """Grep: rg's search in three output modes, paging by head_limit/offset, mtime order, VCS
-directories and .gitignore respected, long lines elided."""
+directories and .gitignore respected, long lines elided, file names holding newlines kept whole."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from bot.tools.context import ToolUseContext
-from bot.tools.grep import DEFAULT_HEAD_LIMIT, GrepInput, GrepTool, HeadLimit, apply_head_limit
+from bot.tools.grep import (
+    DEFAULT_HEAD_LIMIT,
+    GrepInput,
+    GrepTool,
+    HeadLimit,
+    apply_head_limit,
+    content_line_paths,
+)
 from tests.tools.helpers import call, call_error, context_for, run_tool
 
 GREP = GrepTool()
@@ -154,3 +161,74 @@ def test_hooks_see_the_parameter_names_the_model_used() -> None:
     assert isinstance(inp, GrepInput) and inp.after == 2 and inp.ignore_case and inp.file_type == "py"
     assert inp.model_dump(exclude_none=True) == {"pattern": "x", "-A": 2, "-i": True, "type": "py"}
     assert {"-A", "-B", "-C", "-n", "-i", "type"} <= set(GREP.input_json_schema()["properties"])
+
+
+NOTICE = b'x: WARNING: stopped searching binary file after match (found "\\0" byte around offset 5)'
+
+
+@pytest.mark.parametrize(
+    ("description", "pending", "path", "rest", "expected"),
+    [
+        ("a path cut by one newline", [b"secrets/a"], b"b", b"1:x", [b"secrets/a\nb"]),
+        ("a path cut twice", [b"a", b"b"], b"c", b"1:x", [b"a\nb\nc"]),
+        ("a path ending in a newline", [b"a"], b"", b"1:x", [b"a\n"]),
+        ("a binary notice, then a line: both readings", [NOTICE], b"y.txt", b"1:x", [b"y.txt", NOTICE + b"\ny.txt"]),
+        ("a notice after a cut path", [b"a", b"b" + NOTICE[1:]], b"c", b"2:x",
+         [b"c", b"a\nb" + NOTICE[1:] + b"\nc"]),
+        ("a notice, then the context separator", [NOTICE], b"", b"--", []),
+        ("a cut path, then what looks like the separator: a line", [b"a"], b"", b"--", [b"a\n"]),
+    ],
+)
+def test_content_line_paths_are_every_reading_of_the_lines_without_a_nul(
+        description: str, pending: list[bytes], path: bytes, rest: bytes, expected: list[bytes]) -> None:
+    assert content_line_paths(pending, path, rest) == expected
+
+
+@pytest.fixture
+def newline_names(workspace: Path) -> Path:
+    put(workspace / "secrets" / "a\nb", "NLSECRET hidden\n")
+    put(workspace / "secrets" / "key.txt", "NLSECRET key\n")
+    put(workspace / "ok" / "c\nd", "NLSECRET shown\n")
+    put(workspace / "b", "nothing\n")
+    return workspace
+
+
+@pytest.mark.parametrize(
+    ("description", "mode", "expected"),
+    [
+        ("content", "content", "ok/c\nd:1:NLSECRET shown"),
+        ("count", "count", "ok/c\nd:1\n\nFound 1 total occurrence across 1 file."),
+        ("files", "files_with_matches", "Found 1 file\nok/c\nd"),
+    ],
+)
+def test_a_file_name_holding_a_newline_is_one_path_in_every_mode(newline_names: Path, tmp_path: Path,
+                                                                 description: str, mode: str, expected: str) -> None:
+    ctx = context_for(newline_names, tmp_path / "scratch", allow=("Grep",), deny=("Read(secrets/**)",))
+    outcome = run_tool(ctx, "Grep", {"pattern": "NLSECRET", "output_mode": mode})
+    assert not outcome.result.is_error
+    assert outcome.result.text == expected
+
+
+def test_a_file_name_crafted_to_look_like_a_binary_notice_does_not_leak(workspace: Path, tmp_path: Path) -> None:
+    put(workspace / "secrets" / os.fsdecode(NOTICE + b"\nfoo"), "NLSECRET crafted\n")
+    put(workspace / "shown.txt", "NLSECRET shown\n")
+    ctx = context_for(workspace, tmp_path / "scratch", allow=("Grep",), deny=("Read(secrets/**)",))
+    outcome = run_tool(ctx, "Grep", {"pattern": "NLSECRET", "output_mode": "content"})
+    assert outcome.result.text == "shown.txt:1:NLSECRET shown"
+
+
+def test_rg_binary_notices_are_dropped_and_the_next_line_keeps_its_path(workspace: Path,
+                                                                        context: ToolUseContext) -> None:
+    # a match, then a NUL past rg's first buffer: rg prints the match, then a notice without a NUL
+    (workspace / "big.bin").write_bytes(b"NEEDLE 1\n" + b"x" * 300_000 + b"\n\0\nNEEDLE 2\n")
+    put(workspace / "text.txt", "NEEDLE 3\n")
+    out = call(GREP, context, pattern="NEEDLE", output_mode="content", head_limit=0)
+    assert sorted(out.splitlines()) == ["big.bin:1:NEEDLE 1", "text.txt:1:NEEDLE 3"]
+    single = call(GREP, context, pattern="NEEDLE", path="big.bin", output_mode="content")
+    assert "binary" not in single
+
+
+def test_context_groups_are_still_separated(workspace: Path, context: ToolUseContext) -> None:
+    put(workspace / "a.txt", "hit\n1\n2\n3\n4\nhit\n")
+    out = call(GREP, context, pattern="hit", output_mode="content", **{"-A": 1})
+    assert out.splitlines() == ["a.txt:1:hit", "a.txt-2-1", "--", "a.txt:6:hit"]

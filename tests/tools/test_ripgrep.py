@@ -1,4 +1,5 @@
-"""Running ripgrep: the venv's binary, streamed output, early stop, stdin never searched."""
+"""Running ripgrep: the venv's binary, streamed output (by lines or NUL-ended records), early stop, stdin
+never searched."""
 
 from __future__ import annotations
 
@@ -61,3 +62,16 @@ def test_a_timeout_is_a_tool_error(tmp_path: Path) -> None:
 
     with pytest.raises(ToolExecutionError, match="timed out"):
         anyio.run(main)
+
+
+def test_nul_separated_records_keep_a_newline_inside_a_name_whole(tmp_path: Path) -> None:
+    (tmp_path / "a\nb").write_text("needle\n")
+    (tmp_path / "c").write_text("needle\n")
+    seen: list[bytes] = []
+
+    def consume(records: list[bytes]) -> bool:
+        seen.extend(records)
+        return True
+
+    anyio.run(lambda: stream_rg(["-l", "--null", "needle"], tmp_path, consume, separator=b"\0"))
+    assert sorted(seen) == [b"a\nb", b"c"]

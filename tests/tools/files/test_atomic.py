@@ -35,7 +35,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, mon
     target = tmp_path / "a.txt"
     target.write_text("old")
 
-    def refuse(src: object, dst: object) -> None:
+    def refuse(src: object, dst: object, **dir_fds: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", refuse)
