@@ -12,7 +12,6 @@ import os
 import stat as stat_mod
 from pathlib import Path
 
-from bot.errors import ToolInputError, describe_os_error
 from bot.tools.context import ToolUseContext, hash_bytes
 
 NOT_READ_MESSAGE = "File has not been read yet. Read it first before writing to it."
@@ -44,25 +43,6 @@ def staleness_problem(path: Path, context: ToolUseContext, *, mtime_ns: int,
 def record_write(path: Path, content: bytes, stat: os.stat_result, context: ToolUseContext) -> None:
     """After a successful write the model knows the whole file: the next edit needs no new Read."""
     context.read_file_state.record(path, content, stat.st_mtime_ns)
-
-
-def read_for_write(path: Path, context: ToolUseContext, shown: str) -> tuple[bytes, os.stat_result]:
-    """An existing file's bytes and stat, checked against the read-file state. Synchronous on
-    purpose: the caller modifies and writes without an ``await`` in between (seeds 8.2.3)."""
-    try:
-        # Non-blocking: a FIFO swapped in since validation must not hang the run on open.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as handle:
-            st = os.fstat(fd)
-            if not stat_mod.S_ISREG(st.st_mode):
-                raise ToolInputError(f"{shown} is not a regular file")
-            raw = handle.read()
-    except OSError as exc:
-        raise ToolInputError(describe_os_error(exc, shown)) from None
-    problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns, content=raw)
-    if problem is not None:
-        raise ToolInputError(problem)
-    return raw, st
 
 
 def writable_file_problem(path: Path, shown: str, st: os.stat_result, context: ToolUseContext

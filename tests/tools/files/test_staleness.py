@@ -5,13 +5,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import anyio
 import pytest
 
 from bot.errors import ToolInputError
+from bot.tools.base import ValidationOk
 from bot.tools.context import ToolUseContext
-from bot.tools.files.staleness import read_for_write
+from bot.tools.edit import EditTool
+from bot.tools.messages import Progress
 from bot.tools.read import ReadTool
-from tests.tools.helpers import call
+from tests.tools.helpers import Rejected, call
+
+EDIT = EditTool()
 
 
 def test_new_content_under_a_restored_mtime_is_stale(workspace: Path, context: ToolUseContext) -> None:
@@ -22,23 +27,27 @@ def test_new_content_under_a_restored_mtime_is_stale(workspace: Path, context: T
     seen = os.stat(path).st_mtime_ns
     path.write_text("x = 2\n")
     os.utime(path, ns=(seen, seen))
-    with pytest.raises(ToolInputError, match="modified since read"):
-        read_for_write(path, context, "a.txt")
+    with pytest.raises((Rejected, ToolInputError), match="modified since read"):
+        call(EDIT, context, file_path="a.txt", old_string="x = 2", new_string="x = 3")
+    assert path.read_text() == "x = 2\n"
 
 
-def test_unchanged_content_reads_for_write(workspace: Path, context: ToolUseContext) -> None:
+def test_a_fifo_swapped_in_after_validation_fails_the_call_without_blocking(workspace: Path,
+                                                                             context: ToolUseContext) -> None:
     path = workspace / "a.txt"
     path.write_text("x = 1\n")
     call(ReadTool(), context, file_path="a.txt")
-    raw, _ = read_for_write(path, context, "a.txt")
-    assert raw == b"x = 1\n"
 
+    async def main() -> str:
+        parsed = EDIT.parse_input({"file_path": "a.txt", "old_string": "x = 1", "new_string": "x = 2"})
+        assert isinstance(await EDIT.validate_input(parsed, context), ValidationOk)
+        path.unlink()
+        os.mkfifo(path)  # no writer: a blocking open would hang the run
+        with anyio.fail_after(10):
+            try:
+                await EDIT.call(parsed, context, Progress("t", "Edit"))
+            except Exception as exc:
+                return str(exc)
+        return "written"
 
-def test_a_fifo_swapped_in_is_refused_without_blocking(workspace: Path, context: ToolUseContext) -> None:
-    path = workspace / "a.txt"
-    path.write_text("x = 1\n")
-    call(ReadTool(), context, file_path="a.txt")
-    path.unlink()
-    os.mkfifo(path)  # no writer: a blocking open would hang the run
-    with pytest.raises(ToolInputError, match="not a regular file"):
-        read_for_write(path, context, "a.txt")
+    assert "regular file" in anyio.run(main)
