@@ -8,12 +8,17 @@ from typing import Literal, NamedTuple
 
 from bot.shell.syntax import Assignment, Word
 
-InnerKind = Literal["transparent", "privilege", "exec_each", "opaque"]
+#: ``view`` — the same command under the name a deny rule uses (``git send-pack`` seen as ``git
+#: push``, :mod:`bot.shell.git_wrappers`): its deny and ask rules, checks and program facts apply,
+#: but no allow rule for the view approves the command (the judge's allow rules stop at a layer
+#: that is not ``transparent``); the command's own rule does.
+InnerKind = Literal["transparent", "privilege", "exec_each", "opaque", "view"]
 
 
 class Inner(NamedTuple):
     kind: InnerKind
     #: Index (in the outer argv) where the inner command starts; for scripts, the script's index.
+    #: A view that splits the program word in two (``git-push`` → ``git push``) starts at -1.
     start: int
     #: The inner argv (``None`` for a script or an opaque launcher).
     argv: tuple[Word, ...] | None = None
@@ -62,3 +67,26 @@ def transparent_at(argv: Sequence[Word], i: int, assignments: tuple[Assignment, 
     if i >= len(argv):
         return []
     return [Inner("transparent", i, tuple(argv[i:]), assignments=assignments, chdir=chdir)]
+
+
+#: Builtins that change the shell itself — its variables, options or what a name means. Run
+#: through ``builtin``, ``command`` or ``jobs -x`` they still change it, but the analysis follows
+#: such changes only for the plain statement (``export X=1``), so the launch is opaque there.
+#: (``cd`` through a wrapper is asked by the judge; ``eval``'s script is judged in the same shell.)
+STATEFUL_BUILTINS = frozenset({"export", "declare", "typeset", "local", "readonly", "unset", "read", "mapfile",
+                               "readarray", "set", "shopt", "alias", "unalias", "hash", "enable", "trap", "let",
+                               "bind", "complete", "compopt", "source", "."})
+
+
+def in_this_shell(program: str, inners: list[Inner]) -> list[Inner]:
+    """``inners`` of a launcher that runs builtins in the current shell (``builtin``, ``command``,
+    ``jobs -x``), or an opaque launch when the inner command changes the shell's state
+    (:data:`STATEFUL_BUILTINS`; ``printf`` with ``-v``)."""
+    inner = inners[0] if inners else None
+    if inner is None or not inner.argv:
+        return inners
+    name = inner.argv[0].value
+    if name in STATEFUL_BUILTINS or (name == "printf" and any(w.value.startswith("-v") for w in inner.argv[1:])):
+        return [Inner("opaque", inner.start, reason=f"{program} {name} changes the shell's variables or options "
+                                                    "in a way the analysis does not follow")]
+    return inners

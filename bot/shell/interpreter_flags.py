@@ -22,6 +22,7 @@ from bot.shell.package_flags import pip_facts
 from bot.shell.path_args import PathUse
 from bot.shell.path_check import Access
 from bot.shell.syntax import Word
+from bot.shell.tool_flags import pytest_facts
 
 
 class _Spec(NamedTuple):
@@ -151,6 +152,9 @@ def _python_module(program: str, argv: Sequence[Word], module: str, at: int, exp
     values = [w.value for w in argv]
     if module == "pip":
         return pip_facts(argv, at + 1, install_scripts)
+    if module == "pytest":
+        found = pytest_facts(argv, at + 1)
+        return facts([*explicit, *found.explicit], found.paths)
     if module == "runpy":  # `python -m runpy MODULE ARGS` runs MODULE as -m would
         following = at + 1
         if following >= len(values):

@@ -296,7 +296,10 @@ class Judge(PathChecks):
             program = pattern.program if globbed else base
             if globbed and not (program and fnmatchcase(program, base)):
                 continue
-            if pattern.kind != "wildcard" and loosely_matches(pattern.literal.split(), values, program):
+            words = pattern.literal.split()
+            if globbed and len(words) == 1 and pattern.kind == "prefix":
+                return compiled  # `Bash(sudo:*)` against `/usr/bin/sud? id`
+            if pattern.kind != "wildcard" and loosely_matches(words, values, program):
                 return compiled
         return None
 

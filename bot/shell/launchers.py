@@ -21,6 +21,10 @@ allowing ``numactl -C 0 sh -c id``). Each launcher is read with its own parser's
   writes (``--log-file=``, ``--xml-file=``) valgrind needs a rule of its own as well
   (``exec_each``); the path is checked with the other arguments.
 * ``gosu``/``su-exec`` switch users: *privilege* (like ``sudo``).
+* red team round 3: bash's ``jobs -x CMD`` (a builtin running CMD in this shell), ``timelimit``,
+  ``sshpass`` (getopt tables); ``logsave LOG CMD`` and ``bear -- CMD`` write a file of their own
+  (``exec_each``); ``ts`` is moreutils' timestamper, or the task spooler when it is given a command
+  (opaque). ``fd -x`` and ``cargo watch`` are in :mod:`bot.shell.each_launchers`.
 * compiler wrappers (``ccache gcc``, ``sccache``, ``distcc``, ``icecc``) run whatever "compiler"
   they are given; their own options run nothing, except ``ccache -o``/``--set-config`` (a
   ``prefix_command`` setting runs a program at every later compile) and ``KEY=VALUE`` settings
@@ -29,7 +33,10 @@ allowing ``numactl -C 0 sh -c id``). Each launcher is read with its own parser's
   ``srun``, ``sem``, ``tsp``), whose command cannot be told from their other operands
   (``hwloc-bind``, ``cset``, ``likwid-pin``), or that load code from the current directory
   (``proxychains`` preloads ``./libproxychains4.so``, CVE-2015-3887; ``dbus-launch`` starts a bus
-  that activates services).
+  that activates services); those that build commands from stdin or their arguments (``rush``,
+  ``xe``, ``apply``, ``xjobs``, ``concurrently``), run them in a container, another host context or
+  a terminal (``systemd-nspawn``, ``flatpak-spawn``, ``distrobox-enter``, ``runcon``, ``xterm``), on
+  file changes (``reflex``, ``watchmedo``), or are shells of another syntax (``nu``, ``xonsh``).
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
+from bot.shell.each_launchers import cargo, cargo_watch, fd
 from bot.shell.getopt import options
-from bot.shell.inner import Handler, Inner, InnerKind, transparent_at
+from bot.shell.inner import Handler, Inner, InnerKind, in_this_shell, transparent_at
 from bot.shell.security_checks import posix_sh_differences
 from bot.shell.syntax import Word
 
@@ -53,6 +61,13 @@ OPAQUE = _F({
     "likwid-perfctr", "hwloc-bind", "dbus-launch", "proxychains", "proxychains4", "envdir", "chpst",
     "softlimit", "setlock", "s6-envdir", "setuidgid", "envuidgid", "s6-setuidgid", "s6-applyuidgid", "run0",
     "watchexec", "fakechroot", "datefudge", "abduco",
+    # red team round 3: commands built from stdin or arguments, run in another context or later
+    "rush", "xe", "apply", "xjobs", "pexec", "concurrently", "start-server-and-test", "runcon", "flatpak-spawn",
+    "host-spawn", "distrobox-enter", "distrobox", "toolbox", "systemd-nspawn", "machinectl", "schroot", "dchroot",
+    "lxc-attach", "lxc-execute", "singularity", "apptainer", "nsjail", "minijail0", "sandbox-exec", "daemon",
+    "scan-build", "intercept-build", "heaptrack", "uftrace", "envchain", "summon", "env-cmd", "doalarm",
+    "reflex", "watchman-make", "when-changed", "chokidar", "onchange", "watchmedo", "xterm", "uxterm",
+    "gnome-terminal", "konsole", "xfce4-terminal", "x-terminal-emulator", "nu", "xonsh", "elvish", "osh", "ysh",
 })
 
 
@@ -362,6 +377,43 @@ def _compiler_wrapper(argv: Sequence[Word]) -> list[Inner]:
     return [Inner("opaque", 1, reason=f"{program} {first}: without a compiler name it runs cc with these arguments")]
 
 
+_JOBS = Table(flag_letters="lpnxrs", flag_names=_F({"--help"}), exec_option="-x")
+
+
+def _jobs(argv: Sequence[Word]) -> list[Inner]:
+    """bash's ``jobs -x CMD ARGS`` runs CMD in this shell (job specs in ARGS replaced by process
+    groups)."""
+    return in_this_shell("jobs -x", launch(argv, _JOBS))
+
+
+def _ts(argv: Sequence[Word]) -> list[Inner]:
+    """``ts`` is moreutils' timestamper (``ts [-r] [-i|-s] [-m] [FORMAT]``) or, where moreutils is
+    not installed, the task spooler (``ts [options] CMD...``; Debian calls it ``tsp``): operands
+    other than one ``strftime`` format are a command queued to run later (opaque)."""
+    operands = [k for k in range(1, len(argv)) if not argv[k].value.startswith("-")]
+    if not operands or (len(operands) == 1 and "%" in argv[operands[0]].value):
+        return []
+    return [Inner("opaque", operands[0], reason="ts (the task spooler) queues a command to run later")]
+
+
+def _bear(argv: Sequence[Word]) -> list[Inner]:
+    """``bear [options] -- CMD...`` runs the build and writes ``compile_commands.json`` (its rule is
+    needed too); bear 2 took the command without ``--`` (opaque)."""
+    values = [w.value for w in argv]
+    if "--" in values:
+        start = values.index("--") + 1
+        return [Inner("exec_each", start, tuple(argv[start:]))] if start < len(argv) else []
+    k = 1
+    while k < len(values):
+        if values[k] in ("-o", "--output", "--config", "-c", "--cdb", "--library", "-l", "--include", "--exclude"):
+            k += 2
+        elif values[k].startswith("-"):
+            k += 1
+        else:
+            return [Inner("opaque", k, reason="bear without -- reads its options and the command its own way")]
+    return []
+
+
 #: ``run-one`` (Ubuntu): runs the command unless another copy runs.
 _RUN_ONE = ("run-one", "run-this-one", "keep-one-running", "run-one-constantly", "run-one-until-success",
             "run-one-until-failure")
@@ -392,4 +444,11 @@ LAUNCHERS: dict[str, Handler] = {
                               flag_names=_F({"--all-tasks", "--system", "--reset-on-fork", "--help", "--verbose",
                                              "--version"}))),
     "schedtool": _table(Table(value_letters="Mapn", flag_letters="NFRBI01234evhV", exec_option="-e")),
+    # red team round 3
+    "jobs": _jobs, "ts": _ts, "bear": _bear, "fd": fd, "fdfind": fd, "cargo": cargo, "cargo-watch": cargo_watch,
+    # logsave writes its log (its rule is needed too); getopt without `+` permutes
+    "logsave": _table(Table(flag_letters="asv", operands=1, permutes=True, kind="exec_each")),
+    "timelimit": _table(Table(value_letters="SsTt", flag_letters="lqp")),
+    # sshpass 1.10 reads `-e[NAME]`: an attached name is read as unknown letters (opaque)
+    "sshpass": _table(Table(value_letters="fdpP", flag_letters="heVv")),
 }

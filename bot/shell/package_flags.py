@@ -17,7 +17,7 @@ from bot.shell.facts import NO_FACTS, Explicit, ProgramFacts, exact_only, facts,
 from bot.shell.getopt import long_name, options
 from bot.shell.path_args import PathUse
 from bot.shell.path_check import Access
-from bot.shell.runners import runner_subcommand
+from bot.shell.runners import runner_subcommand, subcommand_runner
 from bot.shell.syntax import Word
 
 _MAKE_SHELL_VARS = frozenset({"SHELL", ".SHELLFLAGS", "MAKESHELL", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKE",
@@ -172,10 +172,66 @@ def pip_facts(argv: Sequence[Word], sub_at: int, install_scripts: bool = True) -
 
 
 def uv_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
-    sub, _ = runner_subcommand("uv", [w.value for w in argv])
-    if sub is not None and sub + 1 < len(argv) and argv[sub].value == "pip":
-        return pip_facts(argv, sub + 1, install_scripts)
-    return NO_FACTS
+    values = [w.value for w in argv]
+    program = program_name(argv)
+    if program == "uvx":
+        return facts(_uv_python(argv, values, len(values), stop_at_positional=True))
+    sub, _ = runner_subcommand("uv", values)
+    launched = [i.start for i in subcommand_runner(argv)]
+    explicit = _uv_python(argv, values, min(launched, default=len(values)),
+                          password=sub is not None and values[sub] == "publish")
+    if sub is not None and sub + 1 < len(argv) and values[sub] == "pip":
+        pip = pip_facts(argv, sub + 1, install_scripts)
+        if explicit and pip is not NO_FACTS:
+            return pip._replace(explicit=(*explicit, *pip.explicit))
+        if pip is not NO_FACTS:
+            return pip
+    return facts(explicit)
+
+
+#: A ``--python`` request that names no file: a version, an implementation, a specifier
+#: (``3.12``, ``cpython@3.12``, ``pypy3.10``, ``>=3.11,<3.13``). A path (``./evil``, ``~/x``,
+#: ``evil/bin/python``) is an interpreter that runs.
+_PYTHON_REQUEST = re.compile(r"^[A-Za-z0-9@<>=!~.,*+_ -]*$")
+
+
+def _uv_python(argv: Sequence[Word], values: list[str], stop: int, password: bool = False,
+               stop_at_positional: bool = False) -> Explicit:
+    """uv's ``-p``/``--python`` naming an interpreter file (clap: ``-p X``, ``-pX``, ``-p=X``, in a
+    bundle); ``uv publish -p`` is ``--password``. ``stop``: where the command ``uv run`` launches
+    starts."""
+    found: Explicit = []
+    letters = "" if password else "p"
+    for option in options(values[:stop], letters, ("--python",), ("--python-preference", "--python-platform",
+                                                                  "--python-version", "--python-downloads"),
+                          stop_at_positional=stop_at_positional):
+        if option.name not in ("-p", "--python") or option.value is None:
+            continue
+        request = option.value.removeprefix("=") if option.name == "-p" else option.value
+        if not _PYTHON_REQUEST.match(request) or request.startswith((".", "~")):
+            found.append((option.at, f"uv {option.name} {request} runs that file as the Python interpreter"))
+    return found
+
+
+#: Maven goals (``prefix:goal`` or ``group:artifact[:version]:goal``) that run a program or code
+#: given on the command line: the exec plugin, antrun, the Groovy plugins, scripting:eval.
+_MAVEN_RUNS = frozenset({("exec", "exec"), ("exec", "java"), ("antrun", "run"), ("groovy", "execute"),
+                         ("gmavenplus", "execute"), ("gplus", "execute"), ("scripting", "eval")})
+
+
+def maven_facts(argv: Sequence[Word]) -> ProgramFacts:
+    """``mvn exec:exec -Dexec.executable=git``: a goal of :data:`_MAVEN_RUNS` is explicit (the pom's
+    own plugins are the project's, like a Makefile)."""
+    explicit: Explicit = []
+    for k, word in enumerate(argv[1:], start=1):
+        parts = word.value.split(":")
+        if word.value.startswith("-") or len(parts) < 2:
+            continue
+        plugin = parts[0] if len(parts) == 2 else parts[1]
+        prefix = plugin.removeprefix("maven-").removesuffix("-plugin").removesuffix("-maven")
+        if (prefix, parts[-1]) in _MAVEN_RUNS:
+            explicit.append((k, f"the maven goal {word.value} runs a program or code given on the command line"))
+    return facts(explicit)
 
 
 _MYPY_EXEC = frozenset({"--python-executable", "--install-types"})
@@ -229,12 +285,15 @@ _GO_EXEC = frozenset({"toolexec", "exec", "vettool"})
 _GO_PATHS: dict[str, Access] = {
     "o": "write", "coverprofile": "write", "cpuprofile": "write", "memprofile": "write", "blockprofile": "write",
     "mutexprofile": "write", "trace": "write", "outputdir": "write", "pkgdir": "write", "overlay": "read",
-    "modfile": "read", "C": "read",
+    "modfile": "read", "C": "read", "fuzzcachedir": "write", "gocoverdir": "write", "testlogfile": "write",
 }
 _GO_VALUE = _GO_EXEC | frozenset(_GO_PATHS) | frozenset({
     "p", "asmflags", "buildmode", "compiler", "gccgoflags", "gcflags", "installsuffix", "ldflags", "mod", "pgo",
     "tags", "run", "bench", "count", "cpu", "timeout", "parallel", "covermode", "coverpkg", "shuffle", "skip",
-    "list", "benchtime", "fuzz", "fuzztime", "fuzzminimizetime", "benchmem"})
+    "list", "benchtime", "fuzz", "fuzztime", "fuzzminimizetime", "benchmem", "memprofilerate",
+    "blockprofilerate", "mutexprofilefraction", "failfast", "json", "v", "short", "paniconexit0"})
+#: Test flags that take no value (the test binary's flag package reads ``-test.v``, ``-test.short``).
+_GO_BOOL = frozenset({"benchmem", "failfast", "json", "v", "short", "paniconexit0"})
 
 
 #: ``go env -w`` keys that cannot make go run another program (``GOFLAGS=-toolexec=``, ``CC=`` can).
@@ -245,23 +304,37 @@ _GO_ENV_SAFE = frozenset({"GOTOOLCHAIN", "GO111MODULE", "GOOS", "GOARCH", "GOAMD
 
 def go_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``go``: ``-toolexec``/``-exec``/``-vettool`` run a program, so does an external linker in
-    ``-ldflags``; ``go env -w`` changes the environment of every later go command."""
+    ``-ldflags``; ``go env -w`` changes the environment of every later go command. ``go test``
+    flags may be written with the test binary's ``test.`` prefix (``-test.coverprofile=x``), and
+    the words after ``-args`` go to the test binary, which writes the files its ``-test.*`` flags
+    name too."""
     explicit: Explicit = []
     paths: list[PathUse] = []
     values = [w.value for w in argv]
     n = len(values)
     first = 3 if n > 2 and values[1] == "-C" else (2 if n > 1 and values[1].startswith("-C=") else 1)
     command = values[first] if first < n else ""
+    to_binary = False
     k = 1
     while k < n:
         value = values[k]
         if value in ("-args", "--args"):
-            break  # the rest goes to the test binary
+            to_binary = True  # the rest goes to the test binary
+            k += 1
+            continue
         if not value.startswith("-") or value == "-":
             k += 1
             continue
         name, eq, attached = value.lstrip("-").partition("=")
+        name = name.removeprefix("test.")
         target, index = (attached, k) if eq else ((values[k + 1], k + 1) if k + 1 < n else (None, None))
+        if to_binary:
+            if name in _GO_PATHS:
+                use = path_use(argv, index, target, _GO_PATHS[name])
+                if use is not None:
+                    paths.append(use)
+            k += 2 if not eq and name in _GO_VALUE and name not in _GO_BOOL else 1
+            continue
         if command == "env" and name in ("w", "u"):
             if name == "w":
                 for j in range(k + 1, n):
@@ -276,7 +349,7 @@ def go_facts(argv: Sequence[Word]) -> ProgramFacts:
             use = path_use(argv, index, target, _GO_PATHS[name])
             if use is not None:
                 paths.append(use)
-        k += 2 if not eq and name in _GO_VALUE and name != "benchmem" else 1
+        k += 2 if not eq and name in _GO_VALUE and name not in _GO_BOOL else 1
     return facts(explicit, paths)
 
 

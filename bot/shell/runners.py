@@ -5,9 +5,10 @@ The runner subcommand may follow global options (``npm --yes exec``, ``uv --dire
 could take the next word as its value, so the subcommand is not known: the command is *opaque*
 (only a rule that spells it out approves it) rather than read as ``npm --foo`` + ``exec``.
 
-Version managers (``rustup run TOOLCHAIN``, ``pyenv exec``, ``mise x``, ``volta run``...) launch
-commands too; their subcommands are not read yet, so what they run is opaque (:data:`VERSION_MANAGERS`;
-``mise run``/``npm run`` tasks come from the project, like a Makefile).
+Version managers (``rustup run TOOLCHAIN``, ``pyenv exec``, ``mise x``, ``volta run``...) and secret
+injectors (``doppler run``, ``op run``, ``aws-vault exec``) launch commands too; their subcommands are
+not read yet, so what they run is opaque (:data:`VERSION_MANAGERS`; ``mise run``/``npm run`` tasks
+come from the project, like a Makefile).
 """
 
 from __future__ import annotations
@@ -88,7 +89,11 @@ VERSION_MANAGERS: dict[str, frozenset[str]] = {
     "goenv": _F({"exec"}), "jenv": _F({"exec"}), "plenv": _F({"exec"}), "asdf": _F({"exec", "env"}),
     "mise": _F({"exec", "x"}), "rtx": _F({"exec", "x"}), "volta": _F({"run"}),
     "fnm": _F({"exec"}), "opam": _F({"exec"}), "pixi": _F({"run", "r", "exec", "x"}), "devbox": _F({"run"}),
-    "micromamba": _F({"run"}),
+    "micromamba": _F({"run"}), "nvm": _F({"exec", "run"}), "proto": _F({"run"}), "aqua": _F({"exec"}),
+    "guix": _F({"shell", "environment"}), "flox": _F({"activate"}),
+    # secret injectors (red team round 3): `doppler run -- cmd`, `aws-vault exec PROFILE -- cmd`
+    "doppler": _F({"run"}), "op": _F({"run"}), "aws-vault": _F({"exec"}), "infisical": _F({"run"}),
+    "dotenvx": _F({"run"}), "chamber": _F({"exec"}), "sops": _F({"exec-env", "exec-file"}),
 }
 _VERBOSE = _HELP | _F({"-V", "-v", "--verbose", "-q", "--quiet"})
 GLOBAL_OPTIONS.update({program: (_VERBOSE, _F()) for program in VERSION_MANAGERS if program not in GLOBAL_OPTIONS})

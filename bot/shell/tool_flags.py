@@ -362,3 +362,82 @@ def _any_of(names: Collection[str]) -> dict[str, str]:
 
 DPKG = _any_of(("--pre-invoke", "--post-invoke", "--status-logger"))
 SORT = _any_of(("--compress-program",))
+
+
+#: pytest's options that start like ``--cov-report`` (so that an abbreviation resolves to it and
+#: ``--cov`` stays itself).
+_PYTEST_NAMES = frozenset({"--cov-report", "--cov", "--cov-config", "--cov-append", "--cov-branch", "--cov-context",
+                           "--cov-fail-under", "--cov-reset", "--no-cov", "--no-cov-on-fail"})
+
+
+def pytest_facts(argv: Sequence[Word], start: int = 1) -> ProgramFacts:
+    """pytest-cov's ``--cov-report TYPE:PATH`` writes PATH (``term``/``term-missing`` take a
+    modifier there: ``term-missing:skip-covered``). pytest's other file options (``--junitxml=``,
+    ``--basetemp=``) are checked with every argument (:mod:`bot.shell.argument_paths`), which
+    cannot tell the path in ``xml:.git/config``. ``start``: the first option (after ``-m pytest``)."""
+    values = [w.value for w in argv]
+    paths: list[PathUse] = []
+    n = len(values)
+    k = start
+    while k < n:
+        value = values[k]
+        if value == "--":
+            break
+        written, eq, attached = value.partition("=")
+        if not written.startswith("--") or long_name(written, _PYTEST_NAMES) != "--cov-report":
+            k += 1
+            continue
+        target, index = (attached, k) if eq else ((values[k + 1], k + 1) if k + 1 < n else (None, None))
+        report, colon, place = (target or "").partition(":")
+        if colon and not report.startswith("term"):
+            use = path_use(argv, index, place, "write")
+            if use is not None:
+                paths.append(use)
+        k += 1 if eq else 2
+    return facts([], paths)
+
+
+#: Modules that only report on the hosts (every other module changes something or runs a command;
+#: ``command`` is the default).
+_ANSIBLE_SAFE_MODULES = frozenset({"ping", "setup", "gather_facts", "ansible.builtin.ping", "ansible.builtin.setup",
+                                   "ansible.builtin.gather_facts"})
+#: ansible (argparse: bundles, attached values, abbreviations): options that take a value.
+_ANSIBLE_VALUE_LETTERS = "aBefilMmPtTuc"
+_ANSIBLE_VALUE_NAMES = frozenset({
+    "--args", "--background", "--extra-vars", "--forks", "--inventory", "--inventory-file", "--limit", "--module-path",
+    "--module-name", "--poll", "--tree", "--timeout", "--user", "--connection", "--become-method", "--become-user",
+    "--private-key", "--key-file", "--ssh-common-args", "--sftp-extra-args", "--scp-extra-args", "--ssh-extra-args",
+    "--vault-id", "--vault-password-file", "--vault-pass-file", "--playbook-dir", "--task-timeout",
+    "--become-password-file", "--connection-password-file"})
+_ANSIBLE_FLAG_NAMES = frozenset({"--one-line", "--list-hosts", "--check", "--diff", "--version", "--help", "--verbose",
+                                 "--become", "--ask-pass", "--ask-become-pass", "--ask-vault-password",
+                                 "--syntax-check"})
+#: Options that change only what is reported or where: everything else (``-a``, ``-e``, ``-b``,
+#: ``--ssh-common-args``, ``--vault-password-file``...) can run a command.
+_ANSIBLE_SAFE = frozenset({"-m", "--module-name", "-l", "--limit", "-f", "--forks", "-o", "--one-line",
+                           "--list-hosts", "-C", "--check", "-D", "--diff", "--version", "-h", "--help", "-v",
+                           "--verbose", "-u", "--user", "-T", "--timeout", "-i", "--inventory", "--inventory-file"})
+
+
+def ansible_facts(argv: Sequence[Word]) -> ProgramFacts:
+    """``ansible HOSTS -m MODULE -a ARGS`` runs modules: ``shell``/``command`` (the default)/``raw``/
+    ``script`` run commands, most others change files. Only a module that reports (``ping``,
+    ``setup``) with options that change what is reported is left to a wildcard rule; an inventory
+    file may be a script ansible runs (an inline list ``-i host,`` is not). ``ansible-playbook``,
+    ``ansible-pull`` and ``ansible-console`` run whatever their tasks say."""
+    program = program_name(argv)
+    if program != "ansible":
+        return facts([(0, f"{program} runs the commands its playbook or console gives")])
+    explicit: Explicit = []
+    for option in options([w.value for w in argv], _ANSIBLE_VALUE_LETTERS, _ANSIBLE_VALUE_NAMES, _ANSIBLE_FLAG_NAMES):
+        name, value = option.name, option.value
+        if not name:
+            continue
+        if name not in _ANSIBLE_SAFE:
+            explicit.append((option.at, f"ansible {name} can make ansible run a command"))
+        elif name in ("-m", "--module-name") and (value or "") not in _ANSIBLE_SAFE_MODULES:
+            explicit.append((option.value_index or option.at, f"the ansible module {value} runs a command or "
+                                                             "changes files"))
+        elif name in ("-i", "--inventory", "--inventory-file") and "," not in (value or ""):
+            explicit.append((option.at, "an ansible inventory file may be a script ansible runs"))
+    return facts(explicit)

@@ -9,12 +9,18 @@ syntax (so ``timeout -s KILL 5 cmd`` finds ``cmd``) and classified:
   ``command``, ``builtin``, ``exec``, ``ionice``, ``chrt``, ``taskset``, ``flock``, ``watch``, the
   package runners (``npx``, ``uv run``, ``poetry run``, ``bundle exec``...) and the shells with ``-c``
   / ``eval``: the inner command is judged as a command of its own; a rule for the wrapper approves
-  it only if its literal reaches into the inner program (``Bash(uv run pytest:*)``).
+  it only if its literal reaches into the inner program (``Bash(uv run pytest:*)``). ``builtin``,
+  ``command`` and ``jobs -x`` run builtins in this shell: one that changes the shell's variables or
+  options there is opaque (:func:`~bot.shell.inner.in_this_shell`).
+* ``view`` — git's other names for a push (``git send-pack``, ``hub push``, ``git-push``) seen as
+  ``git push`` by the deny and ask rules; only the command's own rule approves it
+  (:mod:`bot.shell.git_wrappers`).
 * ``privilege`` — ``sudo``, ``doas``, ``su -c``, ``runuser``, ``pkexec``, ``gosu``, ``su-exec``: only
   a rule that spells out the wrapper *and* the inner program approves (``Bash(sudo apt-get
   install:*)``); the inner command's deny rules, path checks and security checks still apply.
 * ``exec_each`` — ``find -exec/-execdir/-ok/-okdir/-delete``, ``xargs``, ``git rebase -x``, ``git
-  bisect run``, ``git submodule foreach``, ``hyperfine``, ``valgrind --log-file=``: the outer
+  bisect run``, ``git submodule foreach``, ``hyperfine``, ``valgrind --log-file=``, ``fd -x``,
+  ``cargo watch -x``, ``logsave``: the outer
   command needs its own rule *and* the inner command must be allowed on its own (``xargs``
   appends arguments read from stdin: the inner command gets an argument only known at run time).
 * ``opaque`` — launchers whose inner command cannot be extracted reliably (``strace``, ``chroot``,
@@ -23,9 +29,11 @@ syntax (so ``timeout -s KILL 5 cmd`` finds ``cmd``) and classified:
   literal spells out the whole command, approves.
 
 Options are read as each wrapper's parser reads them (:mod:`bot.shell.getopt`: ``git rebase -fx
-CMD``, ``--exe=CMD``, ``xargs -0a FILE``); the package runners are in :mod:`bot.shell.runners`, the
-other launchers (``numactl``, ``setarch``, ``hyperfine``, ``valgrind``, ``chronic``, ``gosu``...) in
-:mod:`bot.shell.launchers`.
+CMD``, ``--exe=CMD``, ``xargs -0a FILE``, ``nice --adj=5``); the package runners are in
+:mod:`bot.shell.runners`, the other launchers (``numactl``, ``setarch``, ``hyperfine``, ``valgrind``,
+``chronic``, ``gosu``, ``jobs -x``, ``timelimit``, ``sshpass``...) in :mod:`bot.shell.launchers`, those
+that run a command per file or change (``fd -x``, ``cargo watch``) in :mod:`bot.shell.each_launchers`,
+git's in :mod:`bot.shell.git_wrappers`.
 """
 
 from __future__ import annotations
@@ -33,8 +41,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.shell.getopt import long_name, options
-from bot.shell.git_flags import git_subcommand_index
-from bot.shell.inner import Handler, Inner, InnerKind, is_assignment, skip_options, transparent_at
+from bot.shell.git_wrappers import git, git_named, hub
+from bot.shell.inner import Handler, Inner, InnerKind, in_this_shell, is_assignment, skip_options, transparent_at
 from bot.shell.launchers import LAUNCHERS, OPAQUE
 from bot.shell.runners import SUBCOMMAND_RUNNERS, VERSION_MANAGERS, runner, subcommand_runner, version_manager
 from bot.shell.security_checks import posix_sh_differences
@@ -42,7 +50,8 @@ from bot.shell.syntax import DYN, Assignment, Word, literal
 
 __all__ = ["OPAQUE_LAUNCHERS", "PRIVILEGE", "SHELLS", "Inner", "InnerKind", "unwrap"]
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh", "rbash",
+                    "posh"})
 
 OPAQUE_LAUNCHERS = OPAQUE | frozenset({
     "strace", "ltrace", "gdb", "lldb", "perf", "unshare", "nsenter", "chroot", "firejail", "bwrap",
@@ -77,6 +86,8 @@ def unwrap(argv: Sequence[Word]) -> list[Inner]:
         return handler(argv)
     if program in OPAQUE_LAUNCHERS:
         return [Inner("opaque", 1, reason=f"{program} launches a command that cannot be checked")]
+    if program.startswith("git-") and len(program) > len("git-"):
+        return git_named(argv)
     if program.startswith("python") and len(argv) > 2 and argv[1].value == "-m" and \
             argv[2].value in ("pip", "venv", "pytest"):
         return []
@@ -128,21 +139,37 @@ def _timeout(argv: Sequence[Word]) -> list[Inner]:
     return transparent_at(argv, i + 1)  # skip DURATION
 
 
+_NICE_NAMES = frozenset({"--adjustment", "--help", "--version"})
+
+
 def _nice(argv: Sequence[Word]) -> list[Inner]:
-    i, n = 1, len(argv)
+    """GNU nice reads one option at a time: the obsolete ``-N``/``--N``/``-+N``, else getopt_long with
+    ``+n:`` (``-n N``, ``-nN``, ``--adjustment=N`` and its abbreviations ``--adj=N``, ``--adj N``)."""
+    values = [w.value for w in argv]
+    i, n = 1, len(values)
     while i < n:
-        value = argv[i].value
-        if value in ("-n", "--adjustment"):
-            i += 2
-        elif value.startswith("--adjustment=") or (value.startswith("-") and value[1:].lstrip("-").isdigit()):
-            i += 1
-        elif value == "--":
+        value = values[i]
+        if value == "--":
             i += 1
             break
-        elif value.startswith("-n") and value[2:].lstrip("-").isdigit():
-            i += 1
-        else:
+        if not value.startswith("-") or value == "-":
             break
+        digit = 2 if value[1] in "-+" else 1
+        if digit < len(value) and value[digit].isdigit():
+            i += 1  # -5, --5, -+5
+            continue
+        if value.startswith("--"):
+            written, eq, _ = value.partition("=")
+            name = long_name(written, _NICE_NAMES)
+            if name is None:
+                return [Inner("opaque", i, reason=f"nice {value}: an option the analysis does not know")]
+            if name != "--adjustment":
+                return []  # --help, --version
+            i += 1 if eq else 2
+            continue
+        if value[1] != "n":
+            return [Inner("opaque", i, reason=f"nice {value}: an option the analysis does not know")]
+        i += 1 if len(value) > 2 else 2
     return transparent_at(argv, i)
 
 
@@ -150,6 +177,11 @@ def _simple(name: str, with_value: frozenset[str] = frozenset()) -> Handler:
     def handler(argv: Sequence[Word]) -> list[Inner]:
         return transparent_at(argv, skip_options(argv, 1, with_value))
     return handler
+
+
+def _builtin(argv: Sequence[Word]) -> list[Inner]:
+    """``builtin NAME ARGS`` runs a builtin in this shell (see :func:`~bot.shell.inner.in_this_shell`)."""
+    return in_this_shell("builtin", transparent_at(argv, skip_options(argv, 1, frozenset())))
 
 
 def _stdbuf(argv: Sequence[Word]) -> list[Inner]:
@@ -181,7 +213,7 @@ def _command(argv: Sequence[Word]) -> list[Inner]:
         i += 1
     if i < n and argv[i].value == "--":
         i += 1
-    return transparent_at(argv, i)
+    return in_this_shell("command", transparent_at(argv, i))
 
 
 def _exec(argv: Sequence[Word]) -> list[Inner]:
@@ -443,38 +475,18 @@ def _nix(argv: Sequence[Word]) -> list[Inner]:
     return []
 
 
-_REBASE_VALUE_NAMES = frozenset({"--exec", "--onto", "--strategy", "--strategy-option", "--whitespace"})
+#: ``corepack NAME[@VERSION] ARGS`` runs the package manager NAME.
+_COREPACK_TOOLS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"})
 
 
-def _git(argv: Sequence[Word]) -> list[Inner]:
-    """``git rebase -x CMD`` (``-fx CMD``, ``--exe=CMD``), ``git submodule foreach CMD``,
-    ``git bisect run CMD...``."""
-    if not any(w.value in ("rebase", "submodule", "bisect") for w in argv):
+def _corepack(argv: Sequence[Word]) -> list[Inner]:
+    if len(argv) < 2:
         return []
-    sub = git_subcommand_index(argv)
-    if sub is None:
+    first = argv[1]
+    tool = first.value.split("@", 1)[0]
+    if tool not in _COREPACK_TOOLS:
         return []
-    command = argv[sub].value
-    n = len(argv)
-    inners: list[Inner] = []
-    if command == "rebase":
-        values = [w.value for w in argv]
-        for option in options(values, value_letters="xsXC", value_names=_REBASE_VALUE_NAMES, start=sub + 1):
-            if option.name in ("-x", "--exec") and option.value is not None and option.value_index is not None:
-                inners.append(Inner("exec_each", option.value_index, script=option.value))
-    elif command == "submodule":
-        k = sub + 1
-        while k < n and argv[k].value.startswith("-"):
-            k += 1
-        if k < n and argv[k].value == "foreach":
-            k += 1
-            while k < n and argv[k].value in ("--recursive", "-q", "--quiet"):
-                k += 1
-            if k < n:
-                inners.append(Inner("exec_each", k, script=" ".join(w.value for w in argv[k:])))
-    elif command == "bisect" and sub + 1 < n and argv[sub + 1].value == "run" and sub + 2 < n:
-        inners.append(Inner("exec_each", sub + 2, tuple(argv[sub + 2:])))
-    return inners
+    return [Inner("transparent", 1, (first._replace(value=tool), *argv[2:]))]
 
 
 def _cross_env(argv: Sequence[Word]) -> list[Inner]:
@@ -490,10 +502,11 @@ def _cross_env(argv: Sequence[Word]) -> list[Inner]:
 _HANDLERS: dict[str, Handler] = {
     "env": _env, "timeout": _timeout, "gtimeout": _timeout, "nice": _nice, "nohup": _simple("nohup"),
     "stdbuf": _stdbuf, "setsid": _simple("setsid"), "time": _time, "command": _command,
-    "builtin": _simple("builtin"), "exec": _exec, "ionice": _ionice, "chrt": _chrt, "taskset": _taskset,
-    "flock": _flock, "watch": _watch, "xargs": _xargs, "find": _find, "eval": _eval, "git": _git,
+    "builtin": _builtin, "exec": _exec, "ionice": _ionice, "chrt": _chrt, "taskset": _taskset,
+    "flock": _flock, "watch": _watch, "xargs": _xargs, "find": _find, "eval": _eval, "git": git, "hub": hub,
     "sudo": _privilege, "doas": _privilege, "su": _privilege, "runuser": _privilege,
-    "npx": runner(1), "bunx": runner(1), "uvx": runner(1), "cross-env": _cross_env, "dotenv": runner(1),
+    "npx": runner(1), "bunx": runner(1), "uvx": runner(1), "pnpx": runner(1), "corepack": _corepack,
+    "cross-env": _cross_env, "dotenv": runner(1),
     "nix": _nix, "nix-shell": _nix,
     **{shell: _shell for shell in SHELLS},
     **dict.fromkeys(SUBCOMMAND_RUNNERS, subcommand_runner),

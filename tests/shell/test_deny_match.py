@@ -36,6 +36,7 @@ from tests.shell.conftest import Check
         ("a globbed rm", "/bin/r? -rf src", ["Bash(*)"], ["Bash(rm -rf:*)"]),
         ("a globbed subcommand, whatever is on disk", "git pu?h", ["Bash(git:*)"], ["Bash(git push:*)"]),
         ("a globbed directory and program", "/usr/*/gi? push", ["Bash(*)"], ["Bash(git push:*)"]),
+        ("a globbed program under a program-wide rule", "/usr/bin/sud? id", ["Bash(*)"], ["Bash(sudo:*)"]),
         ("chmod with leading zeros", "chmod 0777 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
         ("chmod with a sticky bit", "chmod 1777 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
         ("chmod symbolic", "chmod a+rwx x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),

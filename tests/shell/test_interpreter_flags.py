@@ -62,6 +62,13 @@ CASES = [
     ("pwsh -File", "pwsh -File x.ps1", ["Bash(pwsh:*)"], True),
     ("deno repl reads stdin", "deno repl", ["Bash(deno:*)"], False),
     ("deno run", "deno run x.ts", ["Bash(deno:*)"], True),
+    # python -m pytest: pytest-cov TYPE:PATH values (red team round 3, item 8b)
+    ("python -m pytest --cov-report=lcov into workflows", "python -m pytest --cov-report=lcov:.github/workflows/ci.yml",
+     ["Bash(python -m pytest:*)"], False),
+    ("python3 -m pytest --cov-report=html into .git", "python3 -m pytest --cov=. --cov-report=html:.git/hooks",
+     ["Bash(python3 -m pytest:*)"], False),
+    ("python -m pytest --cov-report=xml:cov.xml", "python -m pytest --cov-report=xml:cov.xml",
+     ["Bash(python -m pytest:*)"], True),
 ]
 
 

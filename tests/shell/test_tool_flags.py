@@ -106,6 +106,36 @@ CASES = [
     # apt
     ("apt-get -o attached", "apt-get -oAPT::Update::Pre-Invoke::=id update", ["Bash(apt-get update:*)"], False),
     ("apt-get -y", "apt-get install -y jq", ["Bash(apt-get install:*)"], True),
+    # pytest-cov TYPE:PATH values (red team round 3, item 8b)
+    ("pytest --cov-report=xml:.git/config", "pytest --cov-report=xml:.git/config", ["Bash(pytest:*)"], False),
+    ("pytest --cov-report xml:PATH separate", "pytest --cov-report xml:.git/config", ["Bash(pytest:*)"], False),
+    ("pytest --cov-report=html into .git", "pytest --cov-report=html:.git/hooks", ["Bash(pytest:*)"], False),
+    ("pytest --cov-report=json outside", "pytest --cov-report=json:/root/.bashrc", ["Bash(pytest:*)"], False),
+    ("pytest --cov-report=json through a link", "pytest --cov=src --cov-report=json:link_to_home/.bashrc",
+     ["Bash(pytest:*)"], False),
+    ("pytest --cov-report=lcov into workflows", "pytest --cov-report=lcov:.github/workflows/ci.yml",
+     ["Bash(pytest:*)"], False),
+    ("pytest --cov-rep abbreviation", "pytest --cov-rep=xml:.git/config", ["Bash(pytest:*)"], False),
+    ("py.test --cov-report", "py.test --cov-report=xml:.git/config", ["Bash(py.test:*)"], False),
+    ("pytest --cov-report=xml:cov.xml", "pytest --cov=src --cov-report=xml:cov.xml", ["Bash(pytest:*)"], True),
+    ("pytest --cov-report term-missing:skip-covered", "pytest --cov --cov-report term-missing:skip-covered",
+     ["Bash(pytest:*)"], True),
+    ("pytest --cov-report=xml", "pytest --cov=src --cov-report=xml", ["Bash(pytest:*)"], True),
+    # ansible: modules that run commands (item 5)
+    ("ansible -m shell", "ansible localhost -m shell -a 'git push'", ["Bash(ansible:*)"], False),
+    ("ansible -m command", "ansible localhost -m command -a 'git push'", ["Bash(ansible:*)"], False),
+    ("ansible -a with the default module (command)", "ansible all -a 'git push'", ["Bash(ansible:*)"], False),
+    ("ansible -mraw attached", "ansible all -mraw -a id", ["Bash(ansible:*)"], False),
+    ("ansible --module-name=script", "ansible all --module-name=script --args=./x.sh", ["Bash(ansible:*)"], False),
+    ("ansible -e sets the interpreter", "ansible all -m ping -e ansible_python_interpreter=./evil",
+     ["Bash(ansible:*)"], False),
+    ("ansible -i an inventory script", "ansible all -i ./inv.py -m ping", ["Bash(ansible:*)"], False),
+    ("ansible-playbook", "ansible-playbook site.yml", ["Bash(ansible:*)"], False),
+    ("ansible-playbook under its own rule", "ansible-playbook site.yml", ["Bash(ansible-playbook:*)"], True),
+    ("ansible -m ping", "ansible all -i localhost, -m ping", ["Bash(ansible:*)"], True),
+    ("ansible --list-hosts", "ansible all --list-hosts", ["Bash(ansible:*)"], True),
+    ("ansible -m shell spelled out", "ansible localhost -m shell -a id",
+     ["Bash(ansible localhost -m shell -a id)"], True),
 ]
 
 

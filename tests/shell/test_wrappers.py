@@ -262,6 +262,27 @@ def test_deny_rules_match_commands_behind_wrappers(check: Check, description: st
     ("env skips assignments", ["env", "-i", "A=1", "make", "x"], "transparent", ["make", "x"]),
     ("sudo skips its options", ["sudo", "-u", "bob", "-E", "make"], "privilege", ["make"]),
     ("nice -n", ["nice", "-n", "5", "make"], "transparent", ["make"]),
+    ("nice --adj= abbreviation (red team round 3)", ["nice", "--adj=5", "make"], "transparent", ["make"]),
+    ("nice --adjustment VALUE", ["nice", "--adjustment", "5", "make"], "transparent", ["make"]),
+    ("nice -5 obsolete form", ["nice", "-5", "make"], "transparent", ["make"]),
+    ("nice --5 obsolete form", ["nice", "--5", "make"], "transparent", ["make"]),
+    ("nice -n-5 attached", ["nice", "-n-5", "-2", "make"], "transparent", ["make"]),
+    ("nice --", ["nice", "--", "make"], "transparent", ["make"]),
+    ("git send-pack is seen as git push", ["git", "-C", "x", "send-pack", "o", "m"], "view",
+     ["git", "-C", "x", "push", "o", "m"]),
+    ("git http-push", ["git", "http-push", "https://h/r", "m"], "view", ["git", "push", "https://h/r", "m"]),
+    ("git subtree push: the words keep their places", ["git", "subtree", "push", "-P", "x", "o", "m"],
+     "view", ["git", "push", "push", "-P", "x", "o", "m"]),
+    ("git subtree options before push", ["git", "subtree", "-P", "x", "push", "o", "m"], "view",
+     ["git", "push", "-P", "x", "push", "o", "m"]),
+    ("git lfs push", ["git", "lfs", "push", "--all", "o"], "view", ["git", "push", "push", "--all", "o"]),
+    ("git svn dcommit", ["git", "svn", "dcommit"], "view", ["git", "push", "dcommit"]),
+    ("git p4 submit", ["git", "p4", "submit"], "view", ["git", "push", "submit"]),
+    ("git remote-https (push commands on stdin)", ["git", "remote-https", "o", "https://h/r"], "view",
+     ["git", "push", "o", "https://h/r"]),
+    ("git-X is git X", ["/usr/lib/git-core/git-push", "o", "m"], "view", ["git", "push", "o", "m"]),
+    ("git-X without a path", ["git-send-pack", "o"], "view", ["git", "send-pack", "o"]),
+    ("hub is git", ["hub", "-C", "x", "push", "o"], "view", ["git", "-C", "x", "push", "o"]),
     ("xargs appends stdin", ["xargs", "-0", "rm"], "exec_each", ["rm", "\ue000"]),
     ("xargs -a in a bundle takes a value", ["xargs", "-0a", "list", "rm"], "exec_each", ["rm", "\ue000"]),
     ("xargs -I attached", ["xargs", "-I{}", "cp", "{}", "x"], "exec_each", ["cp", "\ue000", "x"]),
@@ -294,3 +315,102 @@ def test_an_opaque_launcher_needs_a_rule_that_spells_the_command_out(check: Chec
 
 def test_an_ordinary_program_has_no_inner_command() -> None:
     assert unwrap([literal("git"), literal("status")]) == []
+
+
+@pytest.mark.parametrize(("description", "argv"), [
+    ("nice: an option it does not know", ["nice", "--frob", "make"]),
+    ("nice: a letter it does not know", ["nice", "-x", "make"]),
+    ("git remote-ext runs a command", ["git", "remote-ext", "o", "sh -c id"]),
+    ("git remote-fd", ["git", "remote-fd", "o", "3"]),
+])
+def test_an_unknown_launch_is_opaque(description: str, argv: list[str]) -> None:
+    found = unwrap([literal(a) for a in argv])
+    assert found and found[0].kind == "opaque", (description, found)
+
+
+@pytest.mark.parametrize(("description", "argv"), [
+    ("nice alone prints the niceness", ["nice"]),
+    ("nice --help", ["nice", "--help"]),
+    ("git subtree split", ["git", "subtree", "split", "--prefix=src", "--rejoin"]),
+    ("git lfs install", ["git", "lfs", "install"]),
+    ("git svn fetch", ["git", "svn", "fetch"]),
+    ("git-lfs is git lfs, which launches nothing more", ["git", "lfs", "ls-files"]),
+])
+def test_nothing_is_launched(description: str, argv: list[str]) -> None:
+    assert unwrap([literal(a) for a in argv]) == [], description
+
+
+#: git's other ways to push (red team round 3, item 6), as a deny rule for ``git push`` sees them.
+GIT_PUSHES = [
+    ("git send-pack", "git send-pack origin main"),
+    ("git send-pack after global options", "git -C . --no-pager send-pack origin HEAD:refs/heads/x"),
+    ("git http-push", "git http-push https://x/ main"),
+    ("git subtree push", "git subtree push --prefix=src origin main"),
+    ("git lfs push", "git lfs push --all origin"),
+    ("git svn dcommit", "git svn dcommit"),
+    ("git p4 submit", "git p4 submit"),
+    ("git remote-https with push commands on stdin", "git remote-https origin https://x/ <<< 'push x:y'"),
+    ("git remote-http", "git remote-http origin https://x/"),
+    ("git-push by its path", "/usr/lib/git-core/git-push origin main"),
+    ("git-send-pack by its path", "/usr/lib/git-core/git-send-pack origin main"),
+    ("git-subtree push by its path", "/usr/lib/git-core/git-subtree push -P src origin main"),
+    ("git-lfs push", "git-lfs push origin main"),
+    ("hub push", "hub push origin main"),
+    ("hub with a global option", "hub -C . push origin main"),
+    ("behind a wrapper", "timeout 5 git send-pack origin main"),
+]
+
+
+@pytest.mark.parametrize(("description", "command"), GIT_PUSHES)
+@pytest.mark.parametrize("allow", [["Bash(*)"], ["Bash(git:*)", "Bash(hub:*)", "Bash(git-lfs:*)",
+                                                   "Bash(/usr/lib/git-core/git-push:*)",
+                                                   "Bash(/usr/lib/git-core/git-send-pack:*)",
+                                                   "Bash(/usr/lib/git-core/git-subtree:*)", "Bash(timeout:*)"]])
+def test_a_deny_rule_for_git_push_holds_for_its_other_names(check: Check, description: str, command: str,
+                                                            allow: list[str]) -> None:
+    result = check(command, allow=allow, deny=["Bash(git push:*)"])
+    assert isinstance(result, Deny), (description, result)
+
+
+@pytest.mark.parametrize(("description", "command"), GIT_PUSHES[:3])
+def test_an_ask_rule_for_git_push_holds_for_its_other_names(check: Check, description: str, command: str) -> None:
+    result = check(command, allow=["Bash(git:*)"], ask=["Bash(git push:*)"])
+    assert not isinstance(result, Allow), (description, result)
+
+
+@pytest.mark.parametrize(("description", "command", "allow"), [
+    ("git remote-ext runs a command", "git remote-ext origin 'sh -c id'", ["Bash(*)"]),
+    ("git-remote-ext by its path", "/usr/lib/git-core/git-remote-ext origin 'sh -c id'", ["Bash(*)"]),
+    ("git-X carries git's explicit options", "git-clone -u 'sh -c id' https://x/r", ["Bash(git-clone:*)"]),
+    ("hub carries git's explicit options", "hub -c core.pager='sh -c id' log", ["Bash(hub:*)"]),
+])
+def test_git_under_other_names_runs_what_git_would(check: Check, description: str, command: str,
+                                                  allow: list[str]) -> None:
+    assert not isinstance(check(command, allow=allow, deny=["Bash(git push:*)"]), Allow), description
+
+
+@pytest.mark.parametrize(("description", "command", "allow"), [
+    ("git subtree split", "git subtree split --prefix=src --rejoin", ["Bash(git:*)"]),
+    ("git lfs install", "git lfs install", ["Bash(git:*)"]),
+    ("git-lfs ls-files", "git-lfs ls-files", ["Bash(git-lfs:*)"]),
+    ("git svn fetch", "git svn fetch", ["Bash(git:*)"]),
+    ("hub pr list", "hub pr list", ["Bash(hub:*)"]),
+])
+def test_git_under_other_names_is_allowed_by_its_rules(check: Check, description: str, command: str,
+                                                       allow: list[str]) -> None:
+    assert isinstance(check(command, allow=allow, deny=["Bash(git push:*)"]), Allow), description
+
+
+@pytest.mark.parametrize(("description", "command", "allow", "allowed"), [
+    ("git send-pack by its own rule", "git send-pack origin main", ["Bash(git send-pack:*)"], True),
+    ("git-push by its own rule", "/usr/lib/git-core/git-push origin main", ["Bash(/usr/lib/git-core/git-push:*)"],
+     True),
+    ("hub by its own rule", "hub api -X DELETE repos/o/r", ["Bash(hub:*)"], True),
+    ("a rule for the view does not approve git-push", "/usr/lib/git-core/git-push origin main",
+     ["Bash(git push:*)"], False),
+    ("a rule for git does not approve hub's own commands", "hub api -X DELETE repos/o/r", ["Bash(git:*)"], False),
+    ("a rule for git push does not approve git svn dcommit", "git svn dcommit", ["Bash(git push:*)"], False),
+])
+def test_a_view_is_approved_by_the_rule_for_the_command_as_written(check: Check, description: str, command: str,
+                                                                    allow: list[str], allowed: bool) -> None:
+    assert isinstance(check(command, allow=allow), Allow) is allowed, description
