@@ -120,23 +120,36 @@ def run_items(parsed: Parsed, state: State, judge: Judge) -> Verdict:
     return combine(verdicts)
 
 
+#: Bounds of :func:`best_effort_rule` (see there).
+BEST_EFFORT_STARTS = 2_000
+BEST_EFFORT_WORDS = 64
+
+
 def best_effort_rule(command: str, options: Options) -> Verdict | None:
-    """Deny (or ask) rules matched on a rough split of a command the parser could not judge."""
+    """Deny (or ask) rules matched on a rough split of a command the parser could not judge.
+
+    Only for the message: the command is asked (denied) either way. Bounded, so a huge command
+    costs linear time: at most :data:`BEST_EFFORT_STARTS` start words, each matched with the next
+    :data:`BEST_EFFORT_WORDS` words (a longer exact deny rule is not a rule anyone writes)."""
     deny, ask = options.rules.deny, options.rules.ask
     if not deny.rules and not ask.rules:
         return None
+    starts = 0
     for piece in _ROUGH_SPLIT.split(command):
         try:
             words = shlex.split(piece)
         except ValueError:
             words = piece.split()
         for start in range(len(words)):
+            starts += 1
+            if starts > BEST_EFFORT_STARTS:
+                return None
             word = words[start]
             if word.startswith("-") or "=" in word.split("/", 1)[0] or word in _SKIPPABLE:
                 continue
             base = word.rsplit("/", 1)[-1]
             for candidate in {word, base}:
-                text, _ = canonical([candidate, *words[start + 1:]])
+                text, _ = canonical([candidate, *words[start + 1:start + BEST_EFFORT_WORDS]])
                 found = deny.first(text, candidate) if deny.rules else None
                 if found is not None:
                     return Verdict("deny", f"a deny rule matches `{text}` in a command that cannot be fully "

@@ -3,6 +3,7 @@ the directory and environment flow from one subcommand to the next, and what the
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,24 @@ def test_the_fallback_without_a_parser_is_conservative(check: Check, monkeypatch
     finally:
         monkeypatch.undo()
         ast_parse.clear_parse_cache()
+
+
+def test_the_best_effort_match_of_a_huge_command_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 60,000-character command once took 23 s here: every start word joined with all the rest.
+    from bot.shell import decide
+    from bot.shell.api import _options
+    from tests.shell.conftest import build_workspace
+
+    joined: list[int] = []
+    real = decide.canonical
+
+    def counting(values: list[str]) -> tuple[str, list[int]]:
+        joined.append(len(values))
+        return real(values)
+
+    monkeypatch.setattr(decide, "canonical", counting)
+    ws = build_workspace(Path(tempfile.mkdtemp()))
+    options, _ = _options(context_for(ws, ["Bash(*)"], ["Bash(git push:*)"]))
+    assert decide.best_effort_rule("echo " + "a " * 30_000, options) is None
+    assert len(joined) <= 2 * decide.BEST_EFFORT_STARTS
+    assert max(joined) <= decide.BEST_EFFORT_WORDS

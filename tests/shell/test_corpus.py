@@ -29,10 +29,18 @@ def load(name: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+_CONTEXTS: dict[tuple[Path, str], Any] = {}
+
+
 def decide(case: dict[str, Any], ws: Path) -> Any:
-    policy = dict(case.get("policy") or {})
-    cwd = policy.pop("cwd", None)
-    ctx = context_for(ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy)
+    """The pipeline's decision; cases with the same policy share one context, as a run's calls do."""
+    key = (ws, json.dumps([case["allow"], case["deny"], case["ask"], case.get("policy")], sort_keys=True))
+    ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        policy = dict(case.get("policy") or {})
+        cwd = policy.pop("cwd", None)
+        ctx = _CONTEXTS[key] = context_for(ws, case["allow"], case["deny"], case["ask"],
+                                           cwd=ws / cwd if cwd else None, **policy)
     return final_decision(case["command"], ctx)
 
 
