@@ -29,8 +29,9 @@ from bot.shell.getopt import long_name
 
 #: ``program → {spelling → canonical option}``.
 _SYNONYMS: dict[str, dict[str, str]] = {
-    "rm": {"-R": "-r", "--recursive": "-r", "--force": "-f", "--dir": "-d"},
+    "rm": {"-R": "-r", "--recursive": "-r", "--force": "-f", "--dir": "-d", "--interactive=never": "-f"},
     "git": {"--force": "-f", "--force-with-lease": "-f", "--force-if-includes": "-f", "--mirror": "-f",
+            "-D": "-D", "-M": "-M",
             "--delete": "-d", "--hard": "--hard", "--no-verify": "-n"},
     "cp": {"--recursive": "-r", "-R": "-r", "--force": "-f"},
     "chmod": {"--recursive": "-R"},
@@ -45,6 +46,18 @@ _LONG_NAMES: dict[str, tuple[str, ...]] = {
     "git": ("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--hard", "--soft",
             "--mixed", "--merge", "--keep", "--no-verify", "--tags", "--all", "--prune", "--set-upstream"),
     "cp": ("--recursive", "--force"),
+    "chmod": ("--recursive", "--reference", "--changes", "--verbose", "--silent", "--quiet"),
+    "chown": ("--recursive", "--reference", "--changes", "--verbose", "--silent", "--quiet"),
+}
+#: Other names programs accept for a command word: ``program → {alias → canonical}``.
+_ALIASES: dict[str, dict[str, str]] = {
+    "npm": {**dict.fromkeys(("i", "add", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
+                             "isntall"), "install"),
+            "t": "test", "tst": "test", "run-script": "run", "rum": "run", "urn": "run",
+            **dict.fromkeys(("un", "rm", "r", "remove", "unlink"), "uninstall"), "c": "config", "x": "exec"},
+    "docker": {"remove": "rm", "container": "", "image": "", "rmi": "rmi"},
+    "kubectl": {"po": "pod", "pods": "pod", "svc": "service", "services": "service", "deploy": "deployment",
+                "deployments": "deployment", "ns": "namespace", "namespaces": "namespace"},
 }
 #: Programs that run a unique abbreviation of a command (npm's ``pub`` is ``publish``).
 _ABBREVIATING = frozenset({"npm"})
@@ -58,7 +71,13 @@ def loosely_matches(rule_words: Sequence[str], values: Sequence[str], program: s
     operands = [w for w in rule_words[1:] if not w.startswith("-")]
     options = [w for w in rule_words[1:] if w.startswith("-")]
     words = list(values[1:])
-    if operands and not _in_order(operands, [w for w in words if not w.startswith(("-", "+"))], program):
+    aliases = _ALIASES.get(program, {})
+    plain = [aliases.get(w, w) for w in words if not w.startswith(("-", "+"))]
+    plain = [part for w in plain for part in (w.split("/", 1) if program == "kubectl" else [w]) if part]
+    plain = [aliases.get(w, w) for w in plain]
+    if program == "docker" and "rmi" in operands:  # `docker image rm` is `docker rmi`
+        plain = ["rmi" if w == "rm" and "image" in words else w for w in plain]
+    if operands and not _in_order(operands, plain, program):
         return False
     if options:
         wanted = _canonical_options(options, program)
@@ -111,6 +130,9 @@ def _canonical_options(words: Sequence[str], program: str) -> set[str]:
         if word.startswith("+") and program == "git" and len(word) > 1:
             found.add("-f")  # `git push origin +main` forces
             continue
+        if word in synonyms:  # an option with its value (`--interactive=never`)
+            found.add(synonyms[word])
+            continue
         if word.startswith("--"):
             name = word.partition("=")[0]
             name = long_name(name, longs) or name if longs else name
@@ -119,4 +141,8 @@ def _canonical_options(words: Sequence[str], program: str) -> set[str]:
             for letter in word[1:]:
                 option = "-" + letter
                 found.add(synonyms.get(option, option))
+    if program == "git" and "-D" in found:  # `git branch -D` is `-d -f`
+        found |= {"-d", "-f"}
+    if program == "git" and {"-d", "-f"} <= found:
+        found.add("-D")
     return found

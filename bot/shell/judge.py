@@ -241,7 +241,7 @@ class Judge(PathChecks):
                         scan.finder = (tuple(current.values), (current.cwd, *current.others))
                     scan.exec_inners.append((start, inner.argv, origin))
                 elif inner.argv is not None and following is None and current.program == "hatch" and \
-                        all(is_hatch_script(inner.argv[0].value, c, self.options.paths.roots)
+                        len(inner.argv) == 1 and all(is_hatch_script(inner.argv[0].value, c, self.options.paths.roots)
                             for c in (current.cwd, *current.others)):
                     continue  # a script of the project, covered by the rule for `hatch run` (npm run's way)
                 elif inner.argv is not None and following is None:

@@ -26,11 +26,15 @@ from bot.shell.git_flags import git_subcommand_position
 LINK_MAKERS = frozenset({"ln", "link", "cp", "mv", "rsync", "install", "cpio", "bsdcpio", "patch"})
 #: Archive programs: where they write is decided by the archive's members.
 EXTRACTORS = frozenset({"tar", "gtar", "bsdtar", "unzip", "bsdunzip", "7z", "7za", "7zz", "7zr", "unrar", "unar",
-                        "pax", "jar", "dpkg-deb", "dpkg", "cpio", "bsdcpio"})
+                        "pax", "jar", "dpkg-deb", "dpkg", "cpio", "bsdcpio", "unsquashfs", "cabextract"})
 #: git subcommands that write the work tree from repository content.
 _GIT_TREE_WRITERS = frozenset({"checkout", "switch", "restore", "pull", "merge", "rebase", "cherry-pick", "revert",
                                "am", "apply", "clone", "worktree", "read-tree", "checkout-index", "submodule",
-                               "bisect", "stash", "reset"})
+                               "bisect", "stash", "reset", "sparse-checkout", "subtree"})
+#: Package installs that lay out a tree of the project's choosing (``file:`` dependencies are links).
+_PACKAGE_INSTALLS = {"npm": frozenset({"ci", "install", "i", "add", "in", "ins", "isntall"}),
+                     "pnpm": frozenset({"install", "i", "add"}), "yarn": frozenset({"install", "add", ""}),
+                     "bun": frozenset({"install", "i", "add"})}
 
 
 def is_extraction(values: Sequence[str]) -> bool:
@@ -56,8 +60,8 @@ def extracts(values: Sequence[str]) -> bool:
         return not any(v in ("-l", "-v", "-t", "-Z", "-p", "-z") for v in rest)
     if program in ("7z", "7za", "7zz", "7zr", "unrar"):
         return bool(rest) and rest[0] in ("x", "e")
-    if program == "unar":
-        return True
+    if program in ("unar", "unsquashfs", "cabextract"):
+        return not any(v in ("-l", "-ls", "-lls", "-i", "--list") for v in rest)
     if program == "pax":
         return any(v.startswith("-") and "r" in v for v in rest)
     if program == "jar":
@@ -103,7 +107,11 @@ def created(argv: Sequence[str], writes: list[str], cwds: Sequence[str | None]) 
     archive = next((k for k, base in enumerate(bases) if base in EXTRACTORS or base == "cmake"
                     or base.startswith("python")), None)
     git = next((k for k, base in enumerate(bases) if base == "git"), None)
-    if (archive is not None and is_extraction(argv[archive:])) or (git is not None and rewrites_tree(argv[git:])):
+    package = next((k for k, base in enumerate(bases) if base in _PACKAGE_INSTALLS), None)
+    installs = package is not None and \
+        next((v for v in argv[package + 1:] if not v.startswith("-")), "") in _PACKAGE_INSTALLS[bases[package]]
+    if (archive is not None and is_extraction(argv[archive:])) or (git is not None and rewrites_tree(argv[git:])) \
+            or installs:
         trees = [cwd for cwd in cwds if cwd is not None]
         trees.extend(writes)  # -C DIR, -d DIR
     return paths, trees

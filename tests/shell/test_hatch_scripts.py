@@ -66,3 +66,9 @@ def test_the_rule_for_hatch_run_covers_scripts_only(project: Path, description: 
                                                     allowed: bool) -> None:
     result = check_bash_permissions(command, context_for(project, ["Bash(hatch run:*)"]))
     assert isinstance(result, Allow) is allowed, (description, result)
+
+
+def test_a_script_with_extra_arguments_needs_a_rule_that_spells_them_out(project: Path) -> None:
+    # hatch appends them to the script's commands (`pytest --cov-report=html:.git/hooks`).
+    result = check_bash_permissions("hatch run style:lint --install-types", context_for(project, ["Bash(hatch run:*)"]))
+    assert not isinstance(result, Allow)

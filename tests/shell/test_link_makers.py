@@ -61,6 +61,9 @@ def test_created_names_paths_and_trees() -> None:
     assert created(["timeout", "60", "git", "pull"], [], ["/ws", None]) == ([], ["/ws"])
     assert created(["tar", "-xf", "a.tar", "-C", "sub"], ["/ws/sub"], ["/ws"]) == ([], ["/ws", "/ws/sub"])
     assert created(["cat", "x"], [], ["/ws"]) == ([], [])
+    assert created(["npm", "ci"], [], ["/ws"]) == ([], ["/ws"])  # file: dependencies are links
+    assert created(["npm", "test"], [], ["/ws"]) == ([], [])
+    assert created(["git", "sparse-checkout", "reapply"], [], ["/ws"]) == ([], ["/ws"])
 
 
 @pytest.mark.parametrize(
