@@ -35,7 +35,8 @@ PROTECTED_SAMPLE_NAMES = (
     "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
     "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
     "post-rewrite", "sendemail-validate", "fsmonitor-watchman", "post-index-change", "pre-commit.sample",
-    "0a", "ff", "0123456789abcdef0123456789abcdef01234567", "pack-0123456789abcdef.pack",
+    "0a", "ff", "0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef012345",
+    "pack-0123456789abcdef.pack",
     "pack-0123456789abcdef.idx", "multi-pack-index",
 )
 _ROUTING = frozenset({"-o", "-or", "!", "-not", ",", "(", ")"})
@@ -103,13 +104,29 @@ def read_expression(find_words: Sequence[str]) -> FindExpression:
     return FindExpression(tuple(names), None)
 
 
-def name_guard_problem(find_words: Sequence[str]) -> str | None:
-    """Why the expression of ``find_words`` may route a protected file to its action, or ``None``."""
+def protected_names(starts: Sequence[str]) -> set[str]:
+    """The names actually found in ``.git`` (top level, hooks, refs) and ``.github/workflows``
+    below the start points (a workflow called ``release.yml`` is no sample name)."""
+    names: set[str] = set()
+    for start in starts:
+        for sub in (".git", ".git/hooks", ".git/refs/heads", ".github", ".github/workflows"):
+            try:
+                with os.scandir(os.path.join(start, sub)) as listing:
+                    names.update(entry.name for entry in listing)
+            except OSError:
+                continue
+    return names
+
+
+def name_guard_problem(find_words: Sequence[str], starts: Sequence[str] = ()) -> str | None:
+    """Why the expression of ``find_words`` may route a protected file to its action, or ``None``;
+    ``starts`` (absolute) adds the names really present in their ``.git``/``.github``."""
     expression = read_expression(find_words)
     if expression.problem is not None:
         return expression.problem
+    candidates = (*PROTECTED_SAMPLE_NAMES, *sorted(protected_names(starts)))
     for pattern, fold in expression.names:
-        for name in PROTECTED_SAMPLE_NAMES:
+        for name in candidates:
             if fnmatchcase(name.lower(), pattern.lower()) if fold else fnmatchcase(name, pattern):
                 return f"-name {pattern!r} can match {name}, a name in .git/ or .github/workflows/"
     return None

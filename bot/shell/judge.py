@@ -35,6 +35,7 @@ from bot.shell.hatch_scripts import is_hatch_script
 from bot.shell.link_makers import created
 from bot.shell.path_args import has_extractor, path_uses
 from bot.shell.path_check import assume_directory, check_path, within
+from bot.shell.path_denials import denied_below
 from bot.shell.path_judge import PathChecks
 from bot.shell.prefixes import exact_suggestion, suggestion_for
 from bot.shell.program_flags import git_subcommand_position, program_facts
@@ -406,13 +407,25 @@ class Judge(PathChecks):
         program = inner[0].value.rsplit("/", 1)[-1]
         reads_only = all(u.access == "read" for u in path_uses(inner) if "{}" in u.value) and has_extractor(program)
         shown = " ".join(w.value for w in inner)
+        paths = self.options.paths
         if not reads_only:
-            problem = name_guard_problem(words)
+            starts = [check_path(start, cwd, "read", paths, self.seen).path
+                      for cwd in cwds if cwd is not None for start in start_points(words)]
+            problem = name_guard_problem(words, starts)
             if problem is not None:
                 return Verdict("ask", f"find runs `{shown}` on what it matches: {problem}")
         if program in ("rm", "unlink", "rmdir") and all(w.value == "{}" for w in inner if "{}" in w.value):
             return None  # removing a symbolic link does not follow it (`{}/` would)
-        paths = self.options.paths
+        if self.options.denied_path is not None:  # `find . -name .env -exec cat {} +`
+            for known in (c for c in cwds if c is not None):
+                for start in start_points(words):
+                    rule = denied_below(check_path(start, known, "read", paths, self.seen).path,
+                                        self.options.denied_path)
+                    if rule is not None:
+                        return Verdict("ask", f"find runs `{shown}` on what it matches, which may include files the "
+                                              f"deny rule `{rule}` covers" if rule != "too many" else
+                                              f"find runs `{shown}` on too many files to check against the policy's "
+                                              "Read deny rules")
         for cwd in cwds:
             if cwd is None:
                 return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")

@@ -9,7 +9,8 @@ resolved — as the chain checks a file tool's path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bot.permissions.context import PermissionContext
@@ -49,3 +50,59 @@ def path_denials(permission: PermissionContext, workspace: Path, home: str) -> D
         return None
 
     return denied
+
+
+#: Entries walked under a directory a command reads recursively, looking for denied files.
+MAX_DENIAL_WALK = 20_000
+
+
+def reads_recursively(values: Sequence[str]) -> bool:
+    """Whether the command reads the directories it names (or its working directory) file by file:
+    ``grep -r``, ``rg``/``ag``/``ack``, ``tar c``, ``zip -r``, ``cp -r``, ``rsync -r``/``-a``,
+    ``git diff --no-index``."""
+    program = values[0].rsplit("/", 1)[-1] if values else ""
+    flags = [v for v in values[1:] if v.startswith("-") and not v.startswith("--")]
+    longs = {v.partition("=")[0] for v in values[1:] if v.startswith("--")}
+    letters = set("".join(f[1:] for f in flags))
+    if program in ("rg", "ag", "ack", "ack-grep", "pt", "ugrep"):
+        return True
+    if program in ("grep", "egrep", "fgrep", "ggrep"):
+        return bool(letters & {"r", "R"}) or bool(longs & {"--recursive", "--dereference-recursive"}) or \
+            any(v in ("--directories=recurse", "recurse") for v in values[1:])
+    if program in ("tar", "gtar", "bsdtar"):
+        first = values[1] if len(values) > 1 else ""
+        return "c" in letters or "--create" in longs or (not first.startswith("-") and "c" in first)
+    if program == "zip":
+        return bool(letters & {"r", "R"}) or "--recurse-paths" in longs
+    if program in ("cp", "scp"):
+        return bool(letters & {"r", "R", "a"}) or bool(longs & {"--recursive", "--archive"})
+    if program == "rsync":
+        return bool(letters & {"r", "a"}) or bool(longs & {"--recursive", "--archive"})
+    if program == "git":
+        return "--no-index" in values
+    return False
+
+
+def denied_below(directory: str, denied: DeniedPath) -> str | None:
+    """The rule of a file below ``directory`` that a Read deny rule covers (``"too many"`` when
+    the bounded walk is cut short), else ``None``. Links are not followed (the link checks
+    refuse those that lead out)."""
+    budget = MAX_DENIAL_WALK
+    stack = [directory]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        budget -= len(entries)
+        if budget < 0:
+            return "too many"
+        for entry in entries:
+            rule = denied(entry.path, entry.path, "read")
+            if rule is not None:
+                return rule
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+    return None

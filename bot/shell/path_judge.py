@@ -12,6 +12,7 @@ from bot.shell.globbing import expand as expand_glob
 from bot.shell.link_makers import is_extraction
 from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.path_check import Access, change_directory, check_path, expand, glob_base
+from bot.shell.path_denials import denied_below, reads_recursively
 from bot.shell.prefixes import exact_suggestion
 from bot.shell.program_flags import NO_FACTS, program_facts
 from bot.shell.scan import Layer, Options, Scan
@@ -69,6 +70,10 @@ class PathChecks:
                                              "which holds .git/ or .github/ (extract into a subdirectory)")
             if program == "git" and self.options.denied_path is not None and layer.cwd is not None:
                 denial = self._git_object_paths(words, layer.cwd)
+                if denial is not None:
+                    return denial
+            if self.options.denied_path is not None and layer.cwd is not None and reads_recursively(layer.values):
+                denial = self._recursive_denial(uses, layer)
                 if denial is not None:
                     return denial
             if program == "find" and any(w.value == "-files0-from" for w in words):
@@ -192,6 +197,24 @@ class PathChecks:
             if m.partial and (m.through_link or (use.access != "read" and _special(m.path))):
                 out.append(m.path)
         return out
+
+    def _recursive_denial(self, uses: list[PathUse], layer: Layer) -> Verdict | None:
+        """``grep -r x .`` reads ``.env`` without naming it: a directory read file by file must
+        hold nothing a Read deny rule covers."""
+        assert self.options.denied_path is not None and layer.cwd is not None
+        reads = [u.value for u in uses if u.access in ("read", "argument") and DYN not in u.value]
+        for value in reads or ["."]:
+            place = check_path(value, layer.cwd, "read", self.options.paths, self.seen).path
+            if not os.path.isdir(place):
+                continue
+            rule = denied_below(place, self.options.denied_path)
+            if rule == "too many":
+                return Verdict("ask", f"{layer.program} reads {value} file by file, and there are too many files "
+                                      "to check against the policy's Read deny rules (use the Grep tool)")
+            if rule is not None:
+                return Verdict("ask", f"{layer.program} reads {value} file by file, including files the deny rule "
+                                      f"`{rule}` covers (use the Grep tool, which leaves them out)", source="rule")
+        return None
 
     def _git_object_paths(self, words: tuple[Word, ...], cwd: str) -> Verdict | None:
         """``git show HEAD:.env``, ``git cat-file -p :secrets/k``: a file's content from the

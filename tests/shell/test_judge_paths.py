@@ -132,3 +132,14 @@ def test_attacks_are_not_allowed(check: Check, description: str, command: str, a
 def test_close_benign_commands_stay_allowed(check: Check, description: str, command: str, allow: list[str]) -> None:
     result = check(command, allow=allow, mode="acceptEdits")
     assert isinstance(result, Allow), (description, result)
+
+
+@pytest.mark.parametrize(
+    ("description", "command"),
+    [
+        ("a workflow by its real name", "find . -name ci.yml -delete"),
+        ("loose objects by the length of their names", "find . -name '??????????????????????????????????????' -delete"),
+    ],
+)
+def test_find_guards_see_the_names_really_in_git_and_workflows(check: Check, description: str, command: str) -> None:
+    assert not isinstance(check(command, allow=["Bash(find:*)", "Bash(rm:*)"]), Allow), description

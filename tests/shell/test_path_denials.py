@@ -43,3 +43,23 @@ def test_path_deny_rules_apply_to_shell_commands(check: Check, description: str,
 def test_other_paths_stay_allowed(check: Check, description: str, command: str, allow: list[str],
                                   deny: list[str]) -> None:
     assert isinstance(check(command, allow=allow, deny=deny, mode="acceptEdits"), Allow), description
+
+
+@pytest.mark.parametrize(
+    ("description", "command", "allow", "deny", "allowed"),
+    [
+        ("grep -r over a directory holding it", "grep -r x .", ["Bash(grep:*)"], ["Read(src/app.py)"], False),
+        ("rg reads its working directory", "rg x", ["Bash(rg:*)"], ["Read(src/**)"], False),
+        ("tar of the workspace", "tar czf o.tgz .", ["Bash(tar:*)", "Edit"], ["Read(src/app.py)"], False),
+        ("find -exec cat over it", "find . -name app.py -exec cat {} +", ["Bash(find:*)", "Bash(cat:*)"],
+         ["Read(src/app.py)"], False),
+        ("grep -r over another directory", "grep -r x docs", ["Bash(grep:*)"], ["Read(src/app.py)"], True),
+        ("grep of one file", "grep x README.md", ["Bash(grep:*)"], ["Read(src/app.py)"], True),
+        ("grep -r without deny rules", "grep -r x .", ["Bash(grep:*)"], [], True),
+    ],
+)
+def test_recursive_reads_hold_nothing_a_read_deny_rule_covers(check: Check, description: str, command: str,
+                                                              allow: list[str], deny: list[str],
+                                                              allowed: bool) -> None:
+    # Red team round 4: `grep -r SECRET .` read `.env` without naming it.
+    assert isinstance(check(command, allow=allow, deny=deny, mode="acceptEdits"), Allow) is allowed, description
