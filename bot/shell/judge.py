@@ -405,7 +405,8 @@ class Judge(PathChecks):
         if not any("{}" in w.value for w in inner):
             return None
         program = inner[0].value.rsplit("/", 1)[-1]
-        reads_only = all(u.access == "read" for u in path_uses(inner) if "{}" in u.value) and has_extractor(program)
+        reads_only = all(u.access == "read" for u in path_uses(inner) if "{}" in u.value) and has_extractor(program) \
+            and not program_facts(inner).in_place  # `sed -i … {}` writes it
         shown = " ".join(w.value for w in inner)
         paths = self.options.paths
         if not reads_only:

@@ -26,6 +26,13 @@ def build_workspace(root: Path) -> Path:
     (ws / ".git" / "config").write_text("[core]\n\tbare = false\n")
     (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (ws / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    # What deny rules and find guards protect: a secret, a second workflow, a loose object.
+    (ws / ".env").write_text("SECRET=1\n")
+    (ws / "secrets").mkdir(exist_ok=True)
+    (ws / "secrets" / "k").write_text("k\n")
+    (ws / ".github" / "workflows" / "release.yml").write_text("on: push\n")
+    (ws / ".git" / "objects" / "ab").mkdir(parents=True, exist_ok=True)
+    (ws / ".git" / "objects" / "ab" / ("c" * 38)).write_text("x")
     # A git directory outside .git: what a worktree's or submodule's `.git` file points at.
     for sub in ("hooks", "objects", "refs"):
         (ws / "modgit" / sub).mkdir(parents=True, exist_ok=True)
