@@ -75,6 +75,10 @@ def loosely_matches(rule_words: Sequence[str], values: Sequence[str], program: s
     plain = [aliases.get(w, w) for w in words if not w.startswith(("-", "+"))]
     plain = [part for w in plain for part in (w.split("/", 1) if program == "kubectl" else [w]) if part]
     plain = [aliases.get(w, w) for w in plain]
+    if program == "git":  # a refspec names both its ends: `HEAD:main` pushes to main, `:main` deletes it
+        plain, deleting = _refspec_ends(plain, words)
+        if deleting:
+            words.append("-d")
     if program == "docker" and "rmi" in operands:  # `docker image rm` is `docker rmi`
         plain = ["rmi" if w == "rm" and "image" in words else w for w in plain]
     if operands and not _in_order(operands, plain, program):
@@ -101,8 +105,21 @@ def _in_order(wanted: list[str], words: list[str], program: str) -> bool:
     return False
 
 
+def _refspec_ends(plain: list[str], words: list[str]) -> tuple[list[str], bool]:
+    ends: list[str] = []
+    deleting = False
+    for word in [*plain, *(w for w in words if w.startswith("+") and ":" in w)]:
+        if ":" not in word or "://" in word:
+            ends.append(word)
+            continue
+        source, _, destination = word.lstrip("+").partition(":")
+        ends.extend(part for part in (source, destination) if part)
+        deleting = deleting or (not source and bool(destination))
+    return ends, deleting
+
+
 _GLOB_CHARS = frozenset("*?[")
-_SYMBOLIC = re.compile(r"([ugoa]*)([-+=])([rwxXst]*)")
+_SYMBOLIC = re.compile(r"([ugoa]*)([-+=])([rwxXstugo]*)")
 
 
 def _chmod_mode(word: str) -> str:
@@ -117,6 +134,8 @@ def _chmod_mode(word: str) -> str:
             return word
         who, op, perms = match.groups()
         value = (4 if "r" in perms else 0) | (2 if "w" in perms else 0) | (1 if "x" in perms or "X" in perms else 0)
+        if any(c in perms for c in "ugo"):  # `g=u` copies another class's bits: assume all of them
+            value = 7
         for person in (who.replace("a", "ugo") or "ugo"):
             bits[person] = value if op == "=" else (bits[person] | value if op == "+" else bits[person] & ~value)
     return f"{bits['u']}{bits['g']}{bits['o']}"

@@ -47,6 +47,10 @@ from tests.shell.conftest import Check
         ("git branch -d -f is -D", "git branch --delete --force main", ["Bash"], ["Bash(git branch -D:*)"]),
         ("an abbreviated --recursive", "chmod --recu 777 src", ["Bash"], ["Bash(chmod -R:*)"]),
         ("rm --interactive=never is -f", "rm -r --interactive=never src", ["Bash"], ["Bash(rm -rf:*)"]),
+        ("a refspec's destination", "git push origin HEAD:main", ["Bash"], ["Bash(git push origin main:*)"]),
+        ("a forced refspec", "git push origin +HEAD:main", ["Bash"], ["Bash(git push origin main:*)"]),
+        ("an empty source deletes", "git push origin :main", ["Bash"], ["Bash(git push --delete:*)"]),
+        ("chmod copying bits", "chmod u=rwx,g=u,o=u f", ["Bash"], ["Bash(chmod 777:*)"]),
         ("chmod with leading zeros", "chmod 0777 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
         ("chmod with a sticky bit", "chmod 1777 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
         ("chmod symbolic", "chmod a+rwx x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
@@ -66,6 +70,7 @@ def test_deny_rules_catch_other_spellings(check: Check, description: str, comman
         ("another npm command", "npm test", ["Bash(npm:*)"], ["Bash(npm publish:*)"]),
         ("a soft reset", "git reset --soft HEAD~1", ["Bash(git:*)"], ["Bash(git reset --hard:*)"]),
         ("another mode", "chmod 755 x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
+        ("another branch", "git push origin HEAD:feature", ["Bash"], ["Bash(git push origin main:*)"]),
     ],
 )
 def test_other_commands_stay_allowed(check: Check, description: str, command: str, allow: list[str],
