@@ -83,10 +83,24 @@ def reads_recursively(values: Sequence[str]) -> bool:
     return False
 
 
-def denied_below(directory: str, denied: DeniedPath) -> str | None:
+def skips_hidden(values: Sequence[str]) -> bool:
+    """ripgrep and its kin leave hidden files out unless told otherwise (``--hidden``, ``-.``,
+    ``-u``/``-uu``, ``--no-ignore``…): a denied ``.env`` is not read by a plain ``rg x``."""
+    program = values[0].rsplit("/", 1)[-1] if values else ""
+    if program not in ("rg", "ag", "pt"):
+        return False
+    return not any(v in ("--hidden", "-.", "--no-ignore", "--all-types", "-a", "--unrestricted")
+                   or (v.startswith("-u") and set(v[1:]) <= {"u"}) or
+                   (v.startswith("-") and not v.startswith("--") and ("." in v[1:] or "u" in v[1:]))
+                   for v in values[1:])
+
+
+def denied_below(directory: str, denied: DeniedPath, *, hidden: bool = True) -> str | None:
     """The rule of a file below ``directory`` that a Read deny rule covers (``"too many"`` when
     the bounded walk is cut short), else ``None``. Links are not followed (the link checks
-    refuse those that lead out)."""
+    refuse those that lead out); ``.git`` is not walked (no deny rule is about git's objects,
+    and it is the largest directory of a checkout); ``hidden=False`` leaves dot files out, as
+    ripgrep does."""
     budget = MAX_DENIAL_WALK
     stack = [directory]
     while stack:
@@ -100,6 +114,8 @@ def denied_below(directory: str, denied: DeniedPath) -> str | None:
         if budget < 0:
             return "too many"
         for entry in entries:
+            if entry.name == ".git" or (not hidden and entry.name.startswith(".")):
+                continue
             rule = denied(entry.path, entry.path, "read")
             if rule is not None:
                 return rule

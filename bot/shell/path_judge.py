@@ -12,7 +12,7 @@ from bot.shell.globbing import expand as expand_glob
 from bot.shell.link_makers import is_extraction
 from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.path_check import Access, change_directory, check_path, expand, glob_base
-from bot.shell.path_denials import denied_below, reads_recursively
+from bot.shell.path_denials import denied_below, reads_recursively, skips_hidden
 from bot.shell.prefixes import exact_suggestion
 from bot.shell.program_flags import NO_FACTS, program_facts
 from bot.shell.scan import Layer, Options, Scan
@@ -207,7 +207,7 @@ class PathChecks:
             place = check_path(value, layer.cwd, "read", self.options.paths, self.seen).path
             if not os.path.isdir(place):
                 continue
-            rule = denied_below(place, self.options.denied_path)
+            rule = denied_below(place, self.options.denied_path, hidden=not skips_hidden(layer.values))
             if rule == "too many":
                 return Verdict("ask", f"{layer.program} reads {value} file by file, and there are too many files "
                                       "to check against the policy's Read deny rules (use the Grep tool)")
