@@ -36,6 +36,7 @@ from pathlib import Path
 
 from bot.errors import ToolInputError, describe_os_error
 from bot.permissions.decision import Deny
+from bot.shell.path_denials import path_denials
 from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write_at
 from bot.tools.paths import check_path_access, is_within, outside_allowed_roots, protected_write_reason
@@ -101,6 +102,12 @@ def confirm_allowed(target: Path, shown: str, context: ToolUseContext, *, write:
         reason = verdict.reason if isinstance(verdict, Deny) else None
     if reason is not None:
         raise race_error(shown, f"it now leads to {target}: {reason}")
+    # The policy's path deny rules, on where the path leads now (a link swapped in after the
+    # decision onto `.env` or into `secrets/` must not get past `Read(.env)`/`Edit(secrets/**)`).
+    denied = path_denials(context.permission, context.workspace, os.path.expanduser("~"))
+    rule = denied(str(target), str(target), "write" if write else "read") if denied is not None else None
+    if rule is not None:
+        raise race_error(shown, f"it now leads to {target}, which the deny rule `{rule}` covers")
 
 
 @dataclass(slots=True)
@@ -148,7 +155,10 @@ class FileSlot:
 
     def replace(self, data: bytes) -> os.stat_result:
         """Atomically replace (or create) the file with ``data``: see :mod:`bot.tools.files.atomic`."""
-        return atomic_write_at(self.dir_fd, self.name, data)
+        try:
+            return atomic_write_at(self.dir_fd, self.name, data)
+        except OSError as exc:  # worded for the file, not for the temporary file beside it
+            raise ToolInputError(describe_os_error(exc, self.shown)) from None
 
     def _is_link(self) -> bool:
         try:

@@ -307,3 +307,34 @@ def test_a_path_outside_every_allowed_directory_has_no_slot(layout: Path, ctx: T
     with pytest.raises(ToolInputError, match=RACE_MESSAGE), \
             file_slot(layout / "outside" / "secret.txt", "secret.txt", ctx, write=False):
         pass
+
+
+def test_a_link_swapped_in_after_the_decision_does_not_get_past_a_deny_rule(tmp_path: Path) -> None:
+    # Red team: `notes.txt` was a plain file when the policy allowed the Read, then became a link
+    # to `.env`, which `Read(.env)` denies.
+    import anyio
+
+    from bot.tools.messages import Progress
+    from bot.tools.read import ReadTool
+    from tests.tools.helpers import context_for as tools_context
+
+    workspace = (tmp_path / "ws").resolve()
+    workspace.mkdir()
+    (workspace / ".env").write_text("API_KEY=SECRET\n")
+    (workspace / "notes.txt").write_text("notes\n")
+    context = tools_context(workspace, tmp_path / "scratch", allow=["Read"], deny=["Read(.env)"])
+    tool = ReadTool()
+
+    async def main() -> str:
+        parsed = tool.parse_input({"file_path": "notes.txt"})
+        (workspace / "notes.txt").unlink()
+        (workspace / "notes.txt").symlink_to(workspace / ".env")
+        try:
+            result = await tool.call(parsed, context, Progress("t", "Read"))
+        except Exception as exc:
+            return str(exc)
+        return str(result.data)
+
+    outcome = anyio.run(main)
+    assert "SECRET" not in outcome
+    assert "deny rule" in outcome
