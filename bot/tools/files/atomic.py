@@ -52,7 +52,9 @@ def atomic_write_at(dir_fd: int, name: str, data: bytes) -> os.stat_result:
         old = None
     if old is not None and not stat.S_ISREG(old.st_mode):
         old = None  # a link or something else took the name: the new file is a plain new file
-    mode = stat.S_IMODE(old.st_mode) if old is not None else _default_mode()
+    # The file's mode is kept, except setuid/setgid: new content under an old privilege is what
+    # the kernel refuses a non-root writer too (it clears them on write and on chown).
+    mode = stat.S_IMODE(old.st_mode) & ~(stat.S_ISUID | stat.S_ISGID) if old is not None else _default_mode()
     fd, tmp = _create_temporary(dir_fd, name)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -43,3 +43,13 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, mon
         atomic_write(target, b"new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_setuid_and_setgid_are_not_kept_over_new_content(tmp_path: Path) -> None:
+    from bot.tools.files.atomic import atomic_write
+
+    path = tmp_path / "tool"
+    path.write_text("old")
+    os.chmod(path, 0o6755)
+    atomic_write(path, b"new")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o755
