@@ -11,7 +11,7 @@ from bot.shell.command_kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAMS
 from bot.shell.globbing import expand as expand_glob
 from bot.shell.link_makers import is_extraction
 from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses
-from bot.shell.path_check import Access, change_directory, check_path, expand, glob_base
+from bot.shell.path_check import Access, change_directory, check_path, expand, glob_base, join
 from bot.shell.path_denials import denied_below, reads_recursively, skips_hidden
 from bot.shell.prefixes import exact_suggestion
 from bot.shell.program_flags import NO_FACTS, program_facts
@@ -246,7 +246,7 @@ class PathChecks:
         created = set(self.created)
         current = ""
         # Component by component, before `..` is applied: `h/..` goes through `h`.
-        for part in _raw_join(cwd, value, self.options.paths.home).split("/"):
+        for part in join(value, cwd, self.options.paths.home).split("/"):
             if part in ("", "."):
                 continue
             current = current.rsplit("/", 1)[0] if part == ".." else f"{current}/{part}"
@@ -391,13 +391,6 @@ def _cd_physical(argv: tuple[Word, ...]) -> bool:
             if letter in "LP":
                 physical = letter == "P"
     return physical
-
-
-def _raw_join(cwd: str, value: str, home: str) -> str:
-    """``value`` joined to ``cwd`` without normalising (``link/..`` must reach the link first)."""
-    if value == "~" or value.startswith("~/"):
-        value = home + value[1:]
-    return value if value.startswith("/") else f"{cwd.rstrip('/')}/{value}"
 
 
 #: Programs that read a plain word as a setting (``make NAME=v``, ``env NAME=v``, ``dd of=x``).
