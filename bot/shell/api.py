@@ -44,12 +44,12 @@ from pathlib import Path
 
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow, Ask, Deny, Passthrough, PermissionResult
+from bot.permissions.path_denials import path_denials
 from bot.shell.ast_parse import parse_command
 from bot.shell.classify import Category, is_concurrency_safe, is_read_only, is_search_or_read
 from bot.shell.decide import decide_command
 from bot.shell.destructive import destructive_warnings
 from bot.shell.path_check import expand, path_policy
-from bot.shell.path_denials import path_denials
 from bot.shell.prefixes import command_prefix, merge_suggestions, suggestion_for
 from bot.shell.rule_match import rule_set
 from bot.shell.scan import Options

@@ -35,10 +35,10 @@ from bot.shell.hatch_scripts import is_hatch_script
 from bot.shell.link_makers import created
 from bot.shell.path_args import has_extractor, path_uses
 from bot.shell.path_check import assume_directory, check_path, within
-from bot.shell.path_denials import denied_below
 from bot.shell.path_judge import PathChecks
 from bot.shell.prefixes import exact_suggestion, suggestion_for
 from bot.shell.program_flags import git_subcommand_position, program_facts
+from bot.shell.recursive_reads import denied_below
 from bot.shell.rule_match import CompiledRule, RuleIndex, canonical, covers
 from bot.shell.scan import Layer, Options, Scan, join_dir
 from bot.shell.security_checks import argv_findings

@@ -12,9 +12,9 @@ from bot.shell.globbing import expand as expand_glob
 from bot.shell.link_makers import is_extraction
 from bot.shell.path_args import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.path_check import Access, change_directory, check_path, expand, glob_base, join
-from bot.shell.path_denials import denied_below, reads_recursively, skips_hidden
 from bot.shell.prefixes import exact_suggestion
 from bot.shell.program_flags import NO_FACTS, program_facts
+from bot.shell.recursive_reads import denied_below, reads_recursively, skips_hidden
 from bot.shell.scan import Layer, Options, Scan
 from bot.shell.syntax import DYN, Redirect, Word
 from bot.shell.verdict import ALLOW_NEUTRAL, State, Verdict

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.permissions.path_denials import DeniedPath
 from bot.shell.path_check import PathPolicy
-from bot.shell.path_denials import DeniedPath
 from bot.shell.rule_match import RuleSet, canonical
 from bot.shell.syntax import Word
 from bot.shell.wrappers import InnerKind
@@ -18,7 +18,7 @@ class Options:
     paths: PathPolicy
     edits_allowed: bool
     install_scripts: bool = True
-    #: The policy's Read/Edit deny rules on the paths commands use (:mod:`bot.shell.path_denials`).
+    #: The policy's Read/Edit deny rules on the paths commands use (:mod:`bot.permissions.path_denials`).
     denied_path: DeniedPath | None = None
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from bot.errors import ToolInputError, describe_os_error
 from bot.permissions.decision import Deny
-from bot.shell.path_denials import path_denials
+from bot.permissions.path_denials import path_denials
 from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write_at
 from bot.tools.paths import check_path_access, is_within, outside_allowed_roots, protected_write_reason
