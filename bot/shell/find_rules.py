@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 from typing import NamedTuple
 
+from bot.shell.tree_walk import TooManyEntries, entries_below
+
 #: Entries walked looking for symbolic links under a ``find`` whose matches go to a command.
 MAX_FIND_ENTRIES = 50_000
 #: Names found in ``.git`` (files, directories, hooks, refs, objects) and ``.github/workflows``:
@@ -144,12 +146,7 @@ def name_filter(find_words: Sequence[str]) -> Callable[[str], bool]:
 
 
 def _expression_start(find_words: Sequence[str]) -> int:
-    i, n = 1, len(find_words)
-    while i < n and (find_words[i] in ("-H", "-L", "-P", "-D") or find_words[i].startswith("-O")):
-        i += 2 if find_words[i] == "-D" else 1
-    while i < n and not find_words[i].startswith(("-", "(", "!", ")", ",")):
-        i += 1
-    return i
+    return _split(find_words)[1]
 
 
 def links_out(starts: Sequence[str], inside: Callable[[str], bool],
@@ -157,29 +154,23 @@ def links_out(starts: Sequence[str], inside: Callable[[str], bool],
     """The first symbolic link below ``starts`` (absolute directories) with a name ``named``
     accepts whose target is not ``inside`` the workspace, ``"too many"`` when the walk is cut
     short, else ``None``."""
-    budget = MAX_FIND_ENTRIES
-    stack = list(starts)
-    while stack:
-        directory = stack.pop()
-        try:
-            with os.scandir(directory) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        budget -= len(entries)
-        if budget < 0:
-            return "too many"
-        for entry in entries:
-            if entry.is_symlink():
-                if named(entry.name) and not inside(os.path.realpath(entry.path)):
-                    return entry.path
-            elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
+    try:
+        for entry in entries_below(starts, MAX_FIND_ENTRIES):
+            if entry.is_symlink() and named(entry.name) and not inside(os.path.realpath(entry.path)):
+                return entry.path
+    except TooManyEntries:
+        return "too many"
     return None
 
 
 def start_points(find_words: Sequence[str]) -> list[str]:
     """The start points of ``find`` (``.`` when none is given)."""
+    return _split(find_words)[0] or ["."]
+
+
+def _split(find_words: Sequence[str]) -> tuple[list[str], int]:
+    """``find``'s start points, and the index where its expression begins (after the leading
+    options ``-H -L -P -D x -Olevel`` and the start points)."""
     i, n = 1, len(find_words)
     while i < n and (find_words[i] in ("-H", "-L", "-P", "-D") or find_words[i].startswith("-O")):
         i += 2 if find_words[i] == "-D" else 1
@@ -187,4 +178,4 @@ def start_points(find_words: Sequence[str]) -> list[str]:
     while i < n and not find_words[i].startswith(("-", "(", "!", ")", ",")):
         starts.append(find_words[i])
         i += 1
-    return starts or ["."]
+    return starts, i

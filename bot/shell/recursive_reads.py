@@ -4,10 +4,10 @@ anything below such a directory is covered by a ``Read(...)`` deny rule
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from bot.permissions.path_denials import DeniedPath
+from bot.shell.tree_walk import TooManyEntries, entries_below
 
 #: Entries walked under a directory a command reads recursively, looking for denied files.
 MAX_DENIAL_WALK = 20_000
@@ -58,24 +58,13 @@ def denied_below(directory: str, denied: DeniedPath, *, hidden: bool = True) -> 
     refuse those that lead out); ``.git`` is not walked (no deny rule is about git's objects,
     and it is the largest directory of a checkout); ``hidden=False`` leaves dot files out, as
     ripgrep does."""
-    budget = MAX_DENIAL_WALK
-    stack = [directory]
-    while stack:
-        current = stack.pop()
-        try:
-            with os.scandir(current) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        budget -= len(entries)
-        if budget < 0:
-            return "too many"
-        for entry in entries:
-            if entry.name == ".git" or (not hidden and entry.name.startswith(".")):
+    try:
+        for entry in entries_below([directory], MAX_DENIAL_WALK, hidden=hidden):
+            if entry.name == ".git":
                 continue
             rule = denied(entry.path, entry.path, "read")
             if rule is not None:
                 return rule
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
+    except TooManyEntries:
+        return "too many"
     return None
