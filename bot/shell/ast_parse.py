@@ -24,7 +24,7 @@ from typing import Any
 from bot.shell.conditional import check_test_command
 from bot.shell.fast_parse import assigns_after_time, fast_parsed
 from bot.shell.quoting import quote_views
-from bot.shell.redirect_walk import ARG_NODES, OPERATORS, REDIRECT_NODES, RedirectWalker
+from bot.shell.redirect_walk import OPERATORS, REDIRECT_NODES, RedirectWalker
 from bot.shell.syntax import (
     DYN,
     Assignment,
@@ -38,7 +38,7 @@ from bot.shell.syntax import (
     TooComplex,
     Word,
 )
-from bot.shell.word_resolve import Unresolvable, node_text, resolve_word
+from bot.shell.word_resolve import ARG_NODES, Unresolvable, node_text, resolve_word
 
 try:  # pragma: no cover - exercised by the fallback tests through monkeypatching
     import tree_sitter
@@ -59,9 +59,6 @@ MAX_COMMAND_CHARS = 10_000
 #: concurrency-safety questions all parse the same command).
 PARSE_CACHE_SIZE = 512
 
-_OPERATORS = OPERATORS
-_ARG_NODES = ARG_NODES
-_REDIRECT_NODES = REDIRECT_NODES
 #: ``if``/``elif``/``else`` and ``while``/``until``: every part is judged (each may run), and a ``cd``
 #: inside leaves the directory unknown. Keywords are skipped.
 _BRANCHING = frozenset({"if_statement", "elif_clause", "else_clause", "while_statement", "do_group"})
@@ -168,7 +165,7 @@ class _Walker(RedirectWalker):
         self.check_statement_gaps(node, children)
         for child in children:
             kind = child.type
-            if kind in _OPERATORS:
+            if kind in OPERATORS:
                 self.operators.append(kind)
                 if kind == "&":
                     # The statement before `&` runs in a background subshell.
@@ -233,7 +230,7 @@ class _Walker(RedirectWalker):
                 ckind = child.type
                 if ckind in _KEYWORDS or ckind == "comment":
                     continue
-                if ckind in _OPERATORS:
+                if ckind in OPERATORS:
                     self.operators.append(ckind)
                     continue
                 self.statement(child, redirects)
@@ -264,11 +261,11 @@ class _Walker(RedirectWalker):
         if any(c.type == "&" for c in parts):
             raise Unresolvable("a background job inside a redirected pipeline")
         for part in parts[:-1]:
-            if part.type in _OPERATORS:
+            if part.type in OPERATORS:
                 self.operators.append(part.type)
             else:
                 self.statement(part, redirects)
-        extra = tuple(r for c in child.children if c.type in _REDIRECT_NODES for r in self.redirects_of(c))
+        extra = tuple(r for c in child.children if c.type in REDIRECT_NODES for r in self.redirects_of(c))
         return parts[-1], redirects + extra
 
     def statements_between(self, node: Any, open_tok: str, close_tok: str, redirects: tuple[Redirect, ...]) -> None:
@@ -278,7 +275,7 @@ class _Walker(RedirectWalker):
             kind = child.type
             if kind in (open_tok, close_tok, "comment"):
                 continue
-            if kind in _OPERATORS:
+            if kind in OPERATORS:
                 self.operators.append(kind)
                 if kind == "&":
                     self.items.insert(start, ScopeMarker(True))
@@ -315,7 +312,7 @@ class _Walker(RedirectWalker):
                 argv.append(name)
             elif kind == "variable_assignment":
                 assigns.append(self.assignment(child, exported=True))
-            elif kind in _REDIRECT_NODES:
+            elif kind in REDIRECT_NODES:
                 own.extend(self.redirects_of(child))
             elif kind == "word" and self.ascii:
                 # The common case, without the general resolver: a plain unquoted word.
@@ -324,7 +321,7 @@ class _Walker(RedirectWalker):
                     argv.append(resolve_word(child, self.src, True))
                 else:
                     argv.append(Word(text, text))
-            elif kind in _ARG_NODES:
+            elif kind in ARG_NODES:
                 argv.append(self.arg(child))
             elif kind == "comment":
                 continue
@@ -346,7 +343,7 @@ class _Walker(RedirectWalker):
         previous_word = False
         for child in children:
             start = child.start_byte
-            is_word = child.type in _ARG_NODES or child.type == "command_name"
+            is_word = child.type in ARG_NODES or child.type == "command_name"
             if start > previous_end:
                 gap = self.byte_slice(previous_end, start).replace("\\\n", "")
                 if gap.strip(" \t") or (previous_word and is_word and not gap):
@@ -415,7 +412,7 @@ class _Walker(RedirectWalker):
                 assigns.append(self.assignment(child, exported=exported))
             elif kind == "variable_name":
                 argv.append(Word(self.text(child), self.text(child)))
-            elif kind in _ARG_NODES:
+            elif kind in ARG_NODES:
                 word = self.arg(child)
                 if word.value.startswith("-") and "x" in word.value:
                     exported = True

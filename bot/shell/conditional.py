@@ -21,14 +21,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.shell.syntax import Word, literal
-from bot.shell.word_resolve import Unresolvable, node_text, resolve_word
+from bot.shell.word_resolve import ARG_NODES, Unresolvable, node_text, resolve_word
 
-#: Argument nodes (``ast_parse._ARG_NODES``): resolved as words.
-_ARG_NODES = frozenset({
-    "word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion",
-    "command_substitution", "process_substitution", "ansi_c_string", "arithmetic_expansion",
-    "brace_expression", "translated_string",
-})
 #: What may stand inside ``[ ... ]`` besides words.
 _SINGLE = frozenset({"unary_expression", "binary_expression", "test_operator", "!", "=", "==", "!="})
 #: ``[[ ... ]]`` also has its own logical operators, string ordering, regex and pattern operands.
@@ -68,7 +62,7 @@ def _leaves(node: Any, allowed: frozenset[str], src: str, ascii_src: bool) -> It
     """The tokens of the test in source order, words resolved; anything not allowed is refused."""
     for child in node.children:
         kind = child.type
-        if kind in _ARG_NODES:
+        if kind in ARG_NODES:
             yield child, resolve_word(child, src, ascii_src)
         elif kind in ("[", "]", "[[", "]]"):
             yield child, literal(kind)

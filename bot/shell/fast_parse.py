@@ -24,15 +24,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.shell.syntax import Item, Parsed, Redirect, ScopeMarker, SimpleCommand, Word
-from bot.shell.word_resolve import Unresolvable, resolve_word
+from bot.shell.word_resolve import ARG_NODES, Unresolvable, resolve_word
 
-#: What the general walker accepts as argument nodes (``ast_parse._ARG_NODES``); the fast path
-#: resolves them with the same resolver.
-ARG_NODES = frozenset({
-    "word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion",
-    "command_substitution", "process_substitution", "ansi_c_string", "arithmetic_expansion",
-    "brace_expression", "translated_string",
-})
 #: The operators between statements the fast path keeps (``&`` opens a background scope: the
 #: general walker handles it).
 _SEPARATORS = frozenset({"&&", "||", ";", "\n", ";;"})

@@ -19,14 +19,9 @@ from typing import Any
 
 from bot.shell.heredoc import check_heredoc
 from bot.shell.syntax import Item, Redirect, ScopeMarker, SimpleCommand, Word
-from bot.shell.word_resolve import Unresolvable, resolve_word
+from bot.shell.word_resolve import ARG_NODES, Unresolvable, resolve_word
 
 OPERATORS = frozenset({"&&", "||", ";", "|", "|&", "&", ";;", "\n"})
-ARG_NODES = frozenset({
-    "word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion",
-    "command_substitution", "process_substitution", "ansi_c_string", "arithmetic_expansion",
-    "brace_expression", "translated_string",
-})
 REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _SKIPPED_DASH = re.compile(r"[ \t]+-[ \t]+")
 

@@ -36,6 +36,15 @@ _ANSI_C = re.compile(r"\$'(?:[^'\\]|\\.)*'", re.S)
 _GLOB_CHARS = frozenset("*?[")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 
+#: The tree-sitter nodes that are one shell word (an argument, a redirect target): what
+#: :func:`resolve_word` resolves, for every walker.
+ARG_NODES = frozenset({
+    "word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion",
+    "command_substitution", "process_substitution", "ansi_c_string", "arithmetic_expansion",
+    "brace_expression", "translated_string",
+})
+
+
 
 class Unresolvable(Exception):
     """The word's value cannot be known statically; ``check_id`` names the security check."""
