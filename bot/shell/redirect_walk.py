@@ -15,6 +15,7 @@ by concept): where tree-sitter and bash disagree on what a redirection covers.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from typing import Any
 
 from bot.shell.heredoc import check_heredoc
@@ -26,7 +27,7 @@ REDIRECT_NODES = frozenset({"file_redirect", "heredoc_redirect", "herestring_red
 _SKIPPED_DASH = re.compile(r"[ \t]+-[ \t]+")
 
 
-class RedirectWalker:
+class RedirectWalker(ABC):
     """The redirection methods of ``ast_parse._Walker`` (which provides the attributes and the
     statement walker declared here)."""
 
@@ -39,20 +40,25 @@ class RedirectWalker:
     #: Walking a pipeline element (a command after a heredoc start would leave the pipeline).
     piped: int
 
+    @abstractmethod
     def statement(self, node: Any, redirects: tuple[Redirect, ...]) -> None:
-        raise NotImplementedError
+        """Provided by the walker (:class:`bot.shell.ast_parse._Walker`)."""
 
+    @abstractmethod
     def text(self, node: Any) -> str:
-        raise NotImplementedError
+        """Provided by the walker (:class:`bot.shell.ast_parse._Walker`)."""
 
+    @abstractmethod
     def arg(self, node: Any) -> Word:
-        raise NotImplementedError
+        """Provided by the walker (:class:`bot.shell.ast_parse._Walker`)."""
 
+    @abstractmethod
     def byte_slice(self, start: int, end: int) -> str:
-        raise NotImplementedError
+        """Provided by the walker (:class:`bot.shell.ast_parse._Walker`)."""
 
+    @abstractmethod
     def check_statement_gaps(self, node: Any, children: list[Any], unchecked: int = -1) -> None:
-        raise NotImplementedError
+        """Provided by the walker (:class:`bot.shell.ast_parse._Walker`)."""
 
     # ----- redirects ----------------------------------------------------------------------------
 
