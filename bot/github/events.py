@@ -206,13 +206,6 @@ def _refuse_actor(kind: str, actor: str | None, is_bot: bool, settings: TriggerS
     return None
 
 
-def _refuse_own(kind: str, author: str | None, settings: TriggerSettings) -> str | None:
-    """The bot's own comments never trigger, whoever edits them."""
-    if author is not None and settings.bot_login and author.lower() == settings.bot_login.lower():
-        return f"the {kind} was written by the bot itself ({author}); its own comments never trigger"
-    return None
-
-
 def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment: Mapping[str, Any],
                      settings: TriggerSettings, **known: Any) -> Trigger:
     # An edit is the editor's request (the ``sender``; editing someone else's comment takes write
@@ -229,7 +222,8 @@ def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment:
     if action not in ("created", "edited", "submitted"):
         return Trigger(False, f"{event} action {action!r} does not trigger", **base)
     noun = "review" if kind == "review" else "comment"
-    refusal = _refuse_actor(noun, actor, is_bot, settings) or _refuse_own(noun, author, settings)
+    # The bot's own comments never trigger, whoever edits them (the author is checked as an actor).
+    refusal = _refuse_actor(noun, actor, is_bot, settings) or _refuse_actor(noun, author, False, settings)
     if refusal:
         return Trigger(False, refusal, **base)
     phrase = settings.trigger_phrase
@@ -344,22 +338,10 @@ def _run_branch(kind: str, settings: TriggerSettings) -> str:
 
 
 def _dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
-    inputs = payload.get("inputs")
-    prompt = inputs.get("prompt") if isinstance(inputs, Mapping) else None
-    prompt = prompt if isinstance(prompt, str) and prompt.strip() else settings.prompt
-    actor, is_bot = _login(payload.get("sender"))
-    base: dict[str, Any] = dict(event_name="workflow_dispatch", kind="workflow_dispatch", repository=_repo(payload),
-                actor=actor, actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
-    # A GITHUB_TOKEN may dispatch a workflow (GitHub's exception to "no runs from the token"):
-    # the bot dispatching itself would loop.
-    refusal = _refuse_actor("dispatch", actor, is_bot, settings)
-    if refusal:
-        return Trigger(False, refusal, **base)
-    if not prompt:
-        return Trigger(False, "workflow_dispatch without a prompt input (inputs.prompt or the action's prompt)",
-                       **base)
-    return Trigger(True, f"{actor or 'someone'} dispatched the workflow with a prompt", prompt=prompt.strip(),
-                   **base)
+    actor, _ = _login(payload.get("sender"))
+    return _dispatched("workflow_dispatch", payload, settings, "inputs",
+                       "workflow_dispatch without a prompt input (inputs.prompt or the action's prompt)",
+                       f"{actor or 'someone'} dispatched the workflow with a prompt")
 
 
 def _schedule(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
@@ -374,15 +356,25 @@ def _schedule(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
 
 
 def _repository_dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
-    client = payload.get("client_payload")
-    prompt = client.get("prompt") if isinstance(client, Mapping) else None
+    return _dispatched("repository_dispatch", payload, settings, "client_payload",
+                       "repository_dispatch without client_payload.prompt",
+                       f"repository_dispatch {payload.get('action')!r}")
+
+
+def _dispatched(event: str, payload: Mapping[str, Any], settings: TriggerSettings, source: str, missing: str,
+                reason: str) -> Trigger:
+    """A dispatch event: its prompt from ``payload[source]["prompt"]`` (or the action's prompt).
+    A GITHUB_TOKEN may dispatch a workflow (GitHub's exception to "no runs from the token"): the
+    bot dispatching itself would loop, so the actor is refused as for comments."""
+    container = payload.get(source)
+    prompt = container.get("prompt") if isinstance(container, Mapping) else None
     prompt = prompt if isinstance(prompt, str) and prompt.strip() else settings.prompt
     actor, is_bot = _login(payload.get("sender"))
-    base: dict[str, Any] = dict(event_name="repository_dispatch", kind="repository_dispatch", repository=_repo(payload),
-                actor=actor, actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
+    base: dict[str, Any] = dict(event_name=event, kind=event, repository=_repo(payload), actor=actor,
+                                actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
     refusal = _refuse_actor("dispatch", actor, is_bot, settings)
     if refusal:
         return Trigger(False, refusal, **base)
     if not prompt:
-        return Trigger(False, "repository_dispatch without client_payload.prompt", **base)
-    return Trigger(True, f"repository_dispatch {payload.get('action')!r}", prompt=prompt.strip(), **base)
+        return Trigger(False, missing, **base)
+    return Trigger(True, reason, prompt=prompt.strip(), **base)
