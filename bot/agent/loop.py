@@ -71,7 +71,7 @@ from bot.runtime.pipeline import ToolCallOutcome, ToolRunner, tool_use_error
 from bot.runtime.streaming import StreamingToolExecutor
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
 from bot.runtime.tasks import BackgroundTasks
-from bot.shell.redact import Redactor, secrets_from_environ
+from bot.core.redact import Redactor, secrets_from_environ
 from bot.tools.agent_tool import SUBAGENT_SERVICE
 from bot.tools.context import ToolUseContext
 from bot.tools.messages import ProgressEvent, ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress

@@ -19,7 +19,7 @@ import os
 import threading
 from collections.abc import Iterable, MutableMapping
 
-from bot.shell.redact import secrets_from_environ
+from bot.core.redact import secrets_from_environ
 
 _lock = threading.Lock()
 _captured: dict[str, str] = {}

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from bot.shell.redact import redact
+from bot.core.redact import redact
 
 #: GitHub rejects issue and PR comments above this many characters.
 GITHUB_COMMENT_LIMIT = 65_536

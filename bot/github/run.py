@@ -46,7 +46,7 @@ from bot.github.report import RunFacts, action_outputs, build_report, commit_mes
 from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
-from bot.shell.redact import secrets_from_environ
+from bot.core.redact import secrets_from_environ
 from bot.tools.abort import AbortSignal
 
 

@@ -39,7 +39,7 @@ from bot.runtime.hook_runner import CommandHookRunner, HookLogEntry, hooks_from_
 from bot.runtime.pipeline import ToolPool
 from bot.runtime.tasks import SERVICE_KEY as TASKS_SERVICE
 from bot.runtime.tasks import BackgroundTasks
-from bot.shell.redact import Redactor, secrets_from_environ
+from bot.core.redact import Redactor, secrets_from_environ
 from bot.tools.abort import AbortSignal
 from bot.tools.base import AnyTool
 from bot.tools.context import make_context

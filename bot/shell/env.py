@@ -17,7 +17,7 @@ starts empty and receives:
 
    * ``env`` — a mapping ``NAME: value`` of literal variables;
    * ``env_passthrough`` — names copied from the bot's environment when set; a name that looks
-     like a secret (:func:`bot.shell.redact.is_secret_name`) is refused, and so is any value that
+     like a secret (:func:`bot.core.redact.is_secret_name`) is refused, and so is any value that
      equals one of the bot's secret values, whatever its name.
 
 A copied environment is not the only way to read the bot's secrets: ``/proc/<pid>/environ`` of
@@ -34,7 +34,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from bot.shell.redact import is_secret_name, secrets_from_environ
+from bot.core.redact import is_secret_name, secrets_from_environ
 
 log = logging.getLogger(__name__)
 

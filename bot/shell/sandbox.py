@@ -57,7 +57,7 @@ import anyio
 from bot.errors import ConfigError, RunError
 from bot.shell.env import protect_own_environ
 from bot.shell.exec import find_shell, run_process
-from bot.shell.redact import secrets_from_environ
+from bot.core.redact import secrets_from_environ
 from bot.tools.context import ToolUseContext
 
 log = logging.getLogger(__name__)

@@ -45,7 +45,7 @@ from bot.shell.exec import (
     run_process,
     shell_argv,
 )
-from bot.shell.redact import Redactor, secrets_from_environ
+from bot.core.redact import Redactor, secrets_from_environ
 from bot.shell.sandbox import (
     Refused,
     Sandboxed,

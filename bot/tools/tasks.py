@@ -17,7 +17,7 @@ from bot.errors import ToolInputError
 from bot.permissions.decision import Allow, Passthrough, PermissionResult
 from bot.runtime.tasks import SERVICE_KEY, BackgroundTask, BackgroundTasks, background_tasks_enabled
 from bot.shell.exec import max_output_length
-from bot.shell.redact import Redactor, secrets_from_environ
+from bot.core.redact import Redactor, secrets_from_environ
 from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool, SemanticInt
 from bot.tools.context import ToolUseContext

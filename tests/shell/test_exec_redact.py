@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from bot.shell.redact import Redactor, is_secret_name, redact, secrets_from_environ
+from bot.core.redact import Redactor, is_secret_name, redact, secrets_from_environ
 
 # Shaped like the real thing, valid for nothing.
 GH_TOKEN = "ghs_" + "a1B2c3D4e5F6g7H8i9J0" * 2
