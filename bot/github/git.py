@@ -4,16 +4,16 @@ The only module that imports GitPython. Everything a run does to git goes throug
 :class:`GitWorkspace`, and failures come out as :class:`bot.errors.GitError` (``PushRejected`` when
 the remote refuses a push; the local commit is kept either way).
 
-Trust model:
+Trust model (the details are in :mod:`bot.github.git_guard`):
 
-- The token reaches git as an ``http.<origin>/.extraheader`` given per command through git's
-  ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` environment (the environment
-  form of ``git -c``): never in a URL, never in ``.git/config``, not on the command line where
-  ``ps`` or an error message would show it. An empty value first clears any header persisted by
-  ``actions/checkout`` for the same URL, so exactly one ``Authorization`` is sent. Every message we
-  raise is scrubbed of the token and its encoded form.
-- Our commits run no hooks (``core.hooksPath=/dev/null``, ``--no-verify``): hooks in ``.git/hooks``
-  are not the project's code and the model may have written them.
+- Host-side git never takes configuration or code from the workspace: the git directory is found
+  once and sealed before the model runs (a later change stops every git command); each command gets
+  an environment built from an allowlist and command-line configuration that turns off fsmonitor,
+  hooks, pagers, editors, external diffs and credential helpers; pushes run ``--no-verify``.
+- The token reaches git only for remote commands, through a credential helper reading an inherited
+  pipe: never in a URL, in ``.git/config``, in the environment or on the command line. Headers that
+  ``actions/checkout`` persisted for the server are cleared per command, so exactly one
+  ``Authorization`` is sent. Every message we raise is scrubbed of the token and its encoded form.
 - Policy, hooks, MCP config and instructions are read from the default branch with
   ``git show origin/<default>:<path>``; :meth:`GitWorkspace.changed_paths` says which of them a PR
   head changes, so the summary can say those changes were not applied.
@@ -22,15 +22,19 @@ Trust model:
 from __future__ import annotations
 
 import base64
-import os
+import contextlib
+import re
+import subprocess
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from git import GitCommandError, InvalidGitRepositoryError, NoSuchPathError, PushInfo, Repo
+from git import InvalidGitRepositoryError, NoSuchPathError, Repo
 
 from bot.errors import GitError, PushRejected
+from bot.github.git_guard import GitDirSeal, credential_pipe, hardened_args, host_git_env
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,11 @@ TRUSTED_PATHS = (
 CHECKPOINT_PREFIX = "WIP: checkpoint"
 #: Commands that talk to the remote may wait this long (a slow GitHub, a large fetch).
 REMOTE_TIMEOUT = 300.0
+#: Local commands (status, diff, commit) of a large checkout.
+LOCAL_TIMEOUT = 600.0
+#: Nested repositories without a commit left out of a commit before giving up.
+MAX_SKIPPED_NESTED = 20
+_NO_COMMIT = re.compile(r"error: '(.+?)' does not have a commit checked out")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,32 +125,52 @@ class PushResult:
 
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type-changed"}
-# Flags of a refused push: local rejection (non-fast-forward), the remote's hook or protection.
-_REFUSED = PushInfo.REJECTED | PushInfo.REMOTE_REJECTED | PushInfo.REMOTE_FAILURE | PushInfo.ERROR
-# Our commits: no hooks, no signing prompts on runners without a key.
-_COMMIT_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
 
 
 class GitWorkspace:
-    """A git working tree with an optional remote (``origin``) and the token used to reach it."""
+    """A git working tree with an optional remote (``origin``) and the token used to reach it.
+
+    GitPython finds the repository (a ``.git`` directory, or a ``.git`` file of a worktree or
+    submodule) once, when the workspace is still the runner's; every git command after that runs
+    through :meth:`_run` with an environment built from an allowlist and the hardened configuration
+    of :mod:`bot.github.git_guard`. (GitPython's own command runner always starts from a copy of
+    ``os.environ``, so it is not used to run git.) After :meth:`seal`, every command first checks
+    that the git directory is still the one sealed.
+    """
 
     def __init__(self, path: str | Path, *, remote: str = "origin", token: str | None = None,
-                 identity: Identity = BOT_IDENTITY) -> None:
+                 identity: Identity = BOT_IDENTITY, home: Path | None = None) -> None:
         try:
-            self._repo = Repo(path)
+            repo = Repo(path)
         except (InvalidGitRepositoryError, NoSuchPathError):
             raise GitError(f"{path} is not a git repository") from None
-        if self._repo.bare or self._repo.working_tree_dir is None:
+        if repo.bare or repo.working_tree_dir is None:
             raise GitError(f"{path} is a bare repository, not a workspace")
-        self.root = Path(self._repo.working_tree_dir)
+        self.root = Path(repo.working_tree_dir).resolve()
+        self.git_dir = Path(repo.git_dir).resolve()
+        self.common_dir = Path(repo.common_dir).resolve()
+        repo.close()
         self.remote = remote
         self.identity = identity
         self.__token = token or None
+        # The HOME of the bot's git: empty, private, outside the workspace (no ~/.gitconfig of anyone's).
+        self._home = home if home is not None else Path(tempfile.mkdtemp(prefix="bot-git-home-"))
+        self._seal: GitDirSeal | None = None
 
     def __repr__(self) -> str:  # never the token
         return f"GitWorkspace({str(self.root)!r}, remote={self.remote!r})"
 
     # ----- plumbing --------------------------------------------------------------------------------
+
+    def seal(self) -> GitDirSeal:
+        """Record the git directory as it is now (before the model runs); later commands refuse to
+        run when it changed (:class:`GitDirTampered`)."""
+        self._seal = GitDirSeal.take(self.root, self.git_dir, self.common_dir)
+        return self._seal
+
+    def check_seal(self) -> None:
+        if self._seal is not None:
+            self._seal.check()
 
     def _secrets(self) -> list[str]:
         if not self.__token:
@@ -155,62 +184,74 @@ class GitWorkspace:
             text = text.replace(secret, "***")
         return text
 
-    def _env(self) -> dict[str, str]:
-        """Per-command configuration: the auth header (see the module docstring), and no prompts."""
-        env = {"GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never"}
-        if not self.__token or not self.has_remote():
-            return env
-        header = "AUTHORIZATION: basic " + self._secrets()[0]
-        url = self._repo.remote(self.remote).url
-        parts = urlsplit(url)
-        entries: list[tuple[str, str]] = [("http.extraheader", "")]
+    def _remote_url(self) -> str:
+        return self._git("config", "--get", f"remote.{self.remote}.url")
+
+    def _remote_config(self) -> list[str]:
+        """``-c`` arguments for commands that reach the remote: no persisted ``extraheader`` (an
+        empty value clears the list; ``actions/checkout`` persists one for the server's URL)."""
+        args = ["-c", "http.extraheader="]
+        parts = urlsplit(self._remote_url())
         if parts.scheme in ("http", "https") and parts.hostname:
             host = parts.hostname + (f":{parts.port}" if parts.port else "")
-            key = f"http.{parts.scheme}://{host}/.extraheader"
-            entries += [(key, ""), (key, header)]
-        else:
-            entries.append(("http.extraheader", header))
-        offset = int(os.environ.get("GIT_CONFIG_COUNT", "0") or 0)
-        env["GIT_CONFIG_COUNT"] = str(offset + len(entries))
-        for index, (key, value) in enumerate(entries, start=offset):
-            env[f"GIT_CONFIG_KEY_{index}"] = key
-            env[f"GIT_CONFIG_VALUE_{index}"] = value
-        return env
+            args += ["-c", f"http.{parts.scheme}://{host}/.extraheader="]
+        return args
+
+    def _run(self, args: Sequence[str], *, remote: bool = False,
+             env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+        """One host-side git command. Receives: ``PATH``, a private ``HOME``, ``GIT_DIR`` and
+        ``GIT_WORK_TREE`` named explicitly, no system/global config, no prompts
+        (:func:`host_git_env`); for remote commands also the runner's proxy/CA settings and the token
+        through an inherited pipe (never the environment). Configuration that runs programs is
+        neutralised on the command line (:data:`HARDENED_CONFIG`)."""
+        self.check_seal()
+        child_env = host_git_env(git_dir=self.git_dir, work_tree=self.root, home=self._home, remote=remote,
+                                 extra=env)
+        with contextlib.ExitStack() as stack:
+            extra: list[str] = []
+            fds: tuple[int, ...] = ()
+            if remote:
+                extra += self._remote_config()
+                if self.__token:
+                    fd, helper = stack.enter_context(credential_pipe("x-access-token", self.__token))
+                    extra += helper
+                    fds = (fd,)
+            try:
+                return subprocess.run(
+                    ["git", *hardened_args(), *extra, *args], cwd=self.root, env=child_env, capture_output=True,
+                    stdin=subprocess.DEVNULL, pass_fds=fds, check=False,
+                    timeout=REMOTE_TIMEOUT if remote else LOCAL_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise GitError(f"git {args[0]} timed out") from None
+            except OSError as exc:
+                raise GitError(f"git could not be run: {exc.strerror or exc}") from None
 
     def _git(self, *args: str, remote: bool = False, strip: bool = True, env: Mapping[str, str] | None = None) -> str:
-        merged = {**self._env(), **(env or {})} if remote or env else None
-        try:
-            out: str = self._repo.git.execute(
-                ["git", *args], env=merged, strip_newline_in_stdout=strip,
-                kill_after_timeout=REMOTE_TIMEOUT if remote else None)
-            return out
-        except GitCommandError as error:
-            raise GitError(self._describe(args, error)) from None
+        done = self._run(args, remote=remote, env=env)
+        if done.returncode != 0:
+            raise GitError(self._describe(args, done))
+        out = done.stdout.decode("utf-8", errors="replace")
+        return out.rstrip("\n") if strip else out
 
-    def _describe(self, args: Sequence[str], error: GitCommandError) -> str:
+    def _describe(self, args: Sequence[str], done: subprocess.CompletedProcess[bytes]) -> str:
         command = " ".join(a for a in args if not a.startswith("-c") and "=" not in a)[:80]
-        stderr = error.stderr if isinstance(error.stderr, str) else repr(error.stderr)
-        detail = stderr.strip().removeprefix("stderr:").strip().strip("'").strip()
-        return self.scrub(f"git {command} failed (exit {error.status}): {detail or 'no message'}")
+        detail = done.stderr.decode("utf-8", errors="replace").strip()
+        return self.scrub(f"git {command} failed (exit {done.returncode}): {detail[:2000] or 'no message'}")
 
     def _exists(self, rev: str) -> bool:
-        try:
-            self._repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")
-            return True
-        except GitCommandError:
-            return False
+        return self._run(("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")).returncode == 0
 
     # ----- facts -----------------------------------------------------------------------------------
 
     def has_remote(self) -> bool:
-        return any(r.name == self.remote for r in self._repo.remotes)
+        return self._run(("config", "--get", f"remote.{self.remote}.url")).returncode == 0
 
     def head_sha(self) -> str:
         return self._git("rev-parse", "HEAD")
 
     def current_branch(self) -> str | None:
-        name = self._git("symbolic-ref", "--quiet", "--short", "HEAD") if not self._repo.head.is_detached else ""
-        return name or None
+        done = self._run(("symbolic-ref", "--quiet", "--short", "HEAD"))
+        return done.stdout.decode("utf-8", errors="replace").strip() or None if done.returncode == 0 else None
 
     def has_changes(self) -> bool:
         """Anything to commit: tracked changes or untracked files not ignored."""
@@ -223,10 +264,11 @@ class GitWorkspace:
     # ----- set-up ----------------------------------------------------------------------------------
 
     def configure_identity(self) -> None:
-        """Write the bot's name and e-mail into this repository's config (runners often have none)."""
-        with self._repo.config_writer("repository") as config:
-            config.set_value("user", "name", self.identity.name)
-            config.set_value("user", "email", self.identity.email)
+        """Write the bot's name and e-mail into this repository's config (runners often have none),
+        for the commands the model runs in the checkout. Before the seal: afterwards the config is
+        sealed and the bot's own commits name the bot through the environment."""
+        self._git("config", "--local", "user.name", self.identity.name)
+        self._git("config", "--local", "user.email", self.identity.email)
 
     def fetch(self, branch: str) -> bool:
         """Fetch ``branch`` into ``origin/<branch>``; ``False`` when the remote has no such branch."""
@@ -267,11 +309,7 @@ class GitWorkspace:
         return BranchSetup(branch, "created", self.head_sha())
 
     def _is_ancestor(self, older: str, newer: str) -> bool:
-        try:
-            self._repo.git.merge_base("--is-ancestor", older, newer)
-            return True
-        except GitCommandError:
-            return False
+        return self._run(("merge-base", "--is-ancestor", older, newer)).returncode == 0
 
     # ----- trusted files from the default branch -------------------------------------------------
 
@@ -281,12 +319,10 @@ class GitWorkspace:
         rev = self.ref_for(branch)
         if not self._exists(rev):
             raise GitError(f"{rev} is not available; fetch the default branch first")
-        try:
-            data: bytes = self._repo.git.execute(["git", "cat-file", "blob", f"{rev}:{path}"],
-                                                 stdout_as_string=False, strip_newline_in_stdout=False)
-        except GitCommandError:
+        done = self._run(("cat-file", "blob", f"{rev}:{path}"))
+        if done.returncode != 0:
             return None
-        return data.decode("utf-8", errors="replace")
+        return done.stdout.decode("utf-8", errors="replace")
 
     def changed_paths(self, base_branch: str, *, paths: Iterable[str] = TRUSTED_PATHS, head: str = "HEAD") -> list[str]:
         """Which of ``paths`` ``head`` changes relative to the default branch (from their merge
@@ -305,15 +341,30 @@ class GitWorkspace:
                    checkpoint: bool = False) -> CommitInfo | None:
         """Stage everything (``git add -A``, honouring ``.gitignore``) and commit it as the bot,
         with a ``Co-authored-by`` trailer per co-author. ``None`` when there is nothing to commit."""
-        self._git("add", "-A")
+        self._stage_all()
         if not self._git("diff", "--cached", "--name-only"):
             return None
         trailers = "\n".join(dict.fromkeys(c.trailer() for c in co_authors))
         full = message.strip() + (f"\n\n{trailers}" if trailers else "") + "\n"
         who = {"GIT_AUTHOR_NAME": self.identity.name, "GIT_AUTHOR_EMAIL": self.identity.email,
                "GIT_COMMITTER_NAME": self.identity.name, "GIT_COMMITTER_EMAIL": self.identity.email}
-        self._git(*_COMMIT_CONFIG, "commit", "--quiet", "--no-verify", "-m", full, env=who)
+        self._git("commit", "--quiet", "--no-verify", "-m", full, env=who)
         return CommitInfo(self.head_sha(), full, checkpoint)
+
+    def _stage_all(self) -> None:
+        """``git add -A``, leaving out nested repositories without a commit (a ``git init`` in a
+        subdirectory would otherwise make the whole commit fail and the work unsaved)."""
+        excluded: list[str] = []
+        for _ in range(MAX_SKIPPED_NESTED):
+            done = self._run(("add", "-A", "--", ".", *(f":(exclude){p}" for p in excluded)))
+            if done.returncode == 0:
+                return
+            stderr = done.stderr.decode("utf-8", errors="replace")
+            nested = _NO_COMMIT.findall(stderr)
+            if not nested:
+                raise GitError(self._describe(("add", "-A"), done))
+            excluded += [n.rstrip("/") for n in nested]
+        raise GitError(f"git add -A failed: more than {MAX_SKIPPED_NESTED} nested repositories without a commit")
 
     def checkpoint(self, reason: str, *, co_authors: Sequence[CoAuthor] = (),
                    details: str = "") -> CommitInfo | None:
@@ -326,7 +377,7 @@ class GitWorkspace:
 
     def diff(self, base: str, head: str = "HEAD") -> DiffStats:
         """Per-file patches and line counts from ``base`` to ``head`` (both revisions)."""
-        flags = ("--no-color", "--no-ext-diff", "-M")
+        flags = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "-M")
         numstat = self._git("diff", *flags, "--numstat", "-z", base, head, strip=False)
         status = self._git("diff", *flags, "--name-status", "-z", base, head, strip=False)
         patch = self._git("diff", *flags, base, head, strip=False)
@@ -344,30 +395,35 @@ class GitWorkspace:
     # ----- push --------------------------------------------------------------------------------------
 
     def push(self, branch: str) -> PushResult:
-        """Push ``HEAD`` to ``branch`` on the remote. A refusal raises ``PushRejected``; the commit
-        stays in the local branch."""
+        """Push ``HEAD`` to ``branch`` on the remote (``--no-verify``: no ``pre-push`` hook). A refusal
+        raises ``PushRejected``; the commit stays in the local branch."""
         if not self.has_remote():
             raise GitError(f"there is no remote {self.remote!r} to push to")
         sha = self.head_sha()
-        try:
-            infos = self._repo.remote(self.remote).push(f"HEAD:refs/heads/{branch}", env=self._env(),
-                                                        kill_after_timeout=REMOTE_TIMEOUT)
-        except GitCommandError as error:
-            raise GitError(self._describe(("push", self.remote, branch), error)) from None
-        info = infos[0] if infos else None
-        if info is None or info.flags & _REFUSED:
-            summary = self.scrub(info.summary.strip()) if info is not None else ""
-            failure = getattr(infos, "error", None)
-            stderr = self.scrub(str(failure.stderr)).strip() if isinstance(failure, GitCommandError) else ""
-            detail = summary or stderr
+        done = self._run(("push", "--porcelain", "--no-verify", self.remote, f"HEAD:refs/heads/{branch}"), remote=True)
+        flag, summary = _push_status(done.stdout.decode("utf-8", errors="replace"), branch)
+        if flag is None or flag == "!" or done.returncode != 0:
+            detail = self.scrub(summary or done.stderr.decode("utf-8", errors="replace").strip())[:2000]
+            if flag is None and "rejected" not in detail and "declined" not in detail:
+                raise GitError(self._describe(("push", self.remote, branch), done))
             why = "the remote branch has commits this run does not have" if "fetch first" in detail or \
                 "non-fast-forward" in detail else "the remote refused it"
             raise PushRejected(f"the push of {branch} was rejected ({detail or 'no details'}): {why}. "
                                f"The work is kept in local commit {sha[:12]} on {self.current_branch() or 'HEAD'}.",
                                branch=branch, commit=sha)
-        how = "created" if info.flags & PushInfo.NEW_HEAD else \
-            "up-to-date" if info.flags & PushInfo.UP_TO_DATE else "updated"
+        how = "created" if flag == "*" else "up-to-date" if flag == "=" else "updated"
         return PushResult(branch, sha, how)
+
+
+def _push_status(porcelain: str, branch: str) -> tuple[str | None, str]:
+    """The flag and summary of ``branch``'s line in ``git push --porcelain`` output:
+    ``<flag>\\t<from>:<to>\\t<summary>`` (``*`` new, `` `` fast-forward, ``=`` up to date, ``!`` rejected)."""
+    target = f"refs/heads/{branch}"
+    for line in porcelain.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[1].endswith(":" + target) and parts[0]:
+            return parts[0][0], parts[2].strip()
+    return None, ""
 
 
 def _matches(name: str, wanted: Sequence[str]) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import logging
+import os
+import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -455,7 +457,11 @@ def test_the_token_goes_as_one_header_and_never_into_config_or_logs(
 
     assert git("--git-dir", str(origin), "rev-parse", "bot/issue-1-crash") == ws.head_sha()
     assert server.seen, "git never reached the server"
-    assert all(auth == [f"basic {ENCODED}"] for _, auth in server.seen), server.seen
+    # git asks its credential helper after the server's 401 challenge; after that, every request
+    # carries exactly our header, and the stale persisted one is never sent.
+    authenticated = [auth for _, auth in server.seen if auth]
+    assert authenticated, server.seen
+    assert all(auth in ([f"basic {ENCODED}"], [f"Basic {ENCODED}"]) for auth in authenticated), server.seen
     assert all(TOKEN not in path for path, _ in server.seen)
     config = (work / ".git" / "config").read_text()
     assert TOKEN not in config and ENCODED not in config
@@ -478,3 +484,30 @@ def test_a_failed_remote_call_never_shows_the_token(tmp_path: Path, work: Path, 
     for text in (str(raised.value), repr(raised.value), str(pushed.value), caplog.text):
         assert TOKEN not in text and ENCODED not in text
     assert "fetch" in str(raised.value)
+
+
+def test_the_token_never_reaches_gits_environment_or_command_line(
+    http_origin: tuple[str, _GitHttpServer], origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url, _ = http_origin
+    work = clone(origin, tmp_path / "http-work")
+    git("remote", "set-url", "origin", url, cwd=work)
+    # A git on PATH that records what every host-side git process receives, then runs the real one.
+    real = shutil.which("git")
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    record = tmp_path / "seen.txt"
+    (spy / "git").write_text(f'#!/bin/sh\n{{ env; printf "%s\\n" "$@"; }} >> {record}\nexec {real} "$@"\n')
+    (spy / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{spy}:{os.environ['PATH']}")
+    monkeypatch.setenv("SOME_RUNNER_SETTING", "not for git")
+    ws = GitWorkspace(work, token=TOKEN)
+    ws.prepare_branch("bot/issue-1-crash", base="main")
+    (work / "app.py").write_text("x\n")
+    ws.commit_all("x")
+    assert ws.push("bot/issue-1-crash").how == "created"
+    seen = record.read_text()
+    assert "push" in seen
+    assert TOKEN not in seen and ENCODED not in seen
+    assert "SOME_RUNNER_SETTING" not in seen  # an allowlist, not a copy of the bot's environment
+    assert "GIT_CONFIG_NOSYSTEM=1" in seen and "core.fsmonitor=false" in seen
