@@ -16,12 +16,15 @@ from __future__ import annotations
 import platform
 import re
 import secrets
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 import anyio
+
+from bot.core.host_git import hardened_args, host_git_env
 
 #: Instruction files read from the trusted root, in this order (both when both exist).
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
@@ -138,7 +141,9 @@ async def gather_environment(workspace: Path, *, today: date | None = None) -> E
 async def _git(cwd: Path, *args: str) -> str | None:
     try:
         with anyio.fail_after(GIT_TIMEOUT_S):
-            done = await anyio.run_process(["git", *args], cwd=cwd, check=False)
+            # The bot's own git (bot.core.host_git): allowlisted environment, fsmonitor/hooks/pager off.
+            env = host_git_env(git_dir=None, work_tree=None, home=Path(tempfile.gettempdir()) / "bot-git-home")
+            done = await anyio.run_process(["git", *hardened_args(), *args], cwd=cwd, env=env, check=False)
     except (OSError, TimeoutError):
         return None
     if done.returncode != 0:

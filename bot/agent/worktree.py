@@ -2,22 +2,27 @@
 sub-agent works there, its changes come back as a diff, the worktree is removed.
 
 Git is run as a process (this is the loop's own bookkeeping, not a tool call, so it is not subject
-to the permission rules). Repository hooks are disabled for these commands: a worktree checkout
-must not run code from the repository.
+to the permission rules), the way the bot runs all its own git (:mod:`bot.core.host_git`): an
+environment from an allowlist, hooks/fsmonitor/pagers neutralised on the command line, and — once
+the worktree exists — its git directory named explicitly, so a ``.git`` file the sub-agent's
+commands rewrite in the worktree is never followed.
 """
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 
+from bot.core.host_git import hardened_args, host_git_env
 from bot.errors import ToolExecutionError
 
 #: A worktree operation that takes longer than this is stuck (a lock, a huge checkout).
 GIT_TIMEOUT_S = 120.0
-_SAFE_GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false")
+#: The HOME of these git commands: empty (no one's ~/.gitconfig), created once per process.
+_HOME: list[Path] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +31,8 @@ class Worktree:
     path: Path
     branch: str
     base: str
+    #: The worktree's own git directory (``<repo>/.git/worktrees/<name>``), read right after creation.
+    git_dir: Path
     #: Where the sub-agent works: the same subdirectory of the worktree as the parent's workspace.
     workspace: Path
 
@@ -37,10 +44,19 @@ class WorktreeDiff:
     files_changed: int
 
 
-async def git(cwd: Path, *args: str, check: bool = True) -> str:
+def _home() -> Path:
+    if not _HOME:
+        _HOME.append(Path(tempfile.mkdtemp(prefix="bot-git-home-")))
+    return _HOME[0]
+
+
+async def git(cwd: Path, *args: str, check: bool = True, git_dir: Path | None = None) -> str:
+    """Receives what :func:`host_git_env` allows (``PATH``, an empty ``HOME``, no system/global
+    config); with ``git_dir`` the repository is named instead of discovered from ``cwd``."""
+    env = host_git_env(git_dir=git_dir, work_tree=cwd if git_dir is not None else None, home=_home())
     try:
         with anyio.fail_after(GIT_TIMEOUT_S):
-            done = await anyio.run_process([*_SAFE_GIT, *args], cwd=cwd, check=False)
+            done = await anyio.run_process(["git", *hardened_args(), *args], cwd=cwd, env=env, check=False)
     except TimeoutError:
         raise ToolExecutionError(f"git {args[0]} timed out after {GIT_TIMEOUT_S:g} s") from None
     except OSError as exc:
@@ -62,7 +78,8 @@ async def create_worktree(workspace: Path, dest: Path, branch: str) -> Worktree:
     dest.parent.mkdir(parents=True, exist_ok=True)
     await git(top, "worktree", "add", "--quiet", "-b", branch, str(dest), base)
     path = _resolved(dest)
-    return Worktree(top, path, branch, base, path / _resolved(workspace).relative_to(top))
+    git_dir = Path((await git(path, "rev-parse", "--absolute-git-dir")).strip())
+    return Worktree(top, path, branch, base, git_dir, path / _resolved(workspace).relative_to(top))
 
 
 def _resolved(path: Path) -> Path:
@@ -72,10 +89,12 @@ def _resolved(path: Path) -> Path:
 async def worktree_diff(worktree: Worktree) -> WorktreeDiff:
     """Everything the sub-agent changed, new files included, against the base commit (the
     worktree's own index is used; the main checkout's is untouched)."""
-    await git(worktree.path, "add", "-A")
-    diff = await git(worktree.path, "diff", "--cached", "--binary", worktree.base)
-    stat = await git(worktree.path, "diff", "--cached", "--stat", worktree.base)
-    names = await git(worktree.path, "diff", "--cached", "--name-only", worktree.base)
+    named = worktree.git_dir
+    await git(worktree.path, "add", "-A", git_dir=named)
+    diff = await git(worktree.path, "diff", "--cached", "--binary", "--no-ext-diff", "--no-textconv", worktree.base,
+                     git_dir=named)
+    stat = await git(worktree.path, "diff", "--cached", "--stat", worktree.base, git_dir=named)
+    names = await git(worktree.path, "diff", "--cached", "--name-only", worktree.base, git_dir=named)
     return WorktreeDiff(diff, stat.strip(), len([n for n in names.splitlines() if n.strip()]))
 
 

@@ -4,7 +4,7 @@ The only module that imports GitPython. Everything a run does to git goes throug
 :class:`GitWorkspace`, and failures come out as :class:`bot.errors.GitError` (``PushRejected`` when
 the remote refuses a push; the local commit is kept either way).
 
-Trust model (the details are in :mod:`bot.github.git_guard`):
+Trust model (the details are in :mod:`bot.core.host_git`):
 
 - Host-side git never takes configuration or code from the workspace: the git directory is found
   once and sealed before the model runs (a later change stops every git command); each command gets
@@ -33,8 +33,8 @@ from urllib.parse import urlsplit
 
 from git import InvalidGitRepositoryError, NoSuchPathError, Repo
 
+from bot.core.host_git import GitDirSeal, credential_pipe, hardened_args, host_git_env
 from bot.errors import GitError, PushRejected
-from bot.github.git_guard import GitDirSeal, credential_pipe, hardened_args, host_git_env
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ class GitWorkspace:
     GitPython finds the repository (a ``.git`` directory, or a ``.git`` file of a worktree or
     submodule) once, when the workspace is still the runner's; every git command after that runs
     through :meth:`_run` with an environment built from an allowlist and the hardened configuration
-    of :mod:`bot.github.git_guard`. (GitPython's own command runner always starts from a copy of
+    of :mod:`bot.core.host_git`. (GitPython's own command runner always starts from a copy of
     ``os.environ``, so it is not used to run git.) After :meth:`seal`, every command first checks
     that the git directory is still the one sealed.
     """

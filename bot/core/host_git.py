@@ -88,7 +88,7 @@ def hardened_args() -> list[str]:
     return args
 
 
-def host_git_env(*, git_dir: Path, work_tree: Path, home: Path, parent: Mapping[str, str] | None = None,
+def host_git_env(*, git_dir: Path | None, work_tree: Path | None, home: Path, parent: Mapping[str, str] | None = None,
                  remote: bool = False, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of one host-side git command. Pure given ``parent`` (the bot's environment,
     from which only :data:`_BASE_NAMES` — and for remote commands :data:`_NETWORK_NAMES` — are read)."""
@@ -103,12 +103,13 @@ def host_git_env(*, git_dir: Path, work_tree: Path, home: Path, parent: Mapping[
         # No configuration but the repository's sealed one and our command line.
         "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
         "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_ATTR_NOSYSTEM": "1",
-        # The repository is named, never discovered: a .git file or directory the model planted
-        # elsewhere in the tree is never taken for it.
-        "GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree),
         # Nobody is at the terminal.
         "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never", "GIT_PAGER": "cat", "GIT_EDITOR": "true",
     })
+    if git_dir is not None and work_tree is not None:
+        # The repository is named, never discovered: a .git file or directory the model planted
+        # elsewhere in the tree is never taken for it.
+        env.update(GIT_DIR=str(git_dir), GIT_WORK_TREE=str(work_tree))
     env.update(extra or {})
     return env
 
