@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,3 +23,13 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def context(workspace: Path, tmp_path: Path) -> ToolUseContext:
     return make_context(workspace, scratch_dir=tmp_path / "scratch")
+
+
+@pytest.fixture(autouse=True)
+def _forget_captured_secrets() -> Iterator[None]:
+    """`bot run` takes the secrets out of os.environ into a process-wide store; one test's secrets
+    must not be the next one's."""
+    yield
+    from bot.core.secrets import forget_captured
+
+    forget_captured()

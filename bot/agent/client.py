@@ -15,7 +15,6 @@ from __future__ import annotations
 import email.utils
 import importlib.util
 import json
-import os
 import time
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from bot.agent.model import (
     ToolUseReady,
 )
 from bot.agent.usage import Usage
+from bot.core.secrets import full_environ, secret
 from bot.errors import ConfigError
 from bot.tools.messages import ToolUseBlock
 
@@ -77,7 +77,7 @@ class ProviderConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ProviderConfig:
         """``BOT_MODEL_PROVIDER`` (or Claude Code's ``CLAUDE_CODE_USE_BEDROCK`` / ``_VERTEX``)."""
-        env = os.environ if env is None else env
+        env = full_environ() if env is None else env
         raw = env.get("BOT_MODEL_PROVIDER", "").strip().lower()
         if not raw:
             if env.get("CLAUDE_CODE_USE_BEDROCK", "") in ("1", "true"):
@@ -103,15 +103,22 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
     sdk: Any
     match config.provider:
         case "anthropic":
-            if not (config.api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            # The key comes from the secret store (bot.core.secrets): it is no longer in os.environ,
+            # where the SDK would look for it.
+            api_key = config.api_key or secret("ANTHROPIC_API_KEY")
+            auth_token = None if api_key else secret("ANTHROPIC_AUTH_TOKEN")
+            if not (api_key or auth_token):
                 raise ConfigError("no model API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
-            sdk = anthropic.AsyncAnthropic(api_key=config.api_key, base_url=config.base_url, max_retries=0,
-                                           timeout=config.timeout_s, http_client=http_client)
+            sdk = anthropic.AsyncAnthropic(api_key=api_key, auth_token=auth_token, base_url=config.base_url,
+                                           max_retries=0, timeout=config.timeout_s, http_client=http_client)
         case "bedrock":
             if importlib.util.find_spec("botocore") is None:
                 raise ConfigError("the Bedrock provider needs the `anthropic[bedrock]` extra "
                                   "(pip install 'headless-bot[bedrock]')")
             sdk = AsyncAnthropicBedrock(aws_region=config.aws_region, aws_profile=config.aws_profile,
+                                        aws_access_key=secret("AWS_ACCESS_KEY_ID"),
+                                        aws_secret_key=secret("AWS_SECRET_ACCESS_KEY"),
+                                        aws_session_token=secret("AWS_SESSION_TOKEN"),
                                         api_key=config.api_key, base_url=config.base_url, max_retries=0,
                                         timeout=config.timeout_s, http_client=http_client)
         case "vertex":

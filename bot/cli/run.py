@@ -62,7 +62,13 @@ def run(
 ) -> None:
     """Start a run. Locally: `bot run --local --repo PATH --prompt TEXT [--replay CASSETTE]`.
     On GitHub: reads GITHUB_EVENT_NAME / GITHUB_EVENT_PATH and the rest of the Actions environment."""
+    from bot.core.secrets import capture_process_secrets
     from bot.github.session import RunConfig
+    from bot.shell.env import protect_own_environ
+
+    # Also here, not only in main(): `bot run` may be invoked as a library (typer's CliRunner).
+    capture_process_secrets()
+    protect_own_environ()
 
     config = RunConfig(
         workspace=repo, scratch_dir=output_dir / "scratch", policies=_split(policy), allow=allow or [],

@@ -21,6 +21,10 @@ from collections.abc import Iterable, MutableMapping
 
 from bot.core.redact import secrets_from_environ
 
+#: Named like secrets but holding a path that a library reads from the environment itself (Google's
+#: auth library for Vertex). The path is no secret; it still never reaches a child (allowlists).
+KEEP_IN_ENVIRON = frozenset({"GOOGLE_APPLICATION_CREDENTIALS"})
+
 _lock = threading.Lock()
 _captured: dict[str, str] = {}
 
@@ -30,7 +34,7 @@ def capture_process_secrets(environ: MutableMapping[str, str] | None = None,
     """Move every secret-named variable (and ``extra_names``) out of ``environ`` (``os.environ``)
     into the store; returns what this call moved. Safe to call more than once: later calls merge."""
     environ = os.environ if environ is None else environ
-    found = secrets_from_environ(environ, extra_names)
+    found = {k: v for k, v in secrets_from_environ(environ, extra_names).items() if k not in KEEP_IN_ENVIRON}
     with _lock:
         for name in found:
             # The raw value, not the stripped one: a consumer gets exactly what the runner set.

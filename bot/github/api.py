@@ -20,7 +20,6 @@ The sleep is injectable so tests never sleep.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -35,6 +34,7 @@ from github.PullRequest import PullRequest
 from github.Requester import Requester
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
+from bot.core.secrets import full_environ
 from bot.errors import (
     ConfigError,
     GitHubAuthError,
@@ -302,8 +302,8 @@ class PyGithubApi:
     def from_environment(cls, env: Mapping[str, str] | None = None, *, token: str | None = None,
                          policy: RetryPolicy | None = None) -> PyGithubApi:
         """From the Actions environment: ``GITHUB_API_URL``, ``GITHUB_REPOSITORY`` and the token
-        (the argument, else ``GITHUB_TOKEN``)."""
-        env = os.environ if env is None else env
+        (the argument, else ``GITHUB_TOKEN``, from the secret store)."""
+        env = full_environ() if env is None else env
         repository = env.get("GITHUB_REPOSITORY", "")
         if not repository:
             raise ConfigError("GITHUB_REPOSITORY is not set (owner/name of the repository)")

@@ -327,13 +327,17 @@ class GitWorkspace:
     def changed_paths(self, base_branch: str, *, paths: Iterable[str] = TRUSTED_PATHS, head: str = "HEAD") -> list[str]:
         """Which of ``paths`` ``head`` changes relative to the default branch (from their merge
         base; when a shallow clone has no merge base, relative to the branch itself)."""
+        wanted = tuple(paths)
+        return [name for name in self.changed_files(base_branch, head) if _matches(name, wanted)]
+
+    def changed_files(self, base_branch: str, head: str = "HEAD") -> list[str]:
+        """Every path ``head`` changes relative to the default branch (see :meth:`changed_paths`)."""
         base = self.ref_for(base_branch)
         try:
             names = self._git("diff", "--name-only", "--no-renames", "-z", f"{base}...{head}")
         except GitError:
             names = self._git("diff", "--name-only", "--no-renames", "-z", base, head)
-        wanted = tuple(paths)
-        return [name for name in names.split("\0") if name and _matches(name, wanted)]
+        return [name for name in names.split("\0") if name]
 
     # ----- commits ---------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from bot.agent.events import EventLog, RunEvent
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
+from bot.core.host_git import GitDirTampered
 from bot.errors import ConfigError, first_error
 from bot.github.events import slugify
 from bot.github.git import CoAuthor, DiffStats, GitWorkspace
@@ -80,6 +81,7 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
     git.prepare_branch(branch, base=base)
     before = git.head_sha()
     print(f"branch {branch} (from {base} at {before[:12]})", file=out)
+    git.seal()  # from here on the model may run commands in the repository
 
     scratch = run.output_dir / "scratch"
     config = replace(run.config, workspace=repo, scratch_dir=scratch)
@@ -113,13 +115,19 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
             limits = prepared.limits
 
     finished = outcome is not None and outcome.completed
-    if git.has_changes():
-        if finished:
-            git.commit_all(commit_message(run.prompt, outcome, issue=None, finished=True))
-        else:
-            git.checkpoint(outcome.stop.reason if outcome is not None else "setup failed")
-    diff: DiffStats = git.diff(before)
-    facts = RunFacts(branch=branch, commit=git.head_sha(), pushed=False, error=error, notes=notes,
+    diff: DiffStats | None = None
+    commit: str | None = None
+    try:
+        if git.has_changes():
+            if finished:
+                git.commit_all(commit_message(run.prompt, outcome, issue=None, finished=True))
+            else:
+                git.checkpoint(outcome.stop.reason if outcome is not None else "setup failed")
+        diff = git.diff(before)
+        commit = git.head_sha()
+    except GitDirTampered as exc:  # nothing is committed from a reconfigured repository
+        error = str(exc)
+    facts = RunFacts(branch=branch, commit=commit, pushed=False, error=error, notes=notes,
                      verification=verification if outcome else (), cancelled=abort.aborted,
                      provenance=Provenance(actor="local", policy_files=policy_files, model=model,
                                            limits=_limits(limits)),
@@ -127,7 +135,8 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
     report = build_report(outcome, diff, facts)
     comment = render_result(report, limit=JOB_SUMMARY_LIMIT)
     (run.output_dir / "comment.md").write_text(comment, encoding="utf-8")
-    (run.output_dir / "changes.diff").write_text("".join(f.patch + "\n" for f in diff.files), encoding="utf-8")
+    (run.output_dir / "changes.diff").write_text("".join(f.patch + "\n" for f in diff.files) if diff else "",
+                                                 encoding="utf-8")
     data = outcome_data(report, outcome, extra={"repository": str(repo), "base": base,
                                                 "transcript": str(outcome.transcript_path) if outcome and
                                                 outcome.transcript_path else None})

@@ -26,6 +26,8 @@ from bot.agent.events import EventLog, RunEvent
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask, QuotedData
+from bot.core.host_git import GitDirTampered
+from bot.core.secrets import process_secrets, secret
 from bot.errors import BotError, GitError, PushRejected, first_error
 from bot.github.api import GitHubApi, PyGithubApi
 from bot.github.authorize import authorize
@@ -46,7 +48,6 @@ from bot.github.report import RunFacts, action_outputs, build_report, commit_mes
 from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
-from bot.core.redact import secrets_from_environ
 from bot.tools.abort import AbortSignal
 
 
@@ -109,7 +110,6 @@ def build_task(trigger: Trigger, repository: str) -> AgentTask:
 
 
 async def run_github(run: GitHubRun) -> int:
-    env = os.environ
     payload = load_event(run.event_path)
     trigger = decide_trigger(run.event_name, payload, run.settings)
     out = sys.stdout
@@ -117,7 +117,7 @@ async def run_github(run: GitHubRun) -> int:
         print(f"not triggered: {trigger.reason}", file=out)
         write_outputs({"conclusion": "skipped"})
         return 0
-    secrets = list(secrets_from_environ(env).values())
+    secrets = list(process_secrets().values())
     mask(secrets, out)
     api = await anyio.to_thread.run_sync(lambda: PyGithubApi.from_environment())
     verdict = await anyio.to_thread.run_sync(authorize, trigger, api)
@@ -148,7 +148,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
             api.update_issue_comment(sticky_id, text)
 
     workspace = run.config.workspace.resolve()
-    git = GitWorkspace(workspace, token=env.get("GITHUB_TOKEN"))
+    git = GitWorkspace(workspace, token=secret("GITHUB_TOKEN"))
     provenance = Provenance(actor=trigger.actor, permission=permission, run_url=url)
     try:
         branch, base, pr_number, notes = await anyio.to_thread.run_sync(_prepare_workspace, git, api, trigger)
@@ -157,7 +157,11 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                              sticky_id, secrets)
     before = git.head_sha()
     trusted = TrustedFiles(lambda path: git.read_file(base, path), f"the default branch ({base})")
-    config = replace(run.config, hooks_disabled_reason=_hook_scripts_changed(git, base, trigger))
+    # What a PR's head changes is untrusted: hooks that run one of those files are not run.
+    untrusted = tuple(git.changed_files(base)) if trigger.pr is not None else ()
+    # From here on the model may run commands: the git directory is sealed as it is now.
+    git.seal()
+    config = replace(run.config, untrusted_paths=untrusted)
     abort = AbortSignal()
     outcome: AgentOutcome | None = None
     error: str | None = None
@@ -197,12 +201,17 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                 error = f"internal error ({type(leaf).__name__}: {leaf})"
                 run.output_dir.mkdir(parents=True, exist_ok=True)
                 (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
-    facts = await anyio.to_thread.run_sync(
-        _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted, secrets)
+    diff: DiffStats | None = None
+    try:
+        facts = await anyio.to_thread.run_sync(
+            _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted,
+            secrets)
+        diff = await anyio.to_thread.run_sync(git.diff, before)
+    except GitDirTampered as exc:  # nothing is committed or pushed from a reconfigured repository
+        facts = RunFacts(branch=branch, error=str(exc))
     facts = replace(facts, error=facts.error or error, notes=tuple(notes) + facts.notes, provenance=provenance,
                     verification=verification, cancelled=abort.aborted,
                     artifact_hint="the workflow run's `bot-run-…` artifact")
-    diff = await anyio.to_thread.run_sync(git.diff, before)
     return await _finish(run, api, trigger, outcome, diff, facts, sticky_id, secrets)
 
 
@@ -228,20 +237,6 @@ def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> t
     git.prepare_branch(branch, base=base)
     existing = api.find_open_pull(branch)
     return branch, base, existing.number if existing else None, notes
-
-
-def _hook_scripts_changed(git: GitWorkspace, base: str, trigger: Trigger) -> str | None:
-    """Hook commands come from the default branch, but the scripts they run live in the checkout. On a
-    pull request that changes files under ``.claude/`` (other than settings), those scripts are the
-    head's: the run's hooks are turned off rather than run untrusted code."""
-    if trigger.pr is None:
-        return None
-    changed = [p for p in git.changed_paths(base, paths=(".claude/",))
-               if not p.endswith(("settings.json", "settings.local.json"))]
-    if not changed:
-        return None
-    return ("hooks were not run: this pull request changes " + ", ".join(f"`{p}`" for p in changed[:5])
-            + ", which hook commands could run")
 
 
 def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,

@@ -8,7 +8,6 @@ never a pull request's head; locally it is the working tree the maintainer point
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
@@ -24,6 +23,8 @@ from bot.agent.model import ModelClient
 from bot.agent.prompts import INSTRUCTION_FILES, Instruction
 from bot.agent.session import AgentSession
 from bot.agent.transcript import transcript_path_for
+from bot.core.redact import Redactor, secrets_from_environ
+from bot.core.secrets import full_environ
 from bot.errors import ConfigError
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.stack import (
@@ -39,7 +40,6 @@ from bot.runtime.hook_runner import CommandHookRunner, HookLogEntry, hooks_from_
 from bot.runtime.pipeline import ToolPool
 from bot.runtime.tasks import SERVICE_KEY as TASKS_SERVICE
 from bot.runtime.tasks import BackgroundTasks
-from bot.core.redact import Redactor, secrets_from_environ
 from bot.tools.abort import AbortSignal
 from bot.tools.base import AnyTool
 from bot.tools.context import make_context
@@ -86,9 +86,13 @@ class RunConfig:
     #: A trusted ``.mcp.json`` given by the workflow (read through :class:`TrustedFiles`).
     mcp_config: str | None = None
     provider: ProviderConfig = field(default_factory=ProviderConfig.from_env)
-    #: Set when hook commands must not run (a pull request changed the scripts they would run).
+    #: Set when hook commands must not run at all.
     hooks_disabled_reason: str | None = None
-    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    #: Files a pull request's head changes relative to the default branch: hooks that run one of
+    #: them are not run (bot.runtime.hook_scripts).
+    untrusted_paths: tuple[str, ...] = ()
+    #: The bot's environment with its secrets (resolving ``${VAR}`` in trusted config; never a child's).
+    environ: Mapping[str, str] = field(default_factory=full_environ)
 
 
 @dataclass(slots=True)
@@ -112,7 +116,8 @@ class PreparedRun:
         notes = [f"MCP server `{s['name']}` {s['state']}: {s['reason']}; its tools were not available."
                  for s in self.mcp_states if s.get("reason")]
         notes += [f"{e.event} hook `{e.command}`: {e.outcome}" for e in self.hook_log
-                  if e.outcome.startswith("non-blocking error")]
+                  if e.outcome.startswith(("non-blocking error", "not run"))]
+        notes = list(dict.fromkeys(notes))  # a hook skipped on every call is said once
         return notes
 
 
@@ -187,7 +192,8 @@ async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortS
             warnings.append(config.hooks_disabled_reason)
         hooks = make_hook_runner(hooks_config, context, session_id=session_id,
                                  transcript_path=transcript_path_for(context.scratch_dir, None),
-                                 environ=config.environ, on_log=hook_log.append)
+                                 environ=config.environ, on_log=hook_log.append,
+                                 untrusted_paths=config.untrusted_paths)
         lifecycle: LifecycleHooks = CommandLifecycle(hooks) if isinstance(hooks, CommandHookRunner) \
             else NoLifecycleHooks()
         tasks = await stack.enter_async_context(BackgroundTasks(

@@ -14,7 +14,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,8 @@ class HookRun:
     #: Why the hook could not run at all (not found, not executable...).
     error: str | None = None
     duration_s: float = 0.0
+    #: Why the hook was not started (its script changed in the checkout).
+    skipped: str | None = None
 
     @property
     def blocked(self) -> bool:
@@ -75,13 +77,20 @@ def _shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
+def hook_argv(hook: HookCommand) -> list[str]:
+    """The command line of a hook before it is confined (:mod:`bot.shell.confine`)."""
+    return [_shell(), "-c", hook.command]
+
+
 async def run_hook_command(hook: HookCommand, payload: Mapping[str, Any], *, cwd: Path,
-                           env: Mapping[str, str]) -> HookRun:
+                           env: Mapping[str, str], argv: Sequence[str] | None = None) -> HookRun:
+    """Run one hook. ``argv`` is the confined command line (the sandbox around :func:`hook_argv`);
+    ``env`` is the secret-free environment built from the allowlist — nothing else reaches it."""
     started = time.perf_counter()
     data = (json.dumps(payload, ensure_ascii=False) + "\n").encode()
     try:
         process = await anyio.open_process(
-            [_shell(), "-c", hook.command], cwd=cwd, env=dict(env), start_new_session=True,
+            list(argv) if argv is not None else hook_argv(hook), cwd=cwd, env=dict(env), start_new_session=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
     except OSError as exc:

@@ -28,7 +28,7 @@ is documented in :mod:`bot.permissions.chain` and ``docs/hooks.md``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,8 @@ from bot.permissions.matchers import SHELL_TOOLS, RequestFacts, content_covers
 from bot.permissions.rules import DOMAIN_TOOLS, PATH_TOOLS, Rule, rule_applies_to
 from bot.permissions.schema import HookSet
 from bot.runtime.hook_config import TOOL_EVENTS, HookCommand, HooksConfig, merge_hooks, parse_hooks
-from bot.runtime.hook_exec import HookRun, run_hook_command
+from bot.runtime.hook_exec import BLOCKING_EXIT_CODE, HookRun, hook_argv, run_hook_command
+from bot.runtime.hook_scripts import HookScriptGuard
 from bot.runtime.hooks import (
     NO_POST_OUTCOME,
     NO_PRE_OUTCOME,
@@ -51,14 +52,18 @@ from bot.runtime.hooks import (
     PreToolHookOutcome,
 )
 from bot.shell.ast_parse import parse_command
+from bot.shell.confine import confine
 from bot.shell.env import build_child_env, policy_env_settings
 from bot.shell.rule_match import BashPattern, compile_pattern
+from bot.shell.sandbox import SandboxUnavailable
 from bot.shell.syntax import Parsed, Word
 from bot.shell.wrappers import unwrap
 from bot.tools.context import ToolUseContext
 
 #: Environment variables a hook can use to find the project (Claude Code's name, and ours).
 PROJECT_DIR_VARS = ("CLAUDE_PROJECT_DIR", "BOT_PROJECT_DIR")
+#: Events whose hooks guard what happens next: one that cannot run blocks instead of being skipped.
+GUARD_EVENTS = frozenset({"PreToolUse", "UserPromptSubmit"})
 #: How deep an ``if`` follows wrappers and ``sh -c`` scripts; deeper, the hook runs.
 MAX_IF_NESTING = 4
 #: The input keys that hold what a file tool's rule content is matched against.
@@ -103,7 +108,8 @@ class CommandHookRunner:
 
     def __init__(self, config: HooksConfig, *, session_id: str, transcript_path: Path, project_dir: Path,
                  env: Mapping[str, str], permission_mode: str = "default",
-                 on_log: Callable[[HookLogEntry], None] | None = None) -> None:
+                 on_log: Callable[[HookLogEntry], None] | None = None, context: ToolUseContext | None = None,
+                 guard: HookScriptGuard | None = None) -> None:
         self.config = config
         self.session_id = session_id
         self.transcript_path = transcript_path
@@ -112,6 +118,10 @@ class CommandHookRunner:
         self._env = {**env, **{name: str(project_dir) for name in PROJECT_DIR_VARS}}
         self._on_log = on_log
         self.log: list[HookLogEntry] = []
+        #: The run's context: hooks run in its sandbox. Without one (a unit test of the contract),
+        #: hooks run as plain processes with the secret-free environment.
+        self._context = context
+        self._guard = guard
 
     # ----- tool events ----------------------------------------------------------------------------
 
@@ -199,7 +209,7 @@ class CommandHookRunner:
         runs: list[HookRun | None] = [None] * len(commands)
 
         async def one(i: int, hook: HookCommand) -> None:
-            runs[i] = await run_hook_command(hook, payload, cwd=self.project_dir, env=self._env)
+            runs[i] = await self._run_one(event, hook, payload)
 
         async with anyio.create_task_group() as tg:
             for i, hook in enumerate(commands):
@@ -209,8 +219,28 @@ class CommandHookRunner:
             self._record(event, run)
         return done
 
+    async def _run_one(self, event: str, hook: HookCommand, payload: Mapping[str, Any]) -> HookRun:
+        why = self._guard.why_not(hook.command) if self._guard is not None else None
+        if why is not None:
+            if event in GUARD_EVENTS:  # a guard that cannot run must not let the call through
+                return HookRun(hook, BLOCKING_EXIT_CODE, "", f"hook `{hook.command}` was not run: {why}. "
+                               "Restore the file to let the call through.", skipped=why)
+            return HookRun(hook, None, "", "", skipped=why)
+        env: Mapping[str, str] = self._env
+        argv = None
+        if self._context is not None:
+            try:
+                confined = await confine(self._context, hook_argv(hook), self._env)
+            except SandboxUnavailable as exc:
+                return HookRun(hook, BLOCKING_EXIT_CODE if event in GUARD_EVENTS else None, "", str(exc),
+                               error=str(exc))
+            argv, env = confined.argv, confined.env
+        return await run_hook_command(hook, payload, cwd=self.project_dir, env=env, argv=argv)
+
     def _record(self, event: str, run: HookRun) -> None:
-        if run.succeeded:
+        if run.skipped:
+            outcome = f"not run: {run.skipped}"
+        elif run.succeeded:
             outcome = "ok"
         elif run.blocked:
             outcome = "blocked: " + (run.stderr.strip()[:300] or "(no reason given)")
@@ -389,13 +419,19 @@ def _subject(tool_name: str, tool_input: Mapping[str, Any], context: ToolUseCont
 
 def make_hook_runner(config: HooksConfig, context: ToolUseContext, *, session_id: str,
                      transcript_path: Path, environ: Mapping[str, str] | None = None,
-                     on_log: Callable[[HookLogEntry], None] | None = None) -> HookRunner:
-    """The run's hook runner: hooks get the same secret-free environment as Bash commands."""
+                     on_log: Callable[[HookLogEntry], None] | None = None,
+                     untrusted_paths: Iterable[str] = ()) -> HookRunner:
+    """The run's hook runner: hooks get the same secret-free environment as Bash commands and run in
+    the same sandbox; a hook whose files changed (``untrusted_paths``: what a pull request's head
+    changes; or anything the run changes) is not run (:mod:`bot.runtime.hook_scripts`). Call it
+    before the model runs: the guard records the hooks' files as they are now."""
     if not config:
         return NoHooks()
     env, passthrough, secret_names = policy_env_settings(context.permission.extra)
     child = build_child_env(os.environ if environ is None else environ, policy_env=env,
                             passthrough=passthrough, secret_names=secret_names)
+    commands = [hook.command for matchers in config.events.values() for entry in matchers for hook in entry.hooks]
+    guard = HookScriptGuard(context.workspace, commands, untrusted_paths)
     return CommandHookRunner(config, session_id=session_id, transcript_path=transcript_path,
                              project_dir=context.workspace, env=child.env,
-                             permission_mode=context.permission.mode, on_log=on_log)
+                             permission_mode=context.permission.mode, on_log=on_log, context=context, guard=guard)

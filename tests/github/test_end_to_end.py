@@ -400,5 +400,5 @@ def test_hook_scripts_changed_by_a_pr_are_not_run(world: World) -> None:
     assert result.exit_code == 0, result.output
     assert not marker.exists()
     final = world.gh.comments(REPO, pr)[-1].body
-    assert "hooks were not run" in final
+    assert "was not run" in final or "not run:" in final
     assert "`.claude/hooks/guard.sh`" in final
