@@ -22,7 +22,7 @@ from bot.agent.events import EventLog, RunEvent
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
-from bot.core.host_git import GitDirTampered
+from bot.core.host_git import GitDirTampered, hardened_args, host_git_env
 from bot.errors import ConfigError, first_error
 from bot.github.events import slugify
 from bot.github.git import CoAuthor, DiffStats, GitWorkspace
@@ -50,8 +50,11 @@ class LocalRun:
 def ensure_repository(repo: Path, output_dir: Path, out: TextIO) -> Path:
     """The repository to work in. A directory that is not a git repository is copied into the output
     directory and initialised there, so the run never rewrites a tree that has no history."""
-    inside = subprocess.run(["git", "-C", str(repo), "rev-parse", "--show-toplevel"], capture_output=True,
-                            text=True, check=False)
+    # The bot's own git before the model runs (bot.core.host_git): allowlisted environment, nothing
+    # that runs programs from the repository's configuration.
+    env = host_git_env(git_dir=None, work_tree=None, home=output_dir / "git-home")
+    inside = subprocess.run(["git", *hardened_args(), "-C", str(repo), "rev-parse", "--show-toplevel"],
+                            capture_output=True, text=True, check=False, env=env)
     if inside.returncode == 0 and Path(inside.stdout.strip()).resolve() == repo.resolve():
         return repo.resolve()
     copy = output_dir / "workspace"
@@ -59,10 +62,9 @@ def ensure_repository(repo: Path, output_dir: Path, out: TextIO) -> Path:
     if copy.exists():
         shutil.rmtree(copy)
     shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.pyc"))
-    git = ["git", "-C", str(copy), "-c", "user.name=bot", "-c", "user.email=bot@localhost",
-           "-c", "commit.gpgsign=false"]
+    git = ["git", *hardened_args(), "-C", str(copy), "-c", "user.name=bot", "-c", "user.email=bot@localhost"]
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Initial copy"]):
-        subprocess.run([*git, *args], check=True, capture_output=True)
+        subprocess.run([*git, *args], check=True, capture_output=True, env=env)
     return copy.resolve()
 
 

@@ -120,8 +120,11 @@ async def stream_rg(args: list[str], cwd: Path, consume: LineConsumer, *,
             fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
         os.set_blocking(read_fd, False)
         with anyio.fail_after(timeout_s):
+            # rg receives PATH alone: no secret, and no RIPGREP_CONFIG_PATH or other setting from the
+            # bot's environment that would change what it searches.
             async with await anyio.open_process([rg_path(), *args], cwd=cwd, stdin=subprocess.DEVNULL,
-                                                stdout=write_fd, start_new_session=own_session) as proc:
+                                                stdout=write_fd, start_new_session=own_session,
+                                                env={"PATH": os.environ.get("PATH", os.defpath)}) as proc:
                 os.close(write_fd)
                 write_fd = -1
                 assert proc.stderr is not None
