@@ -6,7 +6,9 @@ Pure functions of a :class:`RunReport` (built from the agent's outcome and the g
 * it fits: a comment stays under GitHub's 65,536-character limit — long diffs are cut per file
   with a note (the full diff goes to the workflow artifact);
 * it is safe to post: every text is redacted for secrets before it leaves (:func:`finalize`),
-  and mentions in text the model wrote are defused so a run cannot ping people.
+  nothing in it fetches when the page is viewed (:mod:`bot.github.markdown_safety`: an image URL
+  is a zero-click channel out), and mentions in text the model wrote are defused so a run cannot
+  ping people.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bot.core.redact import redact
+from bot.github.markdown_safety import neutralize
 
 #: GitHub rejects issue and PR comments above this many characters.
 GITHUB_COMMENT_LIMIT = 65_536
@@ -103,7 +106,12 @@ class RunReport:
     provenance: Provenance = field(default_factory=Provenance)
     notes: tuple[str, ...] = ()
     artifact_hint: str | None = None
+    #: Changed files that configure the bot or CI (``report.sensitive_changes``).
+    sensitive_paths: tuple[str, ...] = ()
 
+
+#: Files listed in the configuration warning; the rest are counted.
+MAX_SENSITIVE_SHOWN = 20
 
 _ICONS = {"success": "✅", "partial": "⚠️", "failure": "❌", "refused": "⛔"}
 
@@ -113,9 +121,25 @@ def defuse_mentions(text: str) -> str:
     return _MENTION.sub("@\u200b", text)
 
 
-def finalize(markdown: str, secrets: Iterable[str] = ()) -> str:
-    """Last step before anything is posted: redact secrets (values and known shapes)."""
-    return redact(markdown, list(secrets))
+def finalize(markdown: str, secrets: Iterable[str] = (), *, allowed_hosts: Iterable[str] = ()) -> str:
+    """Last step before any Markdown is posted (comments, PR body, job summary): redact secrets
+    (values and known shapes), then neutralise every image and element that would fetch from
+    outside GitHub and ``allowed_hosts`` (the policy's WebFetch domains) when the page is viewed.
+    Markdown only: a file that is not rendered (a transcript) takes :func:`bot.core.redact.redact`."""
+    return neutralize(redact(markdown, list(secrets)), allowed_hosts)
+
+
+def fit(markdown: str, limit: int, secrets: Iterable[str] = (), *, allowed_hosts: Iterable[str] = ()) -> str:
+    """:func:`finalize`, then cut to ``limit`` characters. The cut text is finalized again: a cut
+    may leave a tag open, and the redaction ran before the cut, so no secret is left half-shown."""
+    secrets = list(secrets)
+    hosts = tuple(allowed_hosts)
+    text = finalize(markdown, secrets, allowed_hosts=hosts)
+    cut = limit
+    while len(text) > limit and cut > 0:
+        text = finalize(text[:cut], secrets, allowed_hosts=hosts)
+        cut -= max(len(text) - limit, 1_000)
+    return text if len(text) <= limit else ""
 
 
 def fence(text: str, lang: str = "") -> str:
@@ -239,10 +263,27 @@ def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render_result(report: RunReport, *, limit: int = GITHUB_COMMENT_LIMIT, secrets: Iterable[str] = ()) -> str:
-    """The result comment (and, with a larger limit, the job summary)."""
+def render_sensitive_warning(paths: Sequence[str]) -> str:
+    """The warning the result comment opens with (and a PR body may carry) when the change edits
+    files that configure the bot or CI; empty when it does not."""
+    if not paths:
+        return ""
+    shown = ", ".join(f"`{_inline(p, 200)}`" for p in paths[:MAX_SENSITIVE_SHOWN])
+    more = f" and {len(paths) - MAX_SENSITIVE_SHOWN} more" if len(paths) > MAX_SENSITIVE_SHOWN else ""
+    return ("> [!WARNING]\n"
+            f"> This change edits files that configure the bot or CI: {shown}{more}. "
+            "The pull request is kept a draft; review these files before merging.")
+
+
+def render_result(report: RunReport, *, limit: int = GITHUB_COMMENT_LIMIT, secrets: Iterable[str] = (),
+                  allowed_hosts: Iterable[str] = ()) -> str:
+    """The result comment (and, with a larger limit, the job summary). ``allowed_hosts``: image
+    hosts beside GitHub's that may stay (the policy's WebFetch domains)."""
     icon = _ICONS.get(report.conclusion, "ℹ️")
-    top = [RESULT_MARKER, f"### {icon} {report.headline}", ""]
+    top = [RESULT_MARKER]
+    if report.sensitive_paths:
+        top += [render_sensitive_warning(report.sensitive_paths), ""]
+    top += [f"### {icon} {report.headline}", ""]
     links = []
     if report.pr_url:
         links.append(f"Pull request: {report.pr_url}")
@@ -273,11 +314,12 @@ def render_result(report: RunReport, *, limit: int = GITHUB_COMMENT_LIMIT, secre
         budget = limit - COMMENT_MARGIN - len(head_text) - len(tail_text) - 40
     files = render_files(report.files, budget, report.artifact_hint)
     text = "\n".join([head_text, "#### Changes", "", files, "", tail_text])
-    return finalize(text, secrets)[:limit]
+    return fit(text, limit, secrets, allowed_hosts=allowed_hosts)
 
 
 def render_progress(status: str, *, todos: Sequence[TodoView] = (), calls: Sequence[CallView] = (),
-                    run_url: str | None = None, secrets: Iterable[str] = ()) -> str:
+                    run_url: str | None = None, secrets: Iterable[str] = (),
+                    allowed_hosts: Iterable[str] = ()) -> str:
     """The sticky comment while the run goes: status, the todo checklist, the latest calls."""
     lines = [STICKY_MARKER, f"**{status}**"]
     if run_url:
@@ -291,4 +333,4 @@ def render_progress(status: str, *, todos: Sequence[TodoView] = (), calls: Seque
     if calls:
         lines += ["", "<details><summary>Latest tool calls</summary>", "", *group_calls(calls)[-15:], "",
                   "</details>"]
-    return finalize("\n".join(lines), secrets)[:GITHUB_COMMENT_LIMIT]
+    return fit("\n".join(lines), GITHUB_COMMENT_LIMIT, secrets, allowed_hosts=allowed_hosts)

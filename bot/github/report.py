@@ -1,17 +1,20 @@
 """From what happened (the agent's outcome, the git diff, the run's facts) to what is reported.
 
 Pure: builds the :class:`~bot.github.render.RunReport` that the comment, the job summary and the
-local output are rendered from, and the outcome JSON a local run writes.
+local output are rendered from, and the outcome JSON a local run writes; and picks out the changed
+files that configure the bot or CI (:func:`sensitive_changes`), which the comment flags and which
+keep the pull request a draft.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.agent.outcome import AgentOutcome
-from bot.github.git import DiffStats
+from bot.agent.prompts import INSTRUCTION_FILES
+from bot.github.git import TRUSTED_PATHS, DiffStats
 from bot.github.render import CallView, DenialView, FileDiff, Provenance, RunReport, UsageView
 from bot.permissions.decision import Deny
 
@@ -38,6 +41,48 @@ class RunFacts:
     provenance: Provenance = field(default_factory=Provenance)
     artifact_hint: str | None = None
     cancelled: bool = False
+    #: Changed files that configure the bot or CI (:func:`sensitive_changes`): flagged at the top
+    #: of the comment; the pull request stays a draft.
+    sensitive_paths: tuple[str, ...] = ()
+
+
+#: Directories whose files change what CI runs, beside the bot's own :data:`TRUSTED_PATHS`.
+CI_PATHS = (".github/workflows/", ".github/actions/")
+
+
+def sensitive_changes(paths: Iterable[str], hook_scripts: Iterable[str] = ()) -> list[str]:
+    """The changed ``paths`` (repository-relative, as git prints them; both sides of a rename) that
+    configure the bot or CI: the bot's trusted files (policy, ``.claude/``, ``.mcp.json``), the
+    instruction files at any depth (``docs/AGENTS.md`` is read too), workflows and local actions,
+    and the scripts hooks run (``hook_scripts``). Compared without case: a look-alike is flagged
+    rather than missed. In the order given, without repeats."""
+    hooks = {_normal_path(h).lower() for h in hook_scripts if h.strip()}
+    prefixes = tuple(p.lower() for p in (*TRUSTED_PATHS, *CI_PATHS) if p.endswith("/"))
+    exact = {p.lower() for p in TRUSTED_PATHS if not p.endswith("/")}
+    names = {n.lower() for n in INSTRUCTION_FILES}
+    found: list[str] = []
+    for path in paths:
+        key = _normal_path(path).lower()
+        if not key or path in found:
+            continue
+        if key in exact or key.startswith(prefixes) or key.rsplit("/", 1)[-1] in names or key in hooks:
+            found.append(path)
+    return found
+
+
+def _normal_path(path: str) -> str:
+    path = path.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.lstrip("/")
+
+
+def diff_paths(diff: DiffStats | None) -> list[str]:
+    """Every path a diff touches, both sides of a rename: what :func:`sensitive_changes` takes."""
+    paths: list[str] = []
+    for f in diff.files if diff is not None else ():
+        paths += [p for p in (f.old_path, f.path) if p and p not in paths]
+    return paths
 
 
 def conclusion(outcome: AgentOutcome | None, facts: RunFacts) -> str:
@@ -100,6 +145,7 @@ def build_report(outcome: AgentOutcome | None, diff: DiffStats | None, facts: Ru
         provenance=facts.provenance,
         notes=tuple(notes),
         artifact_hint=facts.artifact_hint,
+        sensitive_paths=facts.sensitive_paths,
     )
 
 
@@ -148,6 +194,7 @@ def outcome_data(report: RunReport, outcome: AgentOutcome | None, *, extra: dict
         "cache_read_tokens": usage.cache_read_tokens,
         "cache_write_tokens": usage.cache_write_tokens,
         "cost_usd": round(usage.cost_usd, 6),
+        "sensitive_paths": list(report.sensitive_paths),
         "summary": report.summary,
     }
     data.update(extra or {})
