@@ -28,7 +28,7 @@ from bot.github.events import slugify
 from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.progress import TerminalProgress
 from bot.github.render import JOB_SUMMARY_LIMIT, Provenance, render_result
-from bot.github.report import RunFacts, build_report, commit_message, outcome_data
+from bot.github.report import RunFacts, build_report, commit_message, diff_paths, outcome_data, sensitive_changes
 from bot.github.session import RunConfig, prepare_run, replaying, working_tree_files
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
@@ -112,6 +112,7 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
                 (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
             verification = await run_verification(prepared, repo) if outcome and outcome.completed else ()
             notes = tuple(prepared.run_log_notes())
+            hook_files = prepared.hook_files()
             policy_files = tuple(_hashes(prepared.policy_sources))
             model = prepared.session.model
             limits = prepared.limits
@@ -129,7 +130,8 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
         commit = git.head_sha()
     except GitDirTampered as exc:  # nothing is committed from a reconfigured repository
         error = str(exc)
-    facts = RunFacts(branch=branch, commit=commit, pushed=False, error=error, notes=notes,
+    sensitive = tuple(sensitive_changes(diff_paths(diff), hook_scripts=hook_files))
+    facts = RunFacts(branch=branch, commit=commit, pushed=False, error=error, notes=notes, sensitive_paths=sensitive,
                      verification=verification if outcome else (), cancelled=abort.aborted,
                      provenance=Provenance(actor="local", policy_files=policy_files, model=model,
                                            limits=_limits(limits)),

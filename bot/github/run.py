@@ -44,7 +44,7 @@ from bot.github.render import (
     render_progress,
     render_result,
 )
-from bot.github.report import RunFacts, action_outputs, build_report, commit_message
+from bot.github.report import RunFacts, action_outputs, build_report, commit_message, diff_paths, sensitive_changes
 from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
@@ -166,6 +166,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
     outcome: AgentOutcome | None = None
     error: str | None = None
     verification: tuple[tuple[str, bool], ...] = ()
+    hook_files: tuple[str, ...] = ()
     sticky = StickyProgress(post_sticky, run_url=url, secrets=secrets)
     log = EventLog()
 
@@ -193,6 +194,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                 if outcome is not None and outcome.completed:
                     verification = await run_verification(prepared, workspace)
                 notes += prepared.run_log_notes()
+                hook_files = prepared.hook_files()
         except Exception as exc:  # setup failures are ours; anything else is a bug: say so, keep the work
             leaf = first_error(exc)
             if isinstance(leaf, BotError):
@@ -205,7 +207,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
     try:
         facts = await anyio.to_thread.run_sync(
             _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted,
-            secrets)
+            secrets, before, hook_files)
         diff = await anyio.to_thread.run_sync(git.diff, before)
     except GitDirTampered as exc:  # nothing is committed or pushed from a reconfigured repository
         facts = RunFacts(branch=branch, error=str(exc))
@@ -241,7 +243,8 @@ def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> t
 
 def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,
                      branch: str, base: str, pr_number: int | None, verification: tuple[tuple[str, bool], ...],
-                     cancelled: bool, secrets: list[str]) -> RunFacts:
+                     cancelled: bool, secrets: list[str], before: str = "HEAD",
+                     hook_files: tuple[str, ...] = ()) -> RunFacts:
     """Whatever happened, keep the work: commit (a checkpoint when unfinished), push, open or update the PR."""
     finished = outcome is not None and outcome.completed and not cancelled
     co_authors = [CoAuthor(trigger.actor)] if trigger.actor and not trigger.actor_is_bot else []
@@ -261,13 +264,15 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
         return RunFacts(branch=branch, commit=commit,
                         error=f"the push of `{branch}` was rejected ({exc}); the commit {commit[:12]} is kept in "
                               "the workflow's checkout and its diff in the run's artifact")
-    draft = not finished or any(not ok for _, ok in verification)
+    # What the run itself changed (not what a PR's head already did) among the bot's and CI's config.
+    sensitive = tuple(sensitive_changes(diff_paths(git.diff(before)), hook_scripts=hook_files))
+    draft = not finished or any(not ok for _, ok in verification) or bool(sensitive)
     body = finalize(_pr_body(trigger, outcome), secrets)
     if pr_number is not None:
         pull = api.update_pull(pr_number, body=body) if trigger.pr is None else api.get_pull(pr_number)
     else:
         pull = api.create_pull(head=branch, base=base, title=_pr_title(trigger, title), body=body, draft=draft)
-    return RunFacts(branch=branch, commit=commit, pushed=True, pr_url=pull.html_url)
+    return RunFacts(branch=branch, commit=commit, pushed=True, pr_url=pull.html_url, sensitive_paths=sensitive)
 
 
 def _pr_title(trigger: Trigger, title: str) -> str:

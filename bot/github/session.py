@@ -110,6 +110,11 @@ class PreparedRun:
     def limits(self) -> RunLimits:
         return self.session.limits
 
+    def hook_files(self) -> tuple[str, ...]:
+        """The checkout's files the policy's hooks run (their changes are flagged in the comment)."""
+        hooks = self.session.hooks
+        return hooks.files() if isinstance(hooks, CommandHookRunner) else ()
+
     def run_log_notes(self) -> list[str]:
         """What the summary must say about the run's machinery: MCP servers that failed (their tools
         were absent) and hooks that failed without blocking (the call went on without them)."""

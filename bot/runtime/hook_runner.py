@@ -123,6 +123,10 @@ class CommandHookRunner:
         self._context = context
         self._guard = guard
 
+    def files(self) -> tuple[str, ...]:
+        """The checkout's files these hooks run (:mod:`bot.runtime.hook_scripts`)."""
+        return self._guard.files() if self._guard is not None else ()
+
     # ----- tool events ----------------------------------------------------------------------------
 
     async def pre_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str,

@@ -87,6 +87,9 @@ class HookScriptGuard:
                 self._digests.setdefault(rel, _digest(self.project_dir / rel))
         return self._files[command]
 
+    def files(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(rel for files in self._files.values() for rel in files))
+
     def why_not(self, command: str) -> str | None:
         """Why this hook must not run (its files changed), or ``None``."""
         for rel in self._remember(command):
