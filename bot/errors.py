@@ -8,7 +8,8 @@
     │   └── ToolExecutionError     the call ran and failed (a command failed, a server errored)
     ├── RunError               ends the run; the outcome says which and keeps the work
     │   ├── LimitReached           max turns, budget or wall time
-    │   └── RunAborted             cancellation signal, or a fatal model/API error
+    │   ├── RunAborted             cancellation signal, or a fatal model/API error
+    │   └── CanaryTripped          a decoy credential was seen: stop now, push and post nothing more
     ├── ConfigError            the operator must fix a file: names the file and the line
     ├── GitHubError            a GitHub API call failed (after retries); names the operation
     │   ├── GitHubNotFound         404: the repository, issue, PR or comment does not exist
@@ -72,6 +73,39 @@ class LimitReached(RunError):
 
 class RunAborted(RunError):
     pass
+
+
+class CanaryTripped(RunError):
+    """A secret canary (a decoy credential, :mod:`bot.core.canary`) appeared in a tool's input or
+    output or in something about to leave the process: whatever put it there read what it must not.
+    Never turned into a tool result; the run ends at once, nothing more is pushed or posted. The
+    message names the canary and where it was seen, never its value."""
+
+    def __init__(self, label: str, where: str) -> None:
+        super().__init__(f"secret canary tripped: {label} appeared in {where}; the run was stopped and nothing "
+                         "more is pushed or posted")
+        self.label = label
+        self.where = where
+
+
+def canary_tripped_in(exc: BaseException) -> CanaryTripped | None:
+    """The :class:`CanaryTripped` inside ``exc`` — itself, inside (nested) exception groups, or the
+    cause of an error a tool wrapped it in — or ``None``."""
+    pending: list[BaseException] = [exc]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, CanaryTripped):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                pending.append(linked)
+    return None
 
 
 class ConfigError(BotError):

@@ -13,7 +13,6 @@ run, the outcome keeps everything done so far — files on disk, the tool-call l
 
 from __future__ import annotations
 
-import os
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -65,13 +64,14 @@ from bot.agent.subagents import (
 )
 from bot.agent.transcript import Transcript, transcript_path_for
 from bot.agent.usage import ZERO_USAGE, Usage
+from bot.core.guard import guard_of, tool_redactor
+from bot.errors import canary_tripped_in
 from bot.permissions.decision import Deny
 from bot.permissions.denials import DenialTracker
 from bot.runtime.pipeline import ToolCallOutcome, ToolRunner, tool_use_error
 from bot.runtime.streaming import StreamingToolExecutor
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
 from bot.runtime.tasks import BackgroundTasks
-from bot.core.redact import Redactor, secrets_from_environ
 from bot.tools.agent_tool import SUBAGENT_SERVICE
 from bot.tools.context import ToolUseContext
 from bot.tools.messages import ProgressEvent, ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
@@ -84,8 +84,20 @@ MAX_TOKENS_NOTICE = ("Your response was cut off at the output token limit. Conti
 
 async def run_agent(task: AgentTask, session: AgentSession, events: EventSink = drop_events) -> AgentOutcome:
     """Run the model on a task until it finishes or something stops it. Never raises for model,
-    tool or limit trouble: the outcome's ``stop`` says what happened."""
-    return await _AgentRun(task, session, events).run()
+    tool or limit trouble: the outcome's ``stop`` says what happened.
+
+    A tripped secret canary is not such trouble: :class:`~bot.errors.CanaryTripped` is raised (out
+    of the task groups it crossed, and at the end when a background task recorded one), so the
+    caller pushes and posts nothing more."""
+    try:
+        outcome = await _AgentRun(task, session, events).run()
+    except BaseExceptionGroup as group:
+        tripped = canary_tripped_in(group)
+        if tripped is None:
+            raise
+        raise tripped from None
+    guard_of(session.context.services).canaries.raise_if_tripped()
+    return outcome
 
 
 @dataclass(slots=True)
@@ -140,7 +152,7 @@ class _AgentRun:
             services[SUBAGENT_SERVICE] = self.runner
             tasks = services.get(TASKS_KEY)
             if not isinstance(tasks, BackgroundTasks):  # nobody gave the run one: it owns its own
-                tasks = BackgroundTasks(base.scratch_dir / "tasks", redact=Redactor(secrets_from_environ(os.environ)))
+                tasks = BackgroundTasks(base.scratch_dir / "tasks", redact=tool_redactor(base.services))
                 self.owns_tasks = True
             self.tasks = services[TASKS_KEY] = tasks
         return base.with_(tools=self.pool.tools, services=services, agent_id=self.agent_id)

@@ -5,8 +5,9 @@ GitHub layer redacts everything it posts with it. Two sources of secrets:
 
 * **known values** — the values of the bot's own secret variables (:func:`secrets_from_environ`:
   the GitHub token, the model key, ``ACTIONS_*``, cloud credentials, action inputs named like
-  secrets), plus the forms they commonly leak in (base64, and the ``x-access-token:<token>``
-  basic-auth header ``actions/checkout`` writes into ``.git/config``);
+  secrets) in every form they commonly leak in: reversed, hex, base64 (at any alignment inside a
+  longer blob, and of the ``x-access-token:<token>`` basic-auth pair ``actions/checkout`` writes into
+  ``.git/config``), URL-encoded, with invisible characters inside (:mod:`bot.core.secret_match`);
 * **shapes** — tokens recognisable without knowing them: GitHub (``ghp_``, ``ghs_``, ``github_pat_``
   …), Anthropic (``sk-ant-``), AWS (access key ids, secret keys next to their name), JWTs (the
   runner's ``ACTIONS_RUNTIME_TOKEN`` is one), PEM private keys, ``Authorization:`` header values.
@@ -17,15 +18,12 @@ first place (:mod:`bot.shell.env`).
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-#: Values shorter than this are not redacted by value: a 3-character "secret" would blank out
-#: ordinary words everywhere (GitHub Actions' own masker has the same kind of floor).
-MIN_SECRET_LENGTH = 8
+from bot.core.secret_match import MIN_SECRET_LENGTH, leak_forms, secret_matcher
 
 #: Words that make a variable a secret wherever they appear in its name (``PGPASSWORD``).
 _SECRET_NAME_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "API_KEY",
@@ -72,21 +70,29 @@ class Shape:
     group: int = 0
 
 
+# Every tool result and posted text goes through all of these, so each pattern starts with a literal:
+# the regex engine then jumps from one occurrence of it to the next instead of trying every position
+# (a leading ``\b`` or character class makes it try each one: ~25 ms per MB and pattern). The word
+# boundary the shape needs is checked by a look-behind right after the literal instead.
 SHAPES: tuple[Shape, ...] = (
     Shape("private-key", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)")),
     # GitHub: classic, OAuth, user-to-server, server-to-server (installation), refresh; fine-grained.
-    Shape("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
-    Shape("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
-    Shape("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
+    Shape("github-token", re.compile(
+        r"gh(?<!\wgh)[pousr]_[A-Za-z0-9]{30,255}\b|github_pat_(?<!\wgithub_pat_)[A-Za-z0-9_]{22,255}\b")),
+    Shape("anthropic-key", re.compile(r"sk-ant-(?<!\wsk-ant-)[A-Za-z0-9_\-]{20,}")),
+    Shape("aws-access-key-id", re.compile(r"A(?<!\wA)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b")),
+    # The names end in "ey" or "en": the engine jumps to those two letters, then looks back for the name.
     Shape("aws-secret", re.compile(
-        r"(?i)(?:aws_secret_access_key|aws_session_token|secretaccesskey|sessiontoken)[\"']?\s*[=:]\s*[\"']?"
-        r"([A-Za-z0-9/+=]{40,})"), group=1),
-    Shape("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-    Shape("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
+        r"(?i)(?:ey(?:(?<=aws_secret_access_key)|(?<=secretaccesskey))|en(?:(?<=aws_session_token)|(?<=sessiontoken)))"
+        r"[\"']?\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40,})"), group=1),
+    Shape("jwt", re.compile(r"eyJ(?<!\weyJ)[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
+    Shape("slack-token", re.compile(r"xox(?<!\wxox)[abposr]-[A-Za-z0-9\-]{10,}")),
     Shape("authorization", re.compile(
-        r"(?i)\bauthorization\s*[:=]\s*(?:basic|bearer|token)\s+([A-Za-z0-9+/=._\-]{8,})"), group=1),
-    Shape("url-credentials", re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]{8,})@"), group=1),
+        r"(?i)authorization(?<!\wauthorization)\s*[:=]\s*(?:basic|bearer|token)\s+([A-Za-z0-9+/=._\-]{8,})"),
+        group=1),
+    # ``scheme://user:password@``: found from its "://", the scheme's last character looked back at.
+    Shape("url-credentials", re.compile(r"(?i)://(?<=[a-z0-9+.\-]://)[^/\s:@]+:([^/\s@]{8,})@"), group=1),
 )
 
 
@@ -94,38 +100,27 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-def leak_forms(value: str) -> tuple[str, ...]:
-    """The value and the encodings it commonly leaks in: base64 of itself and of the
-    ``x-access-token:<value>`` basic-auth pair (``actions/checkout``'s persisted credential)."""
-    forms = [value]
-    for raw in (value, f"x-access-token:{value}"):
-        encoded = base64.b64encode(raw.encode()).decode()
-        forms.append(encoded)
-        forms.append(encoded.rstrip("="))
-    return tuple(dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_LENGTH))
-
-
 class Redactor:
-    """Compiled once for a set of known secrets; call it on text (``redactor(text)``)."""
+    """Compiled once for a set of known secrets; call it on text (``redactor(text)``).
 
-    def __init__(self, secrets: Mapping[str, str] | Iterable[str] = (), *, shapes: Iterable[Shape] = SHAPES) -> None:
+    ``check``, when given, sees every text before it is redacted: a canary tripwire
+    (:meth:`bot.core.canary.Canaries.observe`) must see the raw text, since redaction would hide a
+    decoy that has a secret's shape.
+    """
+
+    def __init__(self, secrets: Mapping[str, str] | Iterable[str] = (), *, shapes: Iterable[Shape] = SHAPES,
+                 check: Callable[[str], object] | None = None) -> None:
         named = dict(secrets) if isinstance(secrets, Mapping) else {f"secret-{i}": v for i, v in enumerate(secrets)}
-        self._labels: dict[str, str] = {}
-        for name, value in named.items():
-            if len(value) < MIN_SECRET_LENGTH:
-                continue
-            for form in leak_forms(value):
-                self._labels.setdefault(form, name)
-        # Longest first, so a value that contains another is replaced whole.
-        alternatives = sorted(self._labels, key=len, reverse=True)
-        self._known = re.compile("|".join(map(re.escape, alternatives))) if alternatives else None
+        self._known = secret_matcher(named)
         self._shapes = tuple(shapes)
+        self._check = check
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        if self._known is not None:
-            text = self._known.sub(lambda m: marker(self._labels[m.group(0)]), text)
+        if self._check is not None:
+            self._check(text)
+        text = self._known.sub(text)
         for shape in self._shapes:
             text = shape.pattern.sub(_replacer(shape), text)
         return text

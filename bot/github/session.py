@@ -23,7 +23,7 @@ from bot.agent.model import ModelClient
 from bot.agent.prompts import INSTRUCTION_FILES, Instruction
 from bot.agent.session import AgentSession
 from bot.agent.transcript import transcript_path_for
-from bot.core.redact import Redactor, secrets_from_environ
+from bot.core.guard import tool_redactor
 from bot.core.secrets import full_environ
 from bot.errors import ConfigError
 from bot.permissions.engine import PolicyEngine
@@ -202,7 +202,7 @@ async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortS
         lifecycle: LifecycleHooks = CommandLifecycle(hooks) if isinstance(hooks, CommandHookRunner) \
             else NoLifecycleHooks()
         tasks = await stack.enter_async_context(BackgroundTasks(
-            context.scratch_dir / "tasks", redact=Redactor(secrets_from_environ(config.environ))))
+            context.scratch_dir / "tasks", redact=tool_redactor(context.services)))
         context.services[TASKS_SERVICE] = tasks
         sandbox = await _prepare_sandbox(context, config.environ)
         if sandbox is not None:

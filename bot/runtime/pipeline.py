@@ -5,12 +5,19 @@
 3. pre-tool hooks and the tool's own (speculative) permission check, started in parallel;
 4. the permission chain (:mod:`bot.permissions.chain`): hook, tool, rules, mode;
 5. execution, with progress events, a timeout and the abort signal;
-6. result mapping to a ``tool_result`` block, persisting large results (:mod:`.results`);
+6. result mapping to a ``tool_result`` block, redacted by the run's secret guard
+   (:mod:`bot.core.guard`) before large results are persisted (:mod:`.results`);
 7. post-tool hooks: ``PostToolUse`` on success, ``PostToolUseFailure`` on failure;
 8. the ``tool_result``, with a record for the run log.
 
 Errors are data: whatever fails at whatever stage, :meth:`ToolRunner.run` returns an ``is_error``
-result and a classified error kind; it does not raise (cancellation of the caller aside).
+result and a classified error kind; it does not raise (cancellation of the caller aside) — with one
+exception: a secret canary seen in the call's input or output raises
+:class:`~bot.errors.CanaryTripped`, which ends the run instead of becoming a result.
+
+Every result the model receives — a tool's mapped output, an error text, a hook's added context —
+passes the guard here, in this one place: known secrets in all their encodings are redacted, and the
+call is counted on the guard (``record.redacted``) for the run's summary.
 """
 
 from __future__ import annotations
@@ -19,12 +26,13 @@ import json
 import math
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
 
-from bot.errors import ToolError, classify_tool_error, describe_os_error, first_error
+from bot.core.guard import SecretGuard, guard_of
+from bot.errors import ToolError, canary_tripped_in, classify_tool_error, describe_os_error, first_error
 from bot.permissions.chain import PermissionEngine, PermissionRequest
 from bot.permissions.decision import Allow, Decision, Deny, PermissionResult, denial_message
 from bot.permissions.engine import PolicyEngine
@@ -59,6 +67,8 @@ class ToolCallRecord:
     duration_s: float = 0.0
     called_as: str | None = None
     summary: str = ""
+    #: The secret guard redacted something from what the model received of this call.
+    redacted: bool = False
 
     @property
     def denied(self) -> bool:
@@ -73,6 +83,9 @@ class ToolCallOutcome:
     context_modifier: ContextModifier | None = None
     #: A hook asked the run to stop (``continue: false``).
     stop_reason: str | None = None
+    #: ``result`` has been through the secret guard already (the success path screens it before
+    #: persisting a large result, so it is not screened twice).
+    screened: bool = False
 
 
 @dataclass(slots=True)
@@ -153,21 +166,47 @@ class ToolRunner:
 
     async def run(self, block: ToolUseBlock, context: ToolUseContext,
                   sink: ProgressSink = drop_progress) -> ToolCallOutcome:
+        """Raises :class:`~bot.errors.CanaryTripped` (and nothing else) when a secret canary is in
+        the call's input or output: the run must end, not hear about it."""
         started = time.perf_counter()
         record = ToolCallRecord(block.id, block.name, block.input)
+        guard = guard_of(context.services)
+        guard.check_input(block.name, block.input)
         try:
-            outcome = await self._run(block, context, sink, record)
+            outcome = await self._run(block, context, sink, record, guard)
         except Exception as exc:  # a bug in a stage, not in the tool: still data, never a crash
+            tripped = canary_tripped_in(exc)
+            if tripped is not None:
+                raise tripped from None
             leaf = first_error(exc)
             exc = leaf if isinstance(leaf, Exception) else exc
             record.failed_stage = record.failed_stage or "internal"
             outcome = self._error(block, record, f"Internal error while running {block.name}: {exc}", exc,
                                   wrap=True)
+        self._screen_outcome(outcome, guard)
         record.duration_s = time.perf_counter() - started
         return outcome
 
+    @staticmethod
+    def _screen(guard: SecretGuard, record: ToolCallRecord, content: Any, what: str = "output") -> Any:
+        """Stage 6's secret screening of one piece of what the model will receive."""
+        screened, changed = guard.screen(record.tool_name, content, what=what)
+        if changed and not record.redacted:
+            record.redacted = True
+            guard.count(record.tool_name)
+        return screened
+
+    def _screen_outcome(self, outcome: ToolCallOutcome, guard: SecretGuard) -> None:
+        """Whatever the success path did not screen: error results, hooks' and tools' added messages."""
+        record = outcome.record
+        if not outcome.screened:
+            outcome.result = replace(outcome.result, content=self._screen(guard, record, outcome.result.content))
+            outcome.screened = True
+        if outcome.new_messages:
+            outcome.new_messages = self._screen(guard, record, outcome.new_messages, "added context")
+
     async def _run(self, block: ToolUseBlock, context: ToolUseContext, sink: ProgressSink,
-                   record: ToolCallRecord) -> ToolCallOutcome:
+                   record: ToolCallRecord, guard: SecretGuard) -> ToolCallOutcome:
         # ---- 1. lookup --------------------------------------------------------------------
         tool, by_alias = self.pool.lookup(block.name)
         if tool is None:
@@ -219,7 +258,9 @@ class ToolRunner:
             return self._error(block, record, executed, kind=record.error_kind,
                                extra=extra, stop=hook_outcome.stop_reason or post.stop_reason)
 
-        content = tool.map_result(executed.data)
+        # Redacted before anything else sees it: the model, the persisted copy of a large result,
+        # the post-tool hooks.
+        content = self._screen(guard, record, tool.map_result(executed.data))
         if notices:
             content = _append_text(content, "\n\n" + "\n".join(notices))
         result = limit_result(tool, ToolResultBlock(block.id, content, is_error=executed.is_error), context.scratch_dir)
@@ -240,6 +281,7 @@ class ToolRunner:
             new_messages=[*executed.new_messages, *extra],
             context_modifier=executed.context_modifier,
             stop_reason=hook_outcome.stop_reason or post.stop_reason,
+            screened=True,
         )
 
     async def decide(self, block: ToolUseBlock, context: ToolUseContext) -> PermissionOutcome:
@@ -348,6 +390,8 @@ class ToolRunner:
             try:
                 box.append(await tool.call(parsed, context, progress))
             except Exception as exc:
+                if canary_tripped_in(exc) is not None:
+                    raise  # not a tool failure the model may retry: the run ends (see ``run``)
                 errors.append(exc)
             finally:
                 unregister()

@@ -8,16 +8,15 @@ by the permission chain, and reading its output or stopping it reaches nothing t
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from pydantic import Field
 
+from bot.core.guard import tool_redactor
 from bot.errors import ToolInputError
 from bot.permissions.decision import Allow, Passthrough, PermissionResult
 from bot.runtime.tasks import SERVICE_KEY, BackgroundTask, BackgroundTasks, background_tasks_enabled
 from bot.shell.exec import max_output_length
-from bot.core.redact import Redactor, secrets_from_environ
 from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool, SemanticInt
 from bot.tools.context import ToolUseContext
@@ -99,7 +98,7 @@ class TaskOutputTool(Tool[TaskOutputInput, dict[str, Any]]):
         if input.block and not task.finished:
             task = await tasks.wait(input.task_id, min(input.timeout, MAX_WAIT_MS) / 1000)
             waited_out = not task.finished
-        redact = Redactor(secrets_from_environ(os.environ))
+        redact = tool_redactor(context.services)
         text, omitted = tasks.read_output(task, max_output_length())
         return ToolResult(_describe(task, redact(text), omitted, waited_out))
 

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field
 
+from bot.core.guard import guard_of
 from bot.errors import ToolExecutionError, ToolInputError
 from bot.permissions.chain import PermissionRequest
 from bot.permissions.decision import Allow
@@ -91,7 +92,14 @@ class WebFetchTool(Tool[WebFetchInput, dict[str, Any]]):
         settings = FetchSettings(allow_private=extra.get(ALLOW_PRIVATE_SETTING) is True,
                                  allow_plain_http=extra.get(ALLOW_PLAIN_HTTP_SETTING) is True)
 
+        # A canary in a URL about to be requested stops the run: the URL would carry it off. The
+        # pipeline saw the model's input; this sees what is really requested (a hook may have
+        # rewritten the input) and every redirect target.
+        canaries = guard_of(context.services).canaries
+        canaries.check(input.url, "a URL WebFetch was about to request")
+
         def check(url: str) -> str | None:
+            canaries.check(url, "a redirect WebFetch was about to follow")
             return self.redirect_refusal(url, input, context)
 
         progress("fetching", url=input.url)
