@@ -31,8 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.core.guard import tool_redactor
-from bot.core.redact import Redactor
+from bot.core.redact import Redactor, secrets_from_environ
 from bot.errors import ToolExecutionError
 from bot.permissions.decision import PermissionResult
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
@@ -53,6 +52,7 @@ from bot.shell.sandbox import (
     decide_sandbox,
     ensure_sandbox,
     is_excluded_command,
+    sandbox_scratch,
     sandbox_settings,
 )
 from bot.tools.base import VALID, InputSchemaError, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
@@ -177,7 +177,7 @@ class BashTool(Tool[BashInput, BashOutput]):
     async def call(self, input: BashInput, context: ToolUseContext, progress: Progress) -> ToolResult[BashOutput]:
         settings = sandbox_settings(context.permission.extra)
         policy_env, passthrough, secret_env = policy_env_settings(context.permission.extra)
-        redact = tool_redactor(context.services, secret_env)
+        redact = Redactor(secrets_from_environ(os.environ, secret_env))
         base_env = build_child_env(os.environ, policy_env=policy_env, passthrough=passthrough,
                                    secret_names=secret_env).env
         status = await ensure_sandbox(context, base_env)
@@ -190,9 +190,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         notes: list[str] = []
         if input.dangerouslyDisableSandbox and sandboxed:
             notes.append("(dangerouslyDisableSandbox was ignored: the policy does not allow unsandboxed commands.)")
-        env = dict(base_env)
-        if sandboxed:
-            env.update(TMPDIR="/tmp", XDG_CACHE_HOME=str(context.scratch_dir / "cache"))
+        env = status.command_env(choice, base_env)
         cwd, reset_note = _start_directory(context)
         if reset_note:
             notes.append(reset_note)
@@ -201,9 +199,11 @@ class BashTool(Tool[BashInput, BashOutput]):
             argv = status.launch_argv(choice, shell_argv(input.command), cwd=cwd)
             return self._start_background(input, context, argv, cwd, env, sandboxed, notes)
 
-        scratch = context.scratch_dir / "bash"
-        scratch.mkdir(parents=True, exist_ok=True)
-        cwd_file = scratch / f"cwd-{uuid.uuid4().hex}"
+        # The shell writes where it ended into this marker, so it lives where a sandboxed shell may
+        # write: the sandbox's own directory, never beside the transcript.
+        markers = sandbox_scratch(context.scratch_dir) / "bash"
+        markers.mkdir(parents=True, exist_ok=True)
+        cwd_file = markers / f"cwd-{uuid.uuid4().hex}"
         argv = status.launch_argv(choice, shell_argv(input.command, cwd_file=cwd_file), cwd=cwd)
 
         def on_line(stream: str, line: str) -> None:

@@ -35,6 +35,7 @@ from bot.shell.sandbox import (
     self_test,
     unsandboxed_argv,
 )
+from bot.shell.sandbox_root import Bind, Link
 from tests.shell.test_exec import wait_dead
 
 # ----- the decision (pure) ---------------------------------------------------------------------------
@@ -91,9 +92,9 @@ def test_excluded_commands_match_only_simple_commands(description: str, command:
 
 
 def test_policy_settings_default_to_auto_without_network() -> None:
-    assert sandbox_settings({}) == SandboxSettings(mode="auto", network=False, allow_unsandboxed=False)
-    assert sandbox_settings({"sandbox": "required", "network": True, "excluded_commands": "docker:*"}) == \
-        SandboxSettings(mode="required", network=True, excluded_commands=("docker:*",))
+    assert sandbox_settings({}, environ={}) == SandboxSettings(mode="auto", network=False, allow_unsandboxed=False)
+    required = sandbox_settings({"sandbox": "required", "network": True, "excluded_commands": "docker:*"}, environ={})
+    assert required == SandboxSettings(mode="required", network=True, excluded_commands=("docker:*",))
 
 
 @pytest.mark.parametrize(
@@ -110,17 +111,18 @@ def test_a_wrong_policy_value_is_a_config_error_never_a_weaker_sandbox(descripti
         sandbox_settings(extra)
 
 
-def test_the_bwrap_command_line_hides_first_binds_writable_then_protects(tmp_path: Path) -> None:
-    ws, hooks = tmp_path / "ws", tmp_path / "ws" / ".git" / "hooks"
-    spec = SandboxSpec(writable=(ws,), tmp_dir=tmp_path / "tmp", read_only=(hooks,),
+def test_the_bwrap_command_line_builds_the_root_hides_binds_writable_then_protects(tmp_path: Path) -> None:
+    ws, git_dir = tmp_path / "ws", tmp_path / "ws" / ".git"
+    spec = SandboxSpec(writable=(ws,), tmp_dir=tmp_path / "tmp", read_only=(git_dir,),
                        hidden_dirs=(tmp_path / "runner-temp",), hidden_files=(tmp_path / ".netrc",),
-                       empty_file=tmp_path / "empty")
+                       empty_file=tmp_path / "empty", root=(Bind(Path("/usr")), Link(Path("/bin"), "usr/bin")))
     argv = bwrap_argv("/usr/bin/bwrap", spec, ["bash", "-c", "true"], cwd=ws)
     joined = " ".join(argv)
-    assert argv[:5] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev"]
-    assert f"--bind {tmp_path / 'tmp'} /tmp" in joined
-    assert joined.index("--tmpfs /run") < joined.index(f"--bind {ws} {ws}") < joined.index(f"--ro-bind {hooks}")
-    assert joined.index(f"--tmpfs {tmp_path / 'runner-temp'}") < joined.index(f"--bind {ws} {ws}")
+    assert argv[:8] == ["/usr/bin/bwrap", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmp_path / "tmp"), "/tmp"]
+    assert "--ro-bind / /" not in joined
+    assert joined.index("--ro-bind-try /usr /usr") < joined.index("--symlink usr/bin /bin") \
+        < joined.index(f"--tmpfs {tmp_path / 'runner-temp'}") < joined.index(f"--bind {ws} {ws}") \
+        < joined.index(f"--ro-bind {git_dir} {git_dir}") < joined.index("--remount-ro /")
     assert f"--ro-bind {tmp_path / 'empty'} {tmp_path / '.netrc'}" in joined
     for flag in ("--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"):
         assert flag in argv
@@ -221,11 +223,12 @@ class Box:
 
 
 @pytest.mark.usefixtures("bwrap_reason")
-def test_the_self_test_passes_and_describes_its_three_checks(tmp_path: Path) -> None:
+def test_the_self_test_passes_and_describes_its_four_checks(tmp_path: Path) -> None:
     box = Box(tmp_path)
     report = box.status.self_test
     assert report is not None and report.passed
     assert [c.name for c in report.checks] == ["write outside the workspace fails", "network connection fails",
+                                               "host UNIX sockets are unreachable",
                                                "the parent's environ is unreadable"]
     assert "passed" in report.describe()
 
@@ -250,7 +253,7 @@ def test_tmp_is_private_to_the_run_and_kept_across_commands(tmp_path: Path) -> N
 
 
 @pytest.mark.usefixtures("bwrap_reason")
-def test_git_hooks_git_config_and_workflows_are_read_only_but_git_objects_are_not(tmp_path: Path) -> None:
+def test_the_git_directory_and_workflows_are_read_only(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / ".git" / "objects").mkdir(parents=True)
     (ws / ".git" / "config").write_text("[core]\n")
@@ -262,7 +265,7 @@ def test_git_hooks_git_config_and_workflows_are_read_only_but_git_objects_are_no
                      "(echo x >> $f) 2>/dev/null && echo \"wrote $f\" || echo \"refused $f\"; done")
     assert result.stdout.text().splitlines() == [
         "refused .git/hooks/pre-commit", "refused .git/config", "refused .github/workflows/x.yml",
-        "wrote .git/objects/ok"]
+        "refused .git/objects/ok"]
     assert (ws / ".git" / "config").read_text() == "[core]\n"
 
 

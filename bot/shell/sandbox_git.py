@@ -1,0 +1,99 @@
+"""The git directories a sandboxed command must not change, found as git finds them.
+
+Trust model. The bot's own git runs on the host after commands have run in the workspace; what it
+reads from the git directory (``config``, ``config.worktree``, ``commondir``, hooks, the ``.git``
+file's ``gitdir:`` line) decides what it executes. So the sandbox binds each git directory
+read-only *onto itself*: a mount point of its own cannot be written, renamed, removed or replaced,
+even though the workspace around it is writable. What is protected, for a repository root:
+
+* ``.git`` itself — a directory, or the ``.git`` file of a worktree or submodule (a bound file
+  cannot be rewritten to point elsewhere either);
+* the directory a ``.git`` file names, and the common directory its ``commondir`` names (both may
+  be outside the workspace: a worktree's lives in the main repository);
+* with ``allow_git_dir_writes``, the directories stay writable (``git commit`` inside works) but
+  ``hooks/`` and ``config`` of the common directory stay read-only: a hook or a ``core.fsmonitor``
+  written there would run outside the sandbox.
+
+A ``.git`` that is a symbolic link is protected where it points; the link itself lives in the
+writable workspace (the bot's host-side git must check what it finds).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+#: A ``.git`` file or ``commondir`` is one short line; more is not git's.
+MAX_POINTER_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class GitProtection:
+    """What the sandbox binds for one repository, in this order: ``writable`` (git directories
+    outside the workspace that a policy lets git write), then ``read_only`` over everything."""
+
+    read_only: tuple[Path, ...] = ()
+    writable: tuple[Path, ...] = ()
+
+
+def _pointer(path: Path, prefix: str = "") -> str | None:
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_POINTER_BYTES)
+    except OSError:
+        return None
+    text = raw.decode("utf-8", errors="surrogateescape").strip()
+    if prefix:
+        if not text.startswith(prefix):
+            return None
+        text = text[len(prefix):].strip()
+    return text or None
+
+
+def _resolve(base: Path, pointed: str) -> Path:
+    return (base / pointed).resolve() if not Path(pointed).is_absolute() else Path(pointed).resolve()
+
+
+def git_directories(root: Path) -> tuple[Path | None, Path | None, Path | None]:
+    """``(dot_git, git_dir, common_dir)`` for the repository at ``root``: the ``.git`` entry (file,
+    directory or link), the git directory it leads to, and the common directory (``commondir``),
+    each ``None`` when absent."""
+    dot_git = root / ".git"
+    if not (dot_git.is_symlink() or dot_git.exists()):
+        return None, None, None
+    git_dir: Path | None
+    if dot_git.is_symlink() or dot_git.is_dir():
+        git_dir = dot_git.resolve()
+    else:
+        pointed = _pointer(dot_git, "gitdir:")
+        git_dir = _resolve(root, pointed) if pointed else None
+    if git_dir is None or not git_dir.is_dir():
+        return dot_git, None, None
+    common = _pointer(git_dir / "commondir")
+    common_dir = _resolve(git_dir, common) if common else git_dir
+    return dot_git, git_dir, common_dir if common_dir.is_dir() else git_dir
+
+
+def protect_repository(root: Path, *, allow_git_dir_writes: bool) -> GitProtection:
+    """The binds that keep the repository at ``root`` from being changed under the bot. Creates an
+    empty ``hooks/`` when it is missing and must be read-only (one left out could be created)."""
+    dot_git, git_dir, common_dir = git_directories(root)
+    if dot_git is None:
+        return GitProtection()
+    dirs = [d for d in dict.fromkeys((git_dir, common_dir)) if d is not None]
+    if not allow_git_dir_writes:
+        entry = [] if dot_git.is_symlink() else [dot_git]
+        return GitProtection(read_only=tuple(dict.fromkeys([*entry, *dirs])))
+    read_only: list[Path] = [] if dot_git.is_symlink() or dot_git.is_dir() else [dot_git]
+    inside = root.resolve()
+    writable = [d for d in dirs if not d.is_relative_to(inside)]  # the workspace's own bind covers the rest
+    if common_dir is not None:
+        hooks = common_dir / "hooks"
+        with contextlib.suppress(OSError):
+            hooks.mkdir(exist_ok=True)
+        read_only += [p for p in (hooks, common_dir / "config") if p.exists()]
+    return GitProtection(read_only=tuple(read_only), writable=tuple(writable))
+
+
+__all__ = ["MAX_POINTER_BYTES", "GitProtection", "git_directories", "protect_repository"]
