@@ -8,9 +8,9 @@ it shows writable, a command can change under the bot. So the root is built from
   systems), ``/etc`` without its secrets (:data:`ETC_SECRETS`), ``/opt`` (runners' tool caches),
   ``/nix``, and the toolchain roots named by ``PATH`` that lie elsewhere;
 * ``HOME`` as a read-only *view*: its entries one by one, without credentials
-  (:data:`HOME_CREDENTIALS`), without sockets or pipes, and without the directories that hold the
-  workspace or the run's files (on a runner, ``~/work`` holds other checkouts and the runner's
-  temporary directory; the workspace alone is bound into it);
+  (:data:`HOME_CREDENTIALS`), without sockets or pipes, without the runner's own install, and
+  without the directories that hold the workspace or the run's files (on a runner, ``~/work``
+  holds other checkouts and the runner's temporary directory; the workspace alone is bound into it);
 * read-write: the workspace, the policy's additional directories, and the sandbox's own
   sub-directory of the scratch directory (:func:`sandbox_scratch`: ``/tmp``, caches, the Bash
   tool's markers) — never the rest of the scratch directory, which holds the transcript;
@@ -46,6 +46,8 @@ HOME_CREDENTIALS: tuple[str, ...] = (
 #: ``HOME`` directories that hold daemons' sockets (IDE servers, desktop container engines).
 HOME_SOCKET_DIRS: tuple[str, ...] = (".vscode-server", ".cursor-server", ".lima", ".colima", ".rd", ".orbstack",
                                      ".1password")
+#: ``HOME`` directories a GitHub runner installs itself in (its logs, its registration).
+HOME_RUNNER_DIRS: tuple[str, ...] = ("runners", "actions-runner")
 #: Entries of ``/etc`` (``glob`` patterns) that hold secrets: hidden behind an empty file or directory.
 ETC_SECRETS: tuple[str, ...] = (
     "shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d", "security/opasswd", "ssl/private",
@@ -176,9 +178,10 @@ def system_root(keep_out: Sequence[Path] = ()) -> list[RootMount]:
 
 
 def home_view(home: Path, keep_out: Sequence[Path]) -> list[RootMount]:
-    """``HOME`` read-only, entry by entry, without credentials, sockets and what ``keep_out`` holds."""
+    """``HOME`` read-only, entry by entry, without credentials, sockets, the runner's own install
+    and what ``keep_out`` holds."""
     top_level = [c for c in HOME_CREDENTIALS if "/" not in c]
-    return _view(home, keep_out, skip=(*top_level, *HOME_SOCKET_DIRS))
+    return _view(home, keep_out, skip=(*top_level, *HOME_SOCKET_DIRS, *HOME_RUNNER_DIRS))
 
 
 def _shown(path: Path, mounts: Sequence[RootMount]) -> bool:
@@ -388,6 +391,6 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
                        scratch=own)
 
 
-__all__ = ["ETC_SECRETS", "HOME_CREDENTIALS", "HOME_SOCKET_DIRS", "MAX_HOME_ENTRIES", "MAX_TOOLCHAIN_ROOTS",
-           "Bind", "Link", "RootMount", "SandboxSpec", "View", "build_spec", "bwrap_argv", "etc_secrets",
-           "home_view", "sandbox_scratch", "system_root", "toolchain_roots"]
+__all__ = ["ETC_SECRETS", "HOME_CREDENTIALS", "HOME_RUNNER_DIRS", "HOME_SOCKET_DIRS", "MAX_HOME_ENTRIES",
+           "MAX_TOOLCHAIN_ROOTS", "Bind", "Link", "RootMount", "SandboxSpec", "View", "build_spec", "bwrap_argv",
+           "etc_secrets", "home_view", "sandbox_scratch", "system_root", "toolchain_roots"]

@@ -4,10 +4,17 @@ git read commands still work."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import anyio
 import pytest
 
+from bot.permissions.context import PermissionContext
+from bot.shell.env import build_child_env
+from bot.shell.exec import run_process, shell_argv
+from bot.shell.sandbox import Sandboxed, ensure_sandbox
+from bot.tools.context import make_context
 from tests.shell.sandbox_support import bwrap_works, git, make_repo, prepare
 
 __all__ = ["bwrap_works"]
@@ -108,3 +115,25 @@ def test_an_additional_directorys_git_directory_is_read_only_too(tmp_path: Path)
 
     assert result.stdout.text().split() == ["1", "0"]
     assert not (other / ".git" / "commondir").exists() and (other / "file").read_text() == "ok\n"
+
+
+@pytest.mark.usefixtures("bwrap_works")
+def test_a_sub_agent_in_its_own_worktree_gets_the_same_sandbox_laid_out_around_it(tmp_path: Path) -> None:
+    main = make_repo(tmp_path / "main")
+    scratch = tmp_path / "scratch"
+    worktree = scratch / "worktrees" / "agent-1"
+    git(main, "worktree", "add", "-q", str(worktree), "-b", "agent-1")
+    env = build_child_env(os.environ).env
+    parent = make_context(main, scratch_dir=scratch, permission=PermissionContext(extra={"sandbox": "required"}))
+    parent_status = anyio.run(lambda: ensure_sandbox(parent, env))
+    child = parent.with_(workspace=worktree.resolve(), agent_id="agent-1")
+
+    status = anyio.run(lambda: ensure_sandbox(child, env))
+
+    assert status.spec is not None and parent_status.spec is not None
+    assert worktree.resolve() in status.spec.writable and main not in status.spec.writable
+    assert anyio.run(lambda: ensure_sandbox(child, env)) is status
+    argv = status.launch_argv(Sandboxed(), shell_argv("echo made > made.txt && git status --short && "
+                                                      "(echo x > .git) 2>/dev/null || echo refused"), cwd=worktree)
+    result = anyio.run(lambda: run_process(argv, cwd=worktree, env=env, timeout_s=60))
+    assert result.stdout.text().splitlines() == ["?? made.txt", "refused"], result.stderr.text()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.shell.sandbox_root import Bind, Link, system_root
+from bot.shell.sandbox_root import Bind, Link, system_root, toolchain_roots
 from tests.shell.sandbox_support import bwrap_works, prepare
 
 __all__ = ["bwrap_works"]
@@ -142,3 +142,19 @@ def test_merged_usr_links_are_recreated_as_links_and_real_directories_bound() ->
             assert by_path[host] == Bind(host)
     assert by_path[Path("/usr")] == Bind(Path("/usr"))
     assert Path("/") not in by_path and Path("/var") not in by_path and Path("/run") not in by_path
+
+
+def test_toolchain_roots_bring_a_bin_directorys_parent_and_never_what_holds_the_run(outside_tmp: Path) -> None:
+    for rel in ("tool/bin", "other/shims", "plain", "holder/bin", "secret/tool/bin"):
+        (outside_tmp / rel).mkdir(parents=True)
+    workspace = outside_tmp / "holder" / "ws"
+    workspace.mkdir()
+    mounts = system_root()
+    entries = [str(outside_tmp / rel) for rel in ("tool/bin", "other/shims", "plain", "holder/bin",
+                                                   "secret/tool/bin", "missing/bin")]
+    entries += ["relative/bin", "/usr/local/bin", ""]
+
+    roots = toolchain_roots(entries, mounts, keep_out=[workspace], hidden=[outside_tmp / "secret"])
+
+    assert roots == [outside_tmp / "tool", outside_tmp / "other", outside_tmp / "plain",
+                     outside_tmp / "holder" / "bin"]
