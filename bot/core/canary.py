@@ -187,6 +187,12 @@ class Canaries:
         if label is not None:
             raise self._trip(label, where)
 
+    def as_secrets(self) -> dict[str, str]:
+        """label → value of every canary: for a redactor that must also remove them (an artifact
+        is scrubbed of canaries as well as reported)."""
+        with self._lock:
+            return {c.label: c.value for c in self._canaries}
+
     @property
     def tripped(self) -> CanaryTripped | None:
         """The first trip of the run, if any."""
