@@ -219,7 +219,9 @@ def setpriv_capabilities(setpriv: str) -> tuple[str, ...]:
     """The capability names this ``setpriv`` knows, among :data:`ENVIRON_CAPABILITIES` (an older
     util-linux does not know ``perfmon`` and would refuse the whole option)."""
     try:
-        listed = subprocess.run([setpriv, "--list-caps"], capture_output=True, text=True, timeout=5, check=False)
+        # An empty environment: setpriv is named by its path and only lists names it knows.
+        listed = subprocess.run([setpriv, "--list-caps"], capture_output=True, text=True, timeout=5, check=False,
+                                env={})
     except (OSError, subprocess.SubprocessError):
         return ()
     known = set(listed.stdout.split())
