@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bot.errors import BotError
+from bot.core.bounded import MAX_DEPTH, MAX_EVENT_BYTES, load_json
+from bot.errors import BotError, ConfigError
 
 SUPPORTED_EVENTS = (
     "issue_comment", "pull_request_review_comment", "pull_request_review", "issues",
@@ -85,6 +86,16 @@ class Trigger:
         return {k: data[k] for k in ("triggered", "reason", "kind", "issue", "pr", "branch", "prompt")}
 
 
+def load_event_text(text: str, source: str) -> Any:
+    """An event payload (the text of ``GITHUB_EVENT_PATH``, named ``source`` in errors), decoded
+    within bounds: GitHub's 25 MB payload cap and :data:`~bot.core.bounded.MAX_DEPTH` levels. A
+    payload carries text anyone can write; a malformed or bomb-shaped one is an :class:`EventError`."""
+    try:
+        return load_json(text, source=source, max_bytes=MAX_EVENT_BYTES, max_depth=MAX_DEPTH)
+    except ConfigError as exc:
+        raise EventError(f"not a usable event payload: {exc}") from None
+
+
 def decide_trigger(event_name: str, payload: Any, settings: TriggerSettings = TriggerSettings()) -> Trigger:
     if event_name not in SUPPORTED_EVENTS:
         raise EventError(f"unsupported event {event_name!r}; supported: {', '.join(SUPPORTED_EVENTS)}")
@@ -109,27 +120,95 @@ def decide_trigger(event_name: str, payload: Any, settings: TriggerSettings = Tr
 
 # ----- mentions ---------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^(\s*)(```|~~~)")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-
 
 def visible_text(body: str) -> str:
-    """Markdown without fenced blocks, inline code spans and block quotes: what someone *said*."""
-    lines: list[str] = []
-    fence: str | None = None
-    for line in body.splitlines():
-        match = _FENCE.match(line)
-        if fence is not None:
-            if match and match.group(2) == fence:
-                fence = None
-            continue
-        if match:
-            fence = match.group(2)
-            continue
-        if line.lstrip().startswith(">"):
-            continue
-        lines.append(line)
-    return _INLINE_CODE.sub(" ", "\n".join(lines))
+    """What someone *said*: the Markdown as GitHub shows it, without what it hides or marks as not
+    a request. Hidden: HTML comments (an unterminated ``<!--`` hides the rest, as a browser does),
+    tags with their attributes, code (fenced, indented, inline spans). Not a request: quoted lines
+    (a lazy line after a quote still counts). Blocks are found by a CommonMark parser; what is left
+    of them is the source text, so links and formatting reach the prompt as written."""
+    from markdown_it import MarkdownIt  # only when an event is read
+
+    text = re.sub(r"\r\n?", "\n", body).replace("\x00", "\ufffd")
+    lines = text.split("\n")
+    shown: list[str] = []
+    quoted = 0
+    seen: set[tuple[int, int]] = set()
+    for token in MarkdownIt("commonmark").enable("table").parse(text):
+        if token.type == "blockquote_open":
+            quoted += 1
+        elif token.type == "blockquote_close":
+            quoted -= 1
+        if token.type not in ("inline", "html_block") or token.map is None or tuple(token.map) in seen:
+            continue  # code blocks, rules, reference definitions: nothing said
+        a, b = token.map
+        seen.add((a, b))
+        if token.type == "html_block":
+            if quoted:
+                continue
+            part, rest_hidden = _visible_html("\n".join(lines[a:b]))
+        else:
+            part, rest_hidden = _visible_inline("\n".join(ln for ln in lines[a:b] if not ln.lstrip().startswith(">")))
+        shown.append(part)
+        if rest_hidden:
+            break
+    return "\n".join(shown)
+
+
+_TAG = re.compile(r"</?[A-Za-z][^>]*>?")
+
+
+def _visible_html(chunk: str) -> tuple[str, bool]:
+    """An HTML block's shown text: comments and tags go; ``True`` when a comment never ends."""
+    out: list[str] = []
+    i = 0
+    while True:
+        start = chunk.find("<!--", i)
+        if start < 0:
+            out.append(chunk[i:])
+            break
+        out.append(chunk[i:start])
+        end = chunk.find("-->", start + 4)
+        if end < 0:
+            return _TAG.sub(" ", "".join(out)), True
+        out.append(" ")
+        i = end + 3
+    return _TAG.sub(" ", "".join(out)), False
+
+
+def _visible_inline(chunk: str) -> tuple[str, bool]:
+    """A paragraph's shown text, read left to right as CommonMark does (a tag or a comment that
+    starts first wins over a code span); ``True`` when a comment never ends (what follows is
+    hidden, or at least not meant: either way, not a request)."""
+    from markdown_it.common.html_re import HTML_TAG_RE
+
+    from bot.github.markdown_safety import code_span_end
+
+    out: list[str] = []
+    i = 0
+    n = len(chunk)
+    while i < n:
+        c = chunk[i]
+        if c == "\\" and i + 1 < n:
+            out.append(chunk[i:i + 2])
+            i += 2
+        elif c == "`":
+            end, closed = code_span_end(chunk, i)
+            out.append(" " if closed else chunk[i:end])
+            i = end
+        elif chunk.startswith("<!--", i):
+            end = chunk.find("-->", i + 4)
+            if end < 0:
+                return "".join(out), True
+            out.append(" ")
+            i = end + 3
+        elif c == "<" and (tag := HTML_TAG_RE.match(chunk, i)) is not None:
+            out.append(" ")
+            i = tag.end()
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out), False
 
 
 def mention_pattern(phrase: str) -> re.Pattern[str]:

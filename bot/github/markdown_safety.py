@@ -272,8 +272,9 @@ def _html_problems(text: str, hosts: _Hosts) -> list[str]:
 # ----- Markdown prose ------------------------------------------------------------------------------
 
 
-def _code_span_end(text: str, i: int) -> tuple[int, bool]:
-    """At a backtick run: where the code span ends (and True), or where the run ends (False)."""
+def code_span_end(text: str, i: int) -> tuple[int, bool]:
+    """At a backtick run ``text[i]``: where its code span ends (and ``True``), or, when no run of the
+    same length closes it, where the run ends (``False``: the backticks are literal)."""
     j = i
     while j < len(text) and text[j] == "`":
         j += 1
@@ -302,7 +303,7 @@ def _close_bracket(text: str, i: int) -> int | None:
             i += 2
             continue
         if c == "`":
-            i = _code_span_end(text, i)[0]
+            i = code_span_end(text, i)[0]
             continue
         if c == "<":
             m = _AUTOLINK.match(text, i) or _html_tag_re().match(text, i)
@@ -422,7 +423,7 @@ def _rewrite_prose(text: str, refs: dict[str, Any], hosts: _Hosts, removed: set[
             out.append(text[i:i + 2])
             i += 2
         elif c == "`":
-            end = _code_span_end(text, i)[0]
+            end = code_span_end(text, i)[0]
             out.append(text[i:end])
             i = end
         elif c == "<":

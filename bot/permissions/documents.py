@@ -5,14 +5,16 @@
 for JSON by scanning the text (the standard parser keeps no positions), for YAML from PyYAML's
 node marks, for TOML by scanning key lines and multi-line arrays. A syntax error becomes a
 :class:`~bot.errors.ConfigError` naming the file and line.
+
+Every format is read within :mod:`bot.core.bounded`'s limits (size, nesting depth, YAML aliases
+and merge keys): a policy is one pull request away from anyone, and a nesting or alias bomb must
+be a clear error, not a traceback or minutes of expansion.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -21,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from bot.core.bounded import compose_yaml, load_json, load_toml
 from bot.errors import ConfigError
 
 KeyPath = tuple[str | int, ...]
@@ -88,12 +91,7 @@ def parse_document(text: str, path: str, fmt: str | None = None) -> Document:
 
 
 def _parse_json(text: str, path: str) -> Document:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        hint = "; comments are not allowed in JSON" if text.startswith(("//", "/*"), exc.pos) else ""
-        raise ConfigError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=path,
-                          line=exc.lineno) from None
+    data = load_json(text, source=path)
     return Document(path, data, Positions(_JsonScanner(text).scan()))
 
 
@@ -158,17 +156,7 @@ class _JsonScanner:
 
 
 def _parse_yaml(text: str, path: str) -> Document:
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        data = None if node is None else loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"invalid YAML: {problem}", path=path,
-                          line=None if mark is None else mark.line + 1) from None
-    finally:
-        loader.dispose()
+    data, node = compose_yaml(text, source=path)
     lines: dict[KeyPath, int] = {}
     if node is not None:
         _yaml_walk(node, (), lines)
@@ -176,6 +164,7 @@ def _parse_yaml(text: str, path: str) -> Document:
 
 
 def _yaml_walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
+    # Recursive, and through aliases: bounded by compose_yaml's expanded depth and size.
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             key = str(key_node.value)
@@ -196,11 +185,7 @@ _TOML_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
 
 
 def _parse_toml(text: str, path: str) -> Document:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"at line (\d+)", str(exc))
-        raise ConfigError(f"invalid TOML: {exc}", path=path, line=int(m.group(1)) if m else None) from None
+    data = load_toml(text, source=path)
     return Document(path, data, Positions(_toml_lines(text)))
 
 

@@ -115,3 +115,37 @@ def test_the_format_comes_from_the_extension() -> None:
 
 def test_an_empty_yaml_file_is_an_empty_policy() -> None:
     assert parse_document("", "p.yaml").data == {}
+
+
+# ----- bounds: a policy is one pull request away from anyone ----------------------------------------
+
+_DEEP = 10_000
+_LAUGHS = "permissions:\n  allow: [Read]\n" + "".join(
+    f"l{k}: &l{k} [{', '.join(['*l' + str(k - 1)] * 9) if k else ', '.join(['lol'] * 9)}]\n" for k in range(9))
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    ("description", "name", "text", "fragment"),
+    [
+        ("JSON nested ten thousand deep", ".github/bot-policy.json",
+         '{"permissions": {"allow": ' + "[" * _DEEP + "]" * _DEEP + "}}", "levels deep"),
+        ("YAML nested ten thousand deep", ".github/bot-policy.yml", "permissions: " + "[" * _DEEP + "]" * _DEEP,
+         "levels deep"),
+        ("TOML nested ten thousand deep", ".github/bot-policy.toml", "x = " + "[" * _DEEP + "]" * _DEEP, "levels deep"),
+        ("a YAML billion laughs", ".github/bot-policy.yml", _LAUGHS, "alias"),
+        ("a YAML alias to itself", ".github/bot-policy.yml", "permissions: &p {allow: [*p]}\n", "alias"),
+    ],
+)
+def test_policy_bombs_are_config_errors_naming_the_file(description: str, name: str, text: str,
+                                                        fragment: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_document(text, name)
+    assert str(caught.value).startswith(name + ":"), description
+    assert fragment in str(caught.value), description
+
+
+def test_a_policy_file_that_is_too_large_is_refused() -> None:
+    text = '{"permissions": {"allow": [' + ", ".join(['"Read"'] * 200_000) + "]}}"
+    with pytest.raises(ConfigError, match="bytes; at most"):
+        parse_document(text, ".github/bot-policy.json")
