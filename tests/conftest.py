@@ -30,6 +30,11 @@ def _forget_captured_secrets() -> Iterator[None]:
     """`bot run` takes the secrets out of os.environ into a process-wide store; one test's secrets
     must not be the next one's."""
     yield
+    import os
+
+    from bot.core.canary import DECOY_ENV_NAMES
     from bot.core.secrets import forget_captured
 
     forget_captured()
+    for name in DECOY_ENV_NAMES:  # planted by a run's canaries
+        os.environ.pop(name, None)

@@ -37,6 +37,7 @@ from typing import TextIO, cast
 
 from bot.core.canary import Canaries
 from bot.core.redact import Redactor
+from bot.core.secret_match import secret_matcher
 from bot.core.secrets import process_secrets
 from bot.github.api import CollaboratorPermission, CommentInfo, GitHubApi, PullRequestInfo, ReactionTarget
 
@@ -78,6 +79,12 @@ class Egress:
         raised — for writers that must not fail (logs)."""
         self.canaries.observe(text, where)
         return self.redactor(text)
+
+    def secret_in(self, text: str) -> str | None:
+        """The name of a known secret whose value (in any leak form) is in ``text``, or ``None``.
+        Values only, not shapes: a test fixture's fake ``ghp_`` token is not the run's secret."""
+        match = secret_matcher(self._secrets).search(text) if self._secrets else None
+        return match.label if match is not None else None
 
     # ----- files ----------------------------------------------------------------------------------
 

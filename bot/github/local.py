@@ -23,12 +23,13 @@ from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
 from bot.core.host_git import GitDirTampered, hardened_args, host_git_env
-from bot.errors import ConfigError, first_error
+from bot.errors import ConfigError, canary_tripped_in, first_error
 from bot.github.events import slugify
 from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.progress import TerminalProgress
 from bot.github.render import JOB_SUMMARY_LIMIT, Provenance, render_result
 from bot.github.report import RunFacts, build_report, commit_message, diff_paths, outcome_data, sensitive_changes
+from bot.github.safety import RunSafety, canary_alert, start_safety
 from bot.github.session import RunConfig, prepare_run, replaying, working_tree_files
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
@@ -70,10 +71,18 @@ def ensure_repository(repo: Path, output_dir: Path, out: TextIO) -> Path:
 
 async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
     """Returns the exit code: 0 when the run finished (whatever the model concluded), 1 on failure."""
-    out = out or sys.stderr
     run.output_dir.mkdir(parents=True, exist_ok=True)
+    safety = start_safety()
+    restore_streams = safety.egress.install_stream_redaction()
+    try:  # the terminal stream is taken after the redaction is installed, so it is the redacting one
+        return await _run_local(run, out or sys.stderr, safety)
+    finally:
+        restore_streams()
+
+
+async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
     repo = ensure_repository(run.repo, run.output_dir, out)
-    git = GitWorkspace(repo)
+    git = GitWorkspace(repo, home=safety.host_home)
     git.configure_identity()
     if git.has_changes():
         raise ConfigError("the repository has uncommitted changes; commit or stash them first, so the run's "
@@ -86,7 +95,8 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
     git.seal()  # from here on the model may run commands in the repository
 
     scratch = run.output_dir / "scratch"
-    config = replace(run.config, workspace=repo, scratch_dir=scratch)
+    guard = safety.guard()
+    config = replace(run.config, workspace=repo, scratch_dir=scratch, guard=guard)
     abort = AbortSignal()
     log = EventLog()
     terminal = TerminalProgress(out)
@@ -108,10 +118,21 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
                 outcome = await run_agent(AgentTask(run.prompt), prepared.session, sink)
             except Exception as exc:  # the loop reports its own failures: this is a bug, keep the work
                 leaf = first_error(exc)
-                error = f"{type(leaf).__name__}: {leaf}"
-                (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+                if canary_tripped_in(exc) is None:
+                    error = f"{type(leaf).__name__}: {leaf}"
+                    safety.egress.write_file(run.output_dir / "error.txt", traceback.format_exc())
+            if outcome is not None and outcome.final_text:
+                safety.canaries.observe(outcome.final_text, "the model's final message")
+            tripped = safety.tripped
+            if tripped is not None:  # nothing is committed; the alert is the whole outcome
+                safety.egress.scrub_tree(run.output_dir)
+                safety.egress.write_file(run.output_dir / "comment.md", canary_alert(tripped))
+                print(f"failure: {tripped}", file=out)
+                return 1
             verification = await run_verification(prepared, repo) if outcome and outcome.completed else ()
             notes = tuple(prepared.run_log_notes())
+            if guard.counter.summary():
+                notes += (str(guard.counter.summary()) + ".",)
             hook_files = prepared.hook_files()
             policy_files = tuple(_hashes(prepared.policy_sources))
             model = prepared.session.model
@@ -138,14 +159,20 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
                      artifact_hint=f"{run.output_dir / 'changes.diff'}")
     report = build_report(outcome, diff, facts)
     comment = render_result(report, limit=JOB_SUMMARY_LIMIT)
-    (run.output_dir / "comment.md").write_text(comment, encoding="utf-8")
-    (run.output_dir / "changes.diff").write_text("".join(f.patch + "\n" for f in diff.files) if diff else "",
-                                                 encoding="utf-8")
     data = outcome_data(report, outcome, extra={"repository": str(repo), "base": base,
                                                 "transcript": str(outcome.transcript_path) if outcome and
                                                 outcome.transcript_path else None})
-    (run.output_dir / "outcome.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
-                                                 encoding="utf-8")
+    # Everything the run leaves goes through the egress boundary (redacted; a canary stops it).
+    egress = safety.egress
+    egress.scrub_tree(run.output_dir)
+    egress.quietly(comment, "the result comment")
+    if safety.tripped is not None:
+        egress.write_file(run.output_dir / "comment.md", canary_alert(safety.tripped))
+        print(f"failure: {safety.tripped}", file=out)
+        return 1
+    egress.write_file(run.output_dir / "comment.md", comment)
+    egress.write_file(run.output_dir / "changes.diff", "".join(f.patch + "\n" for f in diff.files) if diff else "")
+    egress.write_file(run.output_dir / "outcome.json", json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     _print_summary(report.headline, data, run.output_dir, out)
     return 1 if report.conclusion == "failure" else 0
 

@@ -28,9 +28,10 @@ from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask, QuotedData
 from bot.core.host_git import GitDirTampered
 from bot.core.secrets import process_secrets, secret
-from bot.errors import BotError, GitError, PushRejected, first_error
+from bot.errors import BotError, CanaryTripped, GitError, PushRejected, canary_tripped_in, first_error
 from bot.github.api import GitHubApi, PyGithubApi
 from bot.github.authorize import authorize
+from bot.github.egress import Egress
 from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger
 from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.outputs import mask, write_outputs, write_step_summary
@@ -45,6 +46,7 @@ from bot.github.render import (
     render_result,
 )
 from bot.github.report import RunFacts, action_outputs, build_report, commit_message, diff_paths, sensitive_changes
+from bot.github.safety import RunSafety, canary_alert, start_safety
 from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
@@ -119,7 +121,19 @@ async def run_github(run: GitHubRun) -> int:
         return 0
     secrets = list(process_secrets().values())
     mask(secrets, out)
-    api = await anyio.to_thread.run_sync(lambda: PyGithubApi.from_environment())
+    safety = start_safety()
+    # From here every line printed, every comment and file goes through the egress boundary.
+    restore_streams = safety.egress.install_stream_redaction()
+    try:
+        raw_api = await anyio.to_thread.run_sync(lambda: PyGithubApi.from_environment())
+        return await _authorize_and_run(run, trigger, safety.egress.github_api(raw_api), safety, secrets)
+    finally:
+        restore_streams()
+
+
+async def _authorize_and_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, safety: RunSafety,
+                             secrets: list[str]) -> int:
+    out = sys.stdout
     verdict = await anyio.to_thread.run_sync(authorize, trigger, api)
     if not verdict.allowed:
         print(f"refused: {verdict.reason}", file=out)
@@ -128,11 +142,11 @@ async def run_github(run: GitHubRun) -> int:
             await _quietly(api.create_issue_comment, trigger.issue, text)
         write_outputs({"conclusion": "refused"})
         return 0
-    return await _authorized_run(run, trigger, api, getattr(verdict, "permission", None), secrets)
+    return await _authorized_run(run, trigger, api, getattr(verdict, "permission", None), secrets, safety)
 
 
 async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, permission: str | None,
-                          secrets: list[str]) -> int:
+                          secrets: list[str], safety: RunSafety) -> int:
     env = os.environ
     url = run_url(env)
     repository = trigger.repository or api.repository
@@ -148,20 +162,21 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
             api.update_issue_comment(sticky_id, text)
 
     workspace = run.config.workspace.resolve()
-    git = GitWorkspace(workspace, token=secret("GITHUB_TOKEN"))
+    git = GitWorkspace(workspace, token=secret("GITHUB_TOKEN"), home=safety.host_home)
     provenance = Provenance(actor=trigger.actor, permission=permission, run_url=url)
     try:
         branch, base, pr_number, notes = await anyio.to_thread.run_sync(_prepare_workspace, git, api, trigger)
     except BotError as exc:
         return await _finish(run, api, trigger, None, None, RunFacts(error=str(exc), provenance=provenance),
-                             sticky_id, secrets)
+                             sticky_id, secrets, safety)
     before = git.head_sha()
     trusted = TrustedFiles(lambda path: git.read_file(base, path), f"the default branch ({base})")
     # What a PR's head changes is untrusted: hooks that run one of those files are not run.
     untrusted = tuple(git.changed_files(base)) if trigger.pr is not None else ()
     # From here on the model may run commands: the git directory is sealed as it is now.
     git.seal()
-    config = replace(run.config, untrusted_paths=untrusted)
+    guard = safety.guard()
+    config = replace(run.config, untrusted_paths=untrusted, guard=guard)
     abort = AbortSignal()
     outcome: AgentOutcome | None = None
     error: str | None = None
@@ -197,24 +212,51 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                 hook_files = prepared.hook_files()
         except Exception as exc:  # setup failures are ours; anything else is a bug: say so, keep the work
             leaf = first_error(exc)
-            if isinstance(leaf, BotError):
+            if canary_tripped_in(exc) is not None:
+                pass  # recorded on the canaries: handled below, before anything is pushed
+            elif isinstance(leaf, BotError):
                 error = str(leaf)
             else:
                 error = f"internal error ({type(leaf).__name__}: {leaf})"
-                run.output_dir.mkdir(parents=True, exist_ok=True)
-                (run.output_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+                safety.egress.write_file(run.output_dir / "error.txt", traceback.format_exc())
+    if outcome is not None and outcome.final_text:
+        safety.canaries.observe(outcome.final_text, "the model's final message")
+    tripped = safety.tripped
+    if tripped is not None:  # nothing more is committed, pushed or posted but the alert
+        return await _stopped_by_canary(run, api, trigger, sticky_id, safety, tripped)
+    if guard.counter.summary():
+        notes.append(str(guard.counter.summary()) + ".")
     diff: DiffStats | None = None
     try:
         facts = await anyio.to_thread.run_sync(
             _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted,
-            secrets, before, hook_files)
+            safety.egress, before, hook_files)
         diff = await anyio.to_thread.run_sync(git.diff, before)
     except GitDirTampered as exc:  # nothing is committed or pushed from a reconfigured repository
         facts = RunFacts(branch=branch, error=str(exc))
+    except CanaryTripped as exc:  # in a commit message or the pull request's text
+        return await _stopped_by_canary(run, api, trigger, sticky_id, safety, exc)
     facts = replace(facts, error=facts.error or error, notes=tuple(notes) + facts.notes, provenance=provenance,
                     verification=verification, cancelled=abort.aborted,
                     artifact_hint="the workflow run's `bot-run-…` artifact")
-    return await _finish(run, api, trigger, outcome, diff, facts, sticky_id, secrets)
+    return await _finish(run, api, trigger, outcome, diff, facts, sticky_id, secrets, safety)
+
+
+async def _stopped_by_canary(run: GitHubRun, api: GitHubApi, trigger: Trigger, sticky_id: int | None,
+                             safety: RunSafety, tripped: CanaryTripped) -> int:
+    alert = canary_alert(tripped)
+    safety.egress.scrub_tree(run.output_dir)
+    safety.egress.write_file(run.output_dir / "summary.md", alert)
+    if trigger.issue is not None:
+        target = trigger.pr if trigger.pr is not None else trigger.issue
+        if sticky_id is not None:
+            await _quietly(api.update_issue_comment, sticky_id, alert)
+        else:
+            await _quietly(api.create_issue_comment, target, alert)
+    write_step_summary(alert)
+    write_outputs({"conclusion": "failure"})
+    print(f"failure: {tripped}")
+    return 1
 
 
 def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> tuple[str, str, int | None, list[str]]:
@@ -243,7 +285,7 @@ def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> t
 
 def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,
                      branch: str, base: str, pr_number: int | None, verification: tuple[tuple[str, bool], ...],
-                     cancelled: bool, secrets: list[str], before: str = "HEAD",
+                     cancelled: bool, egress: Egress, before: str = "HEAD",
                      hook_files: tuple[str, ...] = ()) -> RunFacts:
     """Whatever happened, keep the work: commit (a checkpoint when unfinished), push, open or update the PR."""
     finished = outcome is not None and outcome.completed and not cancelled
@@ -251,13 +293,23 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
     title = trigger.context.get("title") or trigger.prompt or "bot changes"
     if git.has_changes():
         if finished:
-            git.commit_all(commit_message(title, outcome, issue=trigger.issue, finished=True), co_authors=co_authors)
+            git.commit_all(egress.text(commit_message(title, outcome, issue=trigger.issue, finished=True),
+                                       "the commit message"), co_authors=co_authors)
         else:
             reason = outcome.stop.reason if outcome is not None else "the run failed"
             git.checkpoint(reason, co_authors=co_authors)
     commit = git.head_sha()
-    if not git.diff(base).files:
+    changes = git.diff(base)
+    if not changes.files:
         return RunFacts(branch=branch, commit=commit, notes=("No changes to push.",))
+    # A push publishes: the changes must hold no canary (that stops the run) and no known secret.
+    patch = "".join(f.patch for f in changes.files)
+    egress.canaries.check(patch, "the changes about to be pushed")
+    holder = egress.secret_in(patch)
+    if holder is not None:
+        return RunFacts(branch=branch, commit=commit,
+                        error=f"the changes hold the value of a secret ({holder}), so they were not pushed; the "
+                              f"commit {commit[:12]} is kept in the workflow's checkout only")
     try:
         git.push(branch)
     except PushRejected as exc:
@@ -267,7 +319,7 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
     # What the run itself changed (not what a PR's head already did) among the bot's and CI's config.
     sensitive = tuple(sensitive_changes(diff_paths(git.diff(before)), hook_scripts=hook_files))
     draft = not finished or any(not ok for _, ok in verification) or bool(sensitive)
-    body = finalize(_pr_body(trigger, outcome), secrets)
+    body = finalize(_pr_body(trigger, outcome))  # the API wrapper redacts and checks for canaries
     if pr_number is not None:
         pull = api.update_pull(pr_number, body=body) if trigger.pr is None else api.get_pull(pr_number)
     else:
@@ -293,11 +345,17 @@ def _pr_body(trigger: Trigger, outcome: AgentOutcome | None) -> str:
 
 
 async def _finish(run: GitHubRun, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,
-                  diff: DiffStats | None, facts: RunFacts, sticky_id: int | None, secrets: list[str]) -> int:
+                  diff: DiffStats | None, facts: RunFacts, sticky_id: int | None, secrets: list[str],
+                  safety: RunSafety) -> int:
     report = build_report(outcome, diff, facts)
     comment = render_result(report, limit=GITHUB_COMMENT_LIMIT, secrets=secrets)
     summary = render_result(report, limit=JOB_SUMMARY_LIMIT, secrets=secrets)
-    _write_artifacts(run.output_dir, report, outcome, diff, summary, secrets)
+    try:
+        _write_artifacts(run.output_dir, report, outcome, diff, summary, safety.egress)
+        comment = safety.egress.text(comment, "the result comment")
+        summary = safety.egress.text(summary, "the job summary")
+    except CanaryTripped as tripped:
+        return await _stopped_by_canary(run, api, trigger, sticky_id, safety, tripped)
     if trigger.issue is not None:
         target = trigger.pr if trigger.pr is not None else trigger.issue
         if sticky_id is not None:
@@ -305,25 +363,24 @@ async def _finish(run: GitHubRun, api: GitHubApi, trigger: Trigger, outcome: Age
         else:
             await _quietly(api.create_issue_comment, target, comment)
     write_step_summary(summary)
-    write_outputs(action_outputs(report))
+    write_outputs({k: safety.egress.quietly(v, "a step output") for k, v in action_outputs(report).items()})
     print(f"{report.conclusion}: {report.headline}")
     return 1 if report.conclusion == "failure" else 0
 
 
 def _write_artifacts(output_dir: Path, report: RunReport, outcome: AgentOutcome | None, diff: DiffStats | None,
-                     summary: str, secrets: list[str]) -> None:
-    """What the workflow uploads as the run's artifact; transcripts redacted like everything posted."""
+                     summary: str, egress: Egress) -> None:
+    """What the workflow uploads as the run's artifact, through the egress boundary: every file
+    already there (transcripts, task outputs, large results) scrubbed, every new one redacted."""
     output_dir.mkdir(parents=True, exist_ok=True)
-    for transcript in (output_dir / "scratch").glob("*.jsonl"):
-        transcript.write_text(finalize(transcript.read_text(encoding="utf-8", errors="replace"), secrets),
-                              encoding="utf-8")
-    (output_dir / "summary.md").write_text(summary, encoding="utf-8")
+    egress.scrub_tree(output_dir)
+    egress.canaries.raise_if_tripped()
+    egress.write_file(output_dir / "summary.md", summary)
     if diff is not None:
-        (output_dir / "changes.diff").write_text("".join(f.patch + "\n" for f in diff.files), encoding="utf-8")
+        egress.write_file(output_dir / "changes.diff", "".join(f.patch + "\n" for f in diff.files))
     from bot.github.report import outcome_data
 
-    (output_dir / "outcome.json").write_text(json.dumps(outcome_data(report, outcome), indent=2) + "\n",
-                                             encoding="utf-8")
+    egress.write_file(output_dir / "outcome.json", json.dumps(outcome_data(report, outcome), indent=2) + "\n")
 
 
 def _provenance(base: Provenance, prepared: PreparedRun) -> Provenance:

@@ -23,7 +23,7 @@ from bot.agent.model import ModelClient
 from bot.agent.prompts import INSTRUCTION_FILES, Instruction
 from bot.agent.session import AgentSession
 from bot.agent.transcript import transcript_path_for
-from bot.core.guard import tool_redactor
+from bot.core.guard import GUARD_SERVICE, tool_redactor
 from bot.core.secrets import full_environ
 from bot.errors import ConfigError
 from bot.permissions.engine import PolicyEngine
@@ -91,6 +91,8 @@ class RunConfig:
     #: Files a pull request's head changes relative to the default branch: hooks that run one of
     #: them are not run (bot.runtime.hook_scripts).
     untrusted_paths: tuple[str, ...] = ()
+    #: The run's secret guard (``bot.core.guard.SecretGuard``): tool calls are screened with it.
+    guard: Any = None
     #: The bot's environment with its secrets (resolving ``${VAR}`` in trusted config; never a child's).
     environ: Mapping[str, str] = field(default_factory=full_environ)
 
@@ -188,6 +190,8 @@ async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortS
         pool = ToolPool(assemble_tool_pool(permission, mcp_tools))
         context = make_context(config.workspace, scratch_dir=config.scratch_dir, permission=permission,
                                tools=pool.tools, abort=abort)
+        if config.guard is not None:
+            context.services[GUARD_SERVICE] = config.guard
         session_id = str(uuid.uuid4())
         hook_log: list[HookLogEntry] = []
         hooks_config = hooks_from_policy(policy.hooks, disabled=bool(

@@ -27,7 +27,6 @@ is documented in :mod:`bot.permissions.chain` and ``docs/hooks.md``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 
 import anyio
 
+from bot.core.secrets import full_environ
 from bot.permissions.chain import PermissionRequest
 from bot.permissions.decision import Allow, Ask, Deny
 from bot.permissions.matchers import SHELL_TOOLS, RequestFacts, content_covers
@@ -432,7 +432,7 @@ def make_hook_runner(config: HooksConfig, context: ToolUseContext, *, session_id
     if not config:
         return NoHooks()
     env, passthrough, secret_names = policy_env_settings(context.permission.extra)
-    child = build_child_env(os.environ if environ is None else environ, policy_env=env,
+    child = build_child_env(full_environ() if environ is None else environ, policy_env=env,
                             passthrough=passthrough, secret_names=secret_names)
     commands = [hook.command for matchers in config.events.values() for entry in matchers for hook in entry.hooks]
     guard = HookScriptGuard(context.workspace, commands, untrusted_paths)

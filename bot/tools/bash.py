@@ -31,7 +31,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.core.redact import Redactor, secrets_from_environ
+from bot.core.guard import tool_redactor
+from bot.core.redact import Redactor
+from bot.core.secrets import full_environ
 from bot.errors import ToolExecutionError
 from bot.permissions.decision import PermissionResult
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
@@ -177,8 +179,9 @@ class BashTool(Tool[BashInput, BashOutput]):
     async def call(self, input: BashInput, context: ToolUseContext, progress: Progress) -> ToolResult[BashOutput]:
         settings = sandbox_settings(context.permission.extra)
         policy_env, passthrough, secret_env = policy_env_settings(context.permission.extra)
-        redact = Redactor(secrets_from_environ(os.environ, secret_env))
-        base_env = build_child_env(os.environ, policy_env=policy_env, passthrough=passthrough,
+        redact = tool_redactor(context.services, secret_env)
+        # The parent includes the captured secrets so that a variable whose value equals one is refused.
+        base_env = build_child_env(full_environ(), policy_env=policy_env, passthrough=passthrough,
                                    secret_names=secret_env).env
         status = await ensure_sandbox(context, base_env)
         excluded = is_excluded_command(input.command, settings.excluded_commands)
