@@ -10,6 +10,7 @@ a ``Call`` (the repository, path parameters, query, JSON body and the authentica
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 from collections.abc import Callable
@@ -60,8 +61,12 @@ def fake_sha(seed: str) -> str:
 
 
 def git(git_dir: Path, *args: str) -> str:
-    """Read-only git plumbing on a bare repository (stdout, empty on failure)."""
-    done = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=False)
+    """Read-only git plumbing on a bare repository (stdout, empty on failure). The stand-in plays
+    GitHub's server: its git gets PATH and no configuration but the repository's own."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "LC_ALL": "C"}
+    done = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=False,
+                          env=env)
     return done.stdout if done.returncode == 0 else ""
 
 
