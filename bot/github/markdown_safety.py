@@ -214,7 +214,8 @@ def _tag_problem(tag: _Tag, raw: str, hosts: _Hosts) -> str | None:
                                   value)
             css = re.sub(r"\s+", "", _CSS_COMMENT.sub("", css)).lower()
             if _CSS_FETCH.search(css):
-                return "external image removed: " + _first_external(css, hosts, "a style")
+                host = next((_shown(u) for u in _URLISH.findall(css) if not _allowed(u, hosts)), "a style")
+                return f"external image removed: {host}"
         elif attr in _URL_ATTRIBUTES and not (attr == "href" and name in _CLICK_HREF):
             for url in _url_tokens(value) if attr.endswith("srcset") else [value]:
                 if not _allowed(url, hosts):
@@ -231,13 +232,6 @@ def _tag_problem(tag: _Tag, raw: str, hosts: _Hosts) -> str | None:
 def _url_tokens(value: str) -> list[str]:
     """The URLs of a ``srcset``: every candidate (the descriptors are harmless words)."""
     return [t for t in re.split(r"[\s,]+", value) if t] or [value]
-
-
-def _first_external(css: str, hosts: _Hosts, default: str) -> str:
-    for url in _URLISH.findall(css):
-        if not _allowed(url, hosts):
-            return _shown(url)
-    return default
 
 
 def _html_tags(text: str) -> Iterator[tuple[int, _Tag]]:

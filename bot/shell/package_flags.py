@@ -3,7 +3,8 @@
 ``make --eval``/``-E`` and ``SHELL=``; ``npm --script-shell`` (npm reads abbreviations:
 ``--script-shel``), ``pnpm --config.KEY``, ``npm config set script-shell`` (options may come
 anywhere), ``npm install -g`` (writes outside the workspace); ``pip``/``npm`` install scripts when
-the policy forbids them; ``mypy --python-executable``/``--install-types``; ``go env -w``, ``go vet
+the policy forbids them; a package from outside the registry (a URL, a git repository:
+:mod:`bot.shell.install_sources`); ``mypy --python-executable``/``--install-types``; ``go env -w``, ``go vet
 -vettool``, ``-toolexec``, ``-exec``, an external linker in ``-ldflags``; ``cargo --config``/``-Z``;
 ``tox -x``/``--override``.
 """
@@ -13,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bot.shell.facts import NO_FACTS, Explicit, ProgramFacts, exact_only, facts, path_use, program_name
+from bot.shell.facts import NO_FACTS, Explicit, ProgramFacts, facts, path_use, program_name
 from bot.shell.getopt import long_name, options
+from bot.shell.install_sources import npm_sources, pip_sources
 from bot.shell.path_args import PathUse
 from bot.shell.path_check import Access
 from bot.shell.runners import runner_subcommand, subcommand_runner
@@ -121,6 +123,10 @@ def npm_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
             explicit.append((k, f"{program} {value}: a global install writes outside the workspace"))
     if command in ("config", "set", "c") and sub is not None:
         explicit.extend(_package_config(program, values, sub))
+    if command in _SPEC_SUBCOMMANDS and sub is not None:
+        from_sources, local = npm_sources(argv, values, sub)
+        explicit.extend(from_sources)
+        paths.extend(local)
     if installs and not install_scripts and "--ignore-scripts" not in values:
         explicit.append((n - 1, f"{program} install runs package install scripts (the policy does not allow them; "
                                 "add --ignore-scripts)"))
@@ -128,6 +134,8 @@ def npm_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
     return facts(explicit, paths)
 
 
+#: Subcommands whose words are package specs (``npm install <spec>``).
+_SPEC_SUBCOMMANDS = frozenset({"install", "i", "add", "isntall", "install-test", "it", "update", "up", "upgrade"})
 _CONFIG_VALUE_OPTIONS = frozenset({"-L", "--location", "--userconfig", "--globalconfig", "--workspace", "-w"})
 
 
@@ -162,13 +170,17 @@ def _package_config(program: str, values: Sequence[str], sub: int) -> Explicit:
 
 
 def pip_facts(argv: Sequence[Word], sub_at: int, install_scripts: bool = True) -> ProgramFacts:
+    """``pip install``/``download``/``wheel``: packages from outside the index, and (when the policy
+    forbids install scripts) a build from source."""
     values = [w.value for w in argv]
-    if install_scripts or len(values) <= sub_at or values[sub_at] not in ("install", "download", "wheel"):
+    if len(values) <= sub_at or values[sub_at] not in ("install", "download", "wheel"):
         return NO_FACTS
-    if ":all:" in values or "--only-binary=:all:" in values:
-        return NO_FACTS
-    return exact_only(argv, "pip install may build packages from source, running their setup code "
-                            "(the policy does not allow it; add --only-binary :all:)")
+    explicit, paths = pip_sources(argv, values, sub_at)
+    if install_scripts or ":all:" in values or "--only-binary=:all:" in values:
+        return facts(explicit, paths)
+    return ProgramFacts(((len(argv) - 1, "pip install may build packages from source, running their setup code "
+                                         "(the policy does not allow it; add --only-binary :all:)"), *explicit),
+                        tuple(paths), exact_only=True)
 
 
 def uv_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
@@ -186,7 +198,15 @@ def uv_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
             return pip._replace(explicit=(*explicit, *pip.explicit))
         if pip is not NO_FACTS:
             return pip
-    return facts(explicit)
+    paths: list[PathUse] = []
+    if sub is not None and values[sub] in _UV_SOURCED:
+        from_sources, paths = pip_sources(argv, values[:min(launched, default=len(values))], sub)
+        explicit.extend(from_sources)
+    return facts(explicit, paths)
+
+
+#: uv commands that resolve packages: their requirements and index options name where from.
+_UV_SOURCED = frozenset({"add", "sync", "lock"})
 
 
 #: A ``--python`` request that names no file: a version, an implementation, a specifier

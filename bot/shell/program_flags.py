@@ -6,7 +6,8 @@ For each known program, :func:`program_facts` reports :class:`~bot.shell.facts.P
   analysis cannot see: ``git -c core.pager=...``, ``git --upload-pack``, ``rg --pre``, ``tar
   --to-command``, ``rsync -e``, ``ssh -o ProxyCommand``, ``make --eval`` and ``SHELL=``, ``npm
   --script-shell``, ``apt-get -o APT::Update::Pre-Invoke``, ``python -c``, ``awk`` with ``system()``,
-  ``sed`` outside the whitelist, ``grep -R`` (follows links out of the workspace)... A rule whose
+  ``sed`` outside the whitelist, ``grep -R`` (follows links out of the workspace), ``split --filter``,
+  ``man -P``, ``npm install`` of a URL or a git repository (:mod:`bot.shell.install_sources`)... A rule whose
   literal spells such a word out still approves it.
 * ``paths`` — path arguments of options (``git -C``, ``curl -o``, ``make -f``) for the path checks;
 * ``in_place`` — ``sed -i``: the file arguments are written;
@@ -67,6 +68,7 @@ from bot.shell.tool_flags import (
     pytest_facts,
     rg_facts,
     rsync_facts,
+    split_facts,
     ssh_facts,
     tar_facts,
     xargs_facts,
@@ -215,6 +217,7 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "rvim", "rview", "evim", "nview"),
                     _simple(editor_facts)),
     "man": _simple(man_facts),
+    **dict.fromkeys(("split", "gsplit"), _simple(split_facts)),
     **dict.fromkeys(("less", "more"), _simple(pager_facts)),
     **dict.fromkeys(("docker", "podman", "nerdctl"), _simple(docker_facts)),
     "xargs": _simple(xargs_facts),

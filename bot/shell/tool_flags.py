@@ -1,7 +1,7 @@
 """Everyday tools with an option that runs another program, loads code or reaches the host.
 
 ``tar --to-command``/``-I``/``--transform``, ``rsync -e``, ``sort --compress-program``, ``rg --pre``/``-z``,
-``ssh -o ProxyCommand``/``-F``/``-I``, ``zip -TT``, ``vim -c``/``+cmd``/``-S``, ``man -H``/``-P``,
+``ssh -o ProxyCommand``/``-F``/``-I``, ``zip -TT``, ``vim -c``/``+cmd``/``-S``, ``man -H``/``-P``, ``split --filter``,
 ``docker run -v /:/host``/``--privileged``, ``apt -o APT::Update::Pre-Invoke``, ``dpkg --pre-invoke``,
 ``xargs -a FILE``. Options are read the getopt way (bundles ``-xIsh``, attached values ``-qF./cfg``,
 abbreviated long options ``--to-comm``); the symlink-following options of these programs are in
@@ -202,8 +202,10 @@ def editor_facts(argv: Sequence[Word]) -> ProgramFacts:
     return facts(explicit)
 
 
-#: (``-P``/``--pager`` is not here: man-db starts no pager when stdout is not a terminal.)
+#: ``-P``/``--pager`` too: man-db starts no pager when stdout is not a terminal, but whether there is
+#: one (a pty wrapper, another man) is not something the analysis sees; the value is a command.
 _MAN_EXPLICIT = {"-H": "runs a browser program", "--html": "runs a browser program",
+                 "-P": "runs the pager command it names", "--pager": "runs the pager command it names",
                  "-C": "reads a configuration that names programs",
                  "--config-file": "reads a configuration that names programs"}
 _MAN_VALUE_NAMES = frozenset({"--config-file", "--pager", "--manpath", "--sections", "--systems", "--extension",
@@ -220,7 +222,10 @@ def man_facts(argv: Sequence[Word]) -> ProgramFacts:
     positionals: list[int] = []
     for option in options([w.value for w in argv], "CeELmMpPrRsS", _MAN_VALUE_NAMES, _MAN_FLAG_NAMES):
         if option.name in _MAN_EXPLICIT:
-            explicit.append((option.at, f"man {option.name} {_MAN_EXPLICIT[option.name]}"))
+            # A rule must spell out the pager itself, not just the option.
+            at = option.value_index if option.name in ("-P", "--pager") and option.value_index is not None \
+                else option.at
+            explicit.append((at, f"man {option.name} {_MAN_EXPLICIT[option.name]}"))
         elif option.name in ("-l", "--local-file"):
             local = True
         elif not option.name:
@@ -228,6 +233,23 @@ def man_facts(argv: Sequence[Word]) -> ProgramFacts:
     if local:
         paths.extend(PathUse(k, argv[k].value, "read", argv[k]) for k in positionals)
     return facts(explicit, paths)
+
+
+_SPLIT_VALUE_NAMES = frozenset({"--suffix-length", "--additional-suffix", "--bytes", "--line-bytes", "--lines",
+                                "--number", "--separator", "--filter"})
+_SPLIT_FLAG_NAMES = frozenset({"--numeric-suffixes", "--hex-suffixes", "--elide-empty-files", "--unbuffered",
+                               "--verbose", "--help", "--version"})
+
+
+def split_facts(argv: Sequence[Word]) -> ProgramFacts:
+    """``split --filter=COMMAND`` (``--filter COMMAND``, ``--fil=``) runs COMMAND through the shell
+    for every piece."""
+    explicit: Explicit = [(option.at if option.value_index is None else option.value_index,
+                           "split --filter runs the command it names for every piece")
+                          for option in options([w.value for w in argv], "abClnt", _SPLIT_VALUE_NAMES,
+                                                _SPLIT_FLAG_NAMES)
+                          if option.name == "--filter"]
+    return facts(explicit)
 
 
 _DOCKER_GLOBAL_VALUES = frozenset({"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert",
