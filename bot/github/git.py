@@ -396,6 +396,15 @@ class GitWorkspace:
             files.append(FileChange(path, _STATUS.get(code, "modified"), added, deleted, binary, chunk, old))
         return DiffStats(tuple(files))
 
+    def published_text(self, base: str, head: str = "HEAD") -> str:
+        """Every byte a push of ``head`` publishes beyond ``base``, as text to scan for secrets: each
+        commit's message and changes, every file shown as text (``--text``: a ``.gitattributes`` that
+        marks a file ``binary`` or ``-diff``, or a NUL in it, must not hide its content), merges
+        against their first parent, no textconv or external diff."""
+        return self._git("log", "--no-color", "-p", "--text", "--no-ext-diff", "--no-textconv",
+                         "--ignore-submodules=all", "--diff-merges=first-parent", "--format=%B",
+                         f"{base}..{head}", strip=False)
+
     # ----- push --------------------------------------------------------------------------------------
 
     def push(self, branch: str) -> PushResult:

@@ -303,9 +303,13 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
     if not changes.files:
         return RunFacts(branch=branch, commit=commit, notes=("No changes to push.",))
     # A push publishes: the changes must hold no canary (that stops the run) and no known secret.
-    patch = "".join(f.patch for f in changes.files)
-    egress.canaries.check(patch, "the changes about to be pushed")
-    holder = egress.secret_in(patch)
+    # Scanned as git stores them, not as the diff shows them (a binary file shows no content), and
+    # with NULs dropped too: an ASCII value written as UTF-16 is its bytes with a NUL between each.
+    published = git.published_text(base)
+    holder = None
+    for view in (published, published.replace("\0", "")):
+        egress.canaries.check(view, "the changes about to be pushed")
+        holder = holder or egress.secret_in(view)
     if holder is not None:
         return RunFacts(branch=branch, commit=commit,
                         error=f"the changes hold the value of a secret ({holder}), so they were not pushed; the "

@@ -16,16 +16,29 @@ even though the workspace around it is writable. What is protected, for a reposi
 
 A ``.git`` that is a symbolic link is protected where it points; the link itself lives in the
 writable workspace (the bot's host-side git must check what it finds).
+
+Read-only is not unreadable: the configuration files are shown as copies without credentials
+(:func:`credential_free_config`). ``actions/checkout`` persists the token in ``.git/config`` by
+default (``http.https://github.com/.extraheader``, base64 of ``x-access-token:TOKEN``), and a command
+that can read it can re-encode it past every redactor into a file that gets pushed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.core.redact import Redactor
+
 #: A ``.git`` file or ``commondir`` is one short line; more is not git's.
 MAX_POINTER_BYTES = 4096
+#: The configuration files of a git directory that the sandbox shows without credentials.
+CONFIG_FILES: tuple[str, ...] = ("config", "config.worktree")
+#: A configuration line that sends a header (any ``*.extraheader``): what checkout persists the token in.
+_HEADER_LINE = re.compile(r"^\s*extraheader\s*(=|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +48,8 @@ class GitProtection:
 
     read_only: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
+    #: Configuration files (:data:`CONFIG_FILES`) the sandbox shows as credential-free copies.
+    configs: tuple[Path, ...] = ()
 
 
 def _pointer(path: Path, prefix: str = "") -> str | None:
@@ -82,9 +97,10 @@ def protect_repository(root: Path, *, allow_git_dir_writes: bool) -> GitProtecti
     if dot_git is None:
         return GitProtection()
     dirs = [d for d in dict.fromkeys((git_dir, common_dir)) if d is not None]
+    configs = tuple(d / name for d in dirs for name in CONFIG_FILES if (d / name).is_file())
     if not allow_git_dir_writes:
         entry = [] if dot_git.is_symlink() else [dot_git]
-        return GitProtection(read_only=tuple(dict.fromkeys([*entry, *dirs])))
+        return GitProtection(read_only=tuple(dict.fromkeys([*entry, *dirs])), configs=configs)
     read_only: list[Path] = [] if dot_git.is_symlink() or dot_git.is_dir() else [dot_git]
     inside = root.resolve()
     writable = [d for d in dirs if not d.is_relative_to(inside)]  # the workspace's own bind covers the rest
@@ -93,7 +109,25 @@ def protect_repository(root: Path, *, allow_git_dir_writes: bool) -> GitProtecti
         with contextlib.suppress(OSError):
             hooks.mkdir(exist_ok=True)
         read_only += [p for p in (hooks, common_dir / "config") if p.exists()]
-    return GitProtection(read_only=tuple(read_only), writable=tuple(writable))
+    return GitProtection(read_only=tuple(read_only), writable=tuple(writable), configs=configs)
 
 
-__all__ = ["MAX_POINTER_BYTES", "GitProtection", "git_directories", "protect_repository"]
+def credential_free_config(text: str, secrets: Mapping[str, str]) -> str:
+    """``text`` (a git configuration file) without the lines that hold a credential: every
+    ``extraheader``, and every line in which a known secret (in any leak form) or a token's shape
+    is found — with the continuation lines (a trailing backslash) of each. Pure."""
+    redactor = Redactor(secrets)
+    kept: list[str] = []
+    dropping = False
+    for line in text.splitlines(keepends=True):
+        if not dropping:
+            dropping = bool(_HEADER_LINE.match(line)) or redactor(line) != line
+            if not dropping:
+                kept.append(line)
+                continue
+        dropping = line.rstrip("\r\n").endswith("\\")
+    return "".join(kept)
+
+
+__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "GitProtection", "credential_free_config", "git_directories",
+           "protect_repository"]

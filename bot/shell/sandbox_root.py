@@ -15,7 +15,8 @@ it shows writable, a command can change under the bot. So the root is built from
   sub-directory of the scratch directory (:func:`sandbox_scratch`: ``/tmp``, caches, the Bash
   tool's markers) — never the rest of the scratch directory, which holds the transcript;
 * read-only over the writable ones: each git directory, bound onto itself (:mod:`bot.shell.sandbox_git`),
-  and ``.github/workflows``;
+  and ``.github/workflows``; its configuration files shown as copies without credentials (the
+  token ``actions/checkout`` persists there);
 * not there at all: ``/var``, ``/run``, ``/srv``, ``/mnt``, ``/media``, ``/home`` and ``/root``
   beyond ``HOME``, the host's ``/tmp``, the runner's temporary directory (step scripts with
   secrets expanded).
@@ -26,13 +27,15 @@ keeps under ``~/.vscode-server`` is left out by name (:data:`HOME_SOCKET_DIRS`),
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.shell.sandbox_git import protect_repository
+from bot.core.secrets import process_secrets
+from bot.shell.sandbox_git import credential_free_config, protect_repository
 
 #: Credential files and directories under ``HOME``: left out of the view (top level) or hidden.
 HOME_CREDENTIALS: tuple[str, ...] = (
@@ -75,6 +78,8 @@ MAX_TOOLCHAIN_ROOTS = 64
 #: The sandbox's own sub-directory of the scratch directory, and the empty file hidden files show.
 SANDBOX_DIR = "sandbox"
 EMPTY_FILE = "sandbox-empty"
+#: The credential-free copies of git configuration files, in the scratch directory (outside the sandbox).
+GIT_CONFIG_COPIES = "sandbox-git-config"
 
 
 def sandbox_scratch(scratch_dir: Path) -> Path:
@@ -253,6 +258,8 @@ class SandboxSpec:
     root: tuple[RootMount, ...] = ()
     #: The sandbox's own writable directory (:func:`sandbox_scratch`).
     scratch: Path | None = None
+    #: ``(copy, target)``: ``copy`` shown read-only in place of ``target`` (credential-free git configs).
+    replaced: tuple[tuple[Path, Path], ...] = ()
 
     @property
     def cache_dir(self) -> Path | None:
@@ -276,6 +283,8 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec, inner: Sequence[str], *, cwd: Path
         argv += ["--bind", str(path), str(path)]
     for path in spec.read_only:
         argv += ["--ro-bind", str(path), str(path)]
+    for copy, target in spec.replaced:
+        argv += ["--ro-bind", str(copy), str(target)]
     if spec.network and spec.resolver_dir is not None:
         argv += ["--ro-bind", str(spec.resolver_dir), str(spec.resolver_dir)]
     for mount in spec.root:
@@ -342,11 +351,13 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
         empty.chmod(0o444)
     writable: list[Path] = [p for p in (workspace, *additional_directories) if p.is_dir()]
     read_only: list[Path] = []
+    configs: list[Path] = []
     repositories = [workspace, *(d for d in additional_directories if (d / ".git").exists())]
     for root in dict.fromkeys(r for r in repositories if r in writable):
         protection = protect_repository(root, allow_git_dir_writes=allow_git_dir_writes)
         writable += protection.writable
         read_only += protection.read_only
+        configs += protection.configs
         if not allow_workflow_writes:
             workflows = root / ".github" / "workflows"
             try:
@@ -383,12 +394,32 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
     hidden_dirs = [p for p in hidden_dirs if _visible(p, mounts)]
     hidden_files = [p for p in hidden_files if _visible(p, mounts)]
     etc_dirs, etc_files = etc_secrets()
+    replaced = _credential_free_copies(dict.fromkeys(configs), scratch_dir / GIT_CONFIG_COPIES)
     return SandboxSpec(writable=tuple(dict.fromkeys(writable)), tmp_dir=tmp_dir,
                        read_only=tuple(dict.fromkeys(read_only)),
                        hidden_dirs=tuple(dict.fromkeys([*etc_dirs, *hidden_dirs])),
                        hidden_files=tuple(dict.fromkeys([*etc_files, *hidden_files])), empty_file=empty,
                        network=network, resolver_dir=_resolver_dir() if network else None, root=tuple(mounts),
-                       scratch=own)
+                       scratch=own, replaced=replaced)
+
+
+def _credential_free_copies(configs: Iterable[Path], directory: Path) -> tuple[tuple[Path, Path], ...]:
+    """A credential-free copy of each git configuration file, to be shown in its place. Taken
+    when the spec is built, after the git directory was sealed: a config cannot change later
+    without stopping the bot's git. One that cannot be read is hidden behind an empty copy."""
+    secrets = process_secrets()
+    directory.mkdir(parents=True, exist_ok=True)
+    out: list[tuple[Path, Path]] = []
+    for target in configs:
+        try:
+            text = target.read_bytes().decode("utf-8", errors="surrogateescape")
+        except OSError:
+            text = ""
+        # Named by the target: a sub-agent's spec, built later, must not overwrite another's copy.
+        copy = directory / f"{hashlib.sha256(str(target).encode()).hexdigest()[:16]}-{target.name}"
+        copy.write_bytes(credential_free_config(text, secrets).encode("utf-8", errors="surrogateescape"))
+        out.append((copy, target))
+    return tuple(out)
 
 
 __all__ = ["ETC_SECRETS", "HOME_CREDENTIALS", "HOME_RUNNER_DIRS", "HOME_SOCKET_DIRS", "MAX_HOME_ENTRIES",

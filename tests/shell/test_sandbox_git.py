@@ -137,3 +137,19 @@ def test_a_sub_agent_in_its_own_worktree_gets_the_same_sandbox_laid_out_around_i
                                                       "(echo x > .git) 2>/dev/null || echo refused"), cwd=worktree)
     result = anyio.run(lambda: run_process(argv, cwd=worktree, env=env, timeout_s=60))
     assert result.stdout.text().splitlines() == ["?? made.txt", "refused"], result.stderr.text()
+
+
+@pytest.mark.parametrize(("description", "config", "kept"), [
+    ("checkout's persisted header goes", "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic eA==\n"
+     "[core]\n\tbare = false\n", "[http \"https://github.com/\"]\n[core]\n\tbare = false\n"),
+    ("a token in a remote URL goes", "[remote \"origin\"]\n\turl = https://x:ghs_" + "a" * 36 + "@github.com/o/r\n"
+     "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+     "[remote \"origin\"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"),
+    ("a known secret's value goes, with its continuation lines",
+     "[x]\n\tv = s3cr3t-value-1 \\\n\tmore\n\tw = 1\n", "[x]\n\tw = 1\n"),
+    ("everything else stays", "[user]\n\tname = bot\n", "[user]\n\tname = bot\n"),
+])
+def test_the_sandbox_shows_git_config_without_credentials(description: str, config: str, kept: str) -> None:
+    from bot.shell.sandbox_git import credential_free_config
+
+    assert credential_free_config(config, {"MY_SECRET": "s3cr3t-value-1"}) == kept, description
