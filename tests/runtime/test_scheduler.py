@@ -1,4 +1,4 @@
-"""Static scheduling: partitioning is a pure function; results keep the model's order."""
+"""The static path: a turn known at once runs in the seeds' batches; results keep the model's order."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import anyio
 import pytest
 
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
-from bot.runtime.scheduler import Batch, max_tool_use_concurrency, partition_tool_calls, run_tools
+from bot.runtime.scheduler import run_tools
 from bot.runtime.single_call import flag_permission_context
 from bot.tools.context import ToolLimits, ToolUseContext, make_context
-from bot.tools.messages import ToolUseBlock
+from bot.tools.messages import ProgressSink, ToolUseBlock, drop_progress
 from tests.runtime.fakes import CdSafeTool, CdTool, EchoTool, Gates, GateTool
 
 
@@ -19,45 +19,72 @@ def b(i: int, name: str = "Gate", **inp: object) -> ToolUseBlock:
     return ToolUseBlock(f"t{i}", name, inp)
 
 
-SAFE = {"key": "k"}
-UNSAFE = {"key": "k", "safe": False}
-
 
 @pytest.mark.parametrize(
     ("description", "kinds", "expected"),
     [
         ("nothing", [], []),
-        ("all safe: one batch", ["s", "s", "s"], [(True, 3)]),
-        ("all unsafe: one batch each", ["u", "u"], [(False, 1), (False, 1)]),
-        ("unsafe splits safe runs", ["s", "s", "u", "s"], [(True, 2), (False, 1), (True, 1)]),
-        ("unparsable input counts as unsafe", ["s", "bad", "s"], [(True, 1), (False, 1), (True, 1)]),
-        ("unknown tool counts as unsafe", ["s", "unknown", "s"], [(True, 1), (False, 1), (True, 1)]),
-        ("leading unsafe", ["u", "s", "s"], [(False, 1), (True, 2)]),
+        ("all safe: all start together", ["s", "s", "s"], [{0, 1, 2}]),
+        ("all unsafe: one at a time", ["u", "u"], [{0}, {1}]),
+        ("unsafe splits safe runs", ["s", "s", "u", "s"], [{0, 1}, {2}, {3}]),
+        ("unparsable input counts as unsafe", ["s", "bad", "s"], [{0}, {1}, {2}]),
+        ("unknown tool counts as unsafe", ["s", "unknown", "s"], [{0}, {1}, {2}]),
+        ("leading unsafe", ["u", "s", "s"], [{0}, {1, 2}]),
     ],
 )
-def test_partition_groups_consecutive_safe_calls(description: str, kinds: list[str],
-                                                 expected: list[tuple[bool, int]]) -> None:
-    runner = ToolRunner(ToolPool([GateTool(Gates())]))
+def test_a_turn_known_at_once_runs_in_the_seeds_batches(tmp_path: Path, description: str, kinds: list[str],
+                                                       expected: list[set[int]]) -> None:
+    """With every block queued up front, the one scheduler reproduces ``partitionToolCalls``:
+    consecutive safe calls start together; an unsafe (or unparsable, or unknown) call runs alone."""
+    runner = HeldRunner(Gates())
     blocks = []
     for i, kind in enumerate(kinds):
         match kind:
             case "s":
-                blocks.append(b(i, **SAFE))
+                blocks.append(b(i, key=f"k{i}"))
             case "u":
-                blocks.append(b(i, **UNSAFE))
+                blocks.append(b(i, key=f"k{i}", safe=False))
             case "bad":
                 blocks.append(ToolUseBlock(f"t{i}", "Gate", {"nokey": 1}))
             case _:
                 blocks.append(ToolUseBlock(f"t{i}", "Missing", {}))
-    batches = partition_tool_calls(blocks, runner.is_concurrency_safe)
-    assert [(x.is_concurrency_safe, len(x.blocks)) for x in batches] == expected, description
-    assert [blk for x in batches for blk in x.blocks] == blocks
+    waves: list[set[int]] = []
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run_tools, blocks, runner, context_for(tmp_path, "Gate"))
+            while len(runner.started) < len(blocks):
+                await anyio.wait_all_tasks_blocked()  # everything that may start has started
+                wave = {int(i[1:]) for i in runner.started} - set().union(*waves)
+                waves.append(wave)
+                runner.release(*[f"t{i}" for i in wave])
+            runner.release(*[blk.id for blk in blocks])
+
+    anyio.run(main)
+    assert waves == expected, description
 
 
-def test_partition_is_pure_over_its_predicate() -> None:
-    blocks = [b(i) for i in range(4)]
-    assert partition_tool_calls(blocks, lambda blk: blk.id != "t2") == [
-        Batch(True, (blocks[0], blocks[1])), Batch(False, (blocks[2],)), Batch(True, (blocks[3],))]
+class HeldRunner(ToolRunner):
+    """The pipeline, with every call held at its start until the test releases it (an unknown or
+    unparsable call too, which would otherwise fail at once)."""
+
+    def __init__(self, gates: Gates) -> None:
+        super().__init__(ToolPool([GateTool(gates)]))
+        self.started: list[str] = []
+        self._held: dict[str, anyio.Event] = {}
+        self._tool_gates = gates
+
+    def release(self, *ids: str) -> None:
+        """Let the calls through the pipeline, and their tool finish (block ``t3`` waits on ``k3``)."""
+        for i in ids:
+            self._held.setdefault(i, anyio.Event()).set()
+            self._tool_gates.open(f"k{i[1:]}")
+
+    async def run(self, block: ToolUseBlock, context: ToolUseContext,
+                  sink: ProgressSink = drop_progress) -> ToolCallOutcome:
+        self.started.append(block.id)
+        await self._held.setdefault(block.id, anyio.Event()).wait()
+        return await super().run(block, context, sink)
 
 
 def context_for(tmp_path: Path, *allow: str, limit: int = 10) -> ToolUseContext:
@@ -105,16 +132,6 @@ def test_a_safe_batch_runs_at_most_the_concurrency_limit_at_once(tmp_path: Path)
         return running
 
     assert anyio.run(main) == 2
-
-
-def test_the_environment_variable_overrides_the_concurrency_limit(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    ctx = context_for(tmp_path, limit=10)
-    assert max_tool_use_concurrency(ctx) == 10
-    monkeypatch.setenv("BOT_MAX_TOOL_USE_CONCURRENCY", "3")
-    assert max_tool_use_concurrency(ctx) == 3
-    monkeypatch.setenv("BOT_MAX_TOOL_USE_CONCURRENCY", "nonsense")
-    assert max_tool_use_concurrency(ctx) == 10
 
 
 def test_context_modifiers_apply_only_for_unsafe_tools_after_their_batch(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The streaming executor: starts tools as blocks complete, yields results FIFO, aborts siblings."""
+"""The streaming executor: starts tools as blocks complete (within the cap), yields results FIFO,
+aborts siblings."""
 
 from __future__ import annotations
 
@@ -29,10 +30,26 @@ def tracked(safe: bool) -> TrackedTool:
         ("unsafe beside safe ones waits", False, [True], False),
         ("unsafe beside unsafe waits", False, [False], False),
         ("safe beside a mix waits", True, [True, False], False),
+        ("safe beside 9 safe ones starts (the cap is 10)", True, [True] * 9, True),
+        ("safe beside 10 safe ones waits for a slot", True, [True] * 10, False),
     ],
 )
 def test_can_execute_tool(description: str, candidate_safe: bool, executing: list[bool], expected: bool) -> None:
-    assert can_execute_tool(candidate_safe, [tracked(s) for s in executing]) is expected, description
+    assert can_execute_tool(candidate_safe, [tracked(s) for s in executing], limit=10) is expected, description
+
+
+@pytest.mark.parametrize(
+    ("description", "limit", "executing", "expected"),
+    [
+        ("a cap of 1: a safe tool waits beside another", 1, 1, False),
+        ("a cap of 1: nothing running, it starts", 1, 0, True),
+        ("a cap of 3, two running", 3, 2, True),
+        ("a cap of 3, three running", 3, 3, False),
+    ],
+)
+def test_the_cap_limits_only_how_many_safe_tools_run_together(description: str, limit: int, executing: int,
+                                                                expected: bool) -> None:
+    assert can_execute_tool(True, [tracked(True)] * executing, limit) is expected, description
 
 
 def ctx(tmp_path: Path) -> ToolUseContext:
