@@ -32,7 +32,7 @@ from bot.errors import BotError, CanaryTripped, GitError, PushRejected, canary_t
 from bot.github.api import GitHubApi, PyGithubApi
 from bot.github.authorize import authorize
 from bot.github.egress import Egress
-from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger
+from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger, load_event_text
 from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.outputs import mask, write_outputs, write_step_summary
 from bot.github.progress import StickyProgress
@@ -65,12 +65,14 @@ class GitHubRun:
 
 
 def load_event(event_path: Path) -> Any:
+    """The event payload, decoded within bounds (size, nesting): its text is anyone's."""
     try:
-        return json.loads(event_path.read_text(encoding="utf-8"))
+        text = event_path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise EventError(f"{event_path}: no such event file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise EventError(f"{event_path}: not a JSON event payload ({exc})") from None
+    return load_event_text(text, str(event_path))
 
 
 def dry_run_decision(event_name: str, event_path: Path, settings: TriggerSettings, repo: Path) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 
+from bot.core.bounded import check_input_bounds
 from bot.core.guard import SecretGuard, guard_of
 from bot.errors import ToolError, canary_tripped_in, classify_tool_error, describe_os_error, first_error
 from bot.permissions.chain import PermissionEngine, PermissionRequest
@@ -342,6 +343,10 @@ class ToolRunner:
     async def _prepare(self, tool: AnyTool, raw: Any, context: ToolUseContext,
                        record: ToolCallRecord, *, validate: bool = True) -> Any:
         """Stage 2. Returns the parsed input, or the model-readable error text."""
+        too_deep = check_input_bounds(raw)  # before anything recursive (validation, hooks' JSON) sees it
+        if too_deep is not None:
+            record.failed_stage, record.error_kind = "schema", "InputValidationError"
+            return tool_use_error(too_deep)
         try:
             parsed = tool.parse_input(raw)
         except InputSchemaError as exc:

@@ -172,7 +172,9 @@ def test_dry_run_prints_the_decision_and_calls_nothing(world: World) -> None:
 @pytest.mark.parametrize(
     ("description", "content", "fragment"),
     [
-        ("not JSON", "{oops", "not a JSON event payload"),
+        ("not JSON", "{oops", "invalid JSON"),
+        ("nested a hundred thousand deep", '{"a":' * 100_000 + "1" + "}" * 100_000, "nested"),
+        ("larger than GitHub sends", '{"a": "' + "x" * 27_000_000 + '"}', "at most 26,214,400"),
         ("not an object", "[]", "must be a JSON object"),
         ("no comment", '{"action": "created", "issue": {"number": 1}}', "no 'comment' object"),
     ],

@@ -302,3 +302,13 @@ def test_one_context_serves_several_event_loops(tmp_path: Path) -> None:
 
     for _ in range(3):
         assert anyio.run(main).result.content == "hi"
+
+
+def test_an_input_nested_ten_thousand_deep_is_an_error_the_model_can_correct(tmp_path: Path) -> None:
+    deep: Any = "x"
+    for _ in range(10_000):
+        deep = {"a": deep}
+    outcome, _ = run_call(tmp_path, "Echo", {"text": deep})
+    assert outcome.result.is_error
+    assert "nested more than" in str(outcome.result.content)
+    assert outcome.record.error_kind == "InputValidationError"
