@@ -13,8 +13,10 @@ more than a Bash command gets.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -29,27 +31,49 @@ IMPLICIT_FILES: dict[str, tuple[str, ...]] = {
 #: Words that look like scripts even without a directory part.
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".ps1")
 _PROJECT_VARS = re.compile(r"\$\{?(?:CLAUDE_PROJECT_DIR|BOT_PROJECT_DIR)\}?")
-_OPERATORS = re.compile(r"[;&|()<>]+")
+_OPERATORS = re.compile(r"[;&|()<>`]+")
+#: A dotted module name, as ``python -m`` takes it.
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: How deep quoted scripts inside quoted scripts are looked into.
+MAX_NESTED_SCRIPTS = 3
 
 
-def referenced_files(command: str, project_dir: Path) -> tuple[str, ...]:
-    """Paths, relative to ``project_dir``, of the files inside it that ``command`` names or runs
-    implicitly — whether or not they exist now (a script the model creates later counts)."""
-    text = _PROJECT_VARS.sub(str(project_dir), command)
+def _words(text: str, depth: int = 0) -> list[str]:
+    """The words of ``text``, and of every quoted word with spaces in it (``bash -c "$(cat x)"``:
+    the inner script's words name files too)."""
     try:
         words = shlex.split(_OPERATORS.sub(" ", text))
     except ValueError:
         words = _OPERATORS.sub(" ", text).split()
+    out: list[str] = []
+    for word in words:
+        out.append(word)
+        if depth < MAX_NESTED_SCRIPTS and any(c.isspace() for c in word):
+            out += _words(word, depth + 1)
+    return out
+
+
+def referenced_files(command: str, project_dir: Path) -> tuple[str, ...]:
+    """Paths, relative to ``project_dir``, of the files inside it that ``command`` names or runs
+    implicitly — whether or not they exist now (a script the model creates later counts): words
+    that look like scripts, words that name a file of the project now (``source hookrc``), the
+    module ``python -m pkg.mod`` runs, a program's implicit file (the Makefile)."""
+    text = _PROJECT_VARS.sub(str(project_dir), command)
+    words = _words(text)
     root = project_dir.resolve()
     found: list[str] = []
-    for word in words:
+    for index, word in enumerate(words):
+        if index > 0 and words[index - 1] == "-m" and _MODULE.fullmatch(word):
+            base = word.replace(".", "/")
+            found += [f"{base}.py", f"{base}/__init__.py", f"{base}/__main__.py"]
+            continue
         if not word or word.startswith("-") or "=" in word.split("/")[0]:
             continue
         name = Path(word).name
         found += IMPLICIT_FILES.get(name, ())
-        if "/" not in word and not word.endswith(_SCRIPT_SUFFIXES):
-            continue
         candidate = Path(word) if Path(word).is_absolute() else project_dir / word
+        if "/" not in word and not word.endswith(_SCRIPT_SUFFIXES) and not candidate.is_file():
+            continue
         try:
             relative = candidate.resolve().relative_to(root)
         except (ValueError, OSError):
@@ -60,12 +84,28 @@ def referenced_files(command: str, project_dir: Path) -> tuple[str, ...]:
 
 
 def _digest(path: Path) -> str | None:
+    """The content's hash. A script the model replaced by a FIFO (or a link to a device) is not
+    read: opening a FIFO blocks until a writer comes, and this runs on the event loop."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     except OSError as exc:
         return f"unreadable: {exc.strerror}"
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            return None
+        if not stat.S_ISREG(mode):
+            return f"not a regular file ({stat.filemode(mode)})"
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 class HookScriptGuard:

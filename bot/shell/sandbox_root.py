@@ -46,6 +46,8 @@ HOME_CREDENTIALS: tuple[str, ...] = (
     ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings-security.xml",
     ".gradle/gradle.properties",
 )
+#: Git configuration files under ``HOME``: shown, as sandboxed git reads them, without credentials.
+HOME_GIT_CONFIGS: tuple[str, ...] = (".gitconfig", ".config/git/config")
 #: ``HOME`` directories that hold daemons' sockets (IDE servers, desktop container engines).
 HOME_SOCKET_DIRS: tuple[str, ...] = (".vscode-server", ".cursor-server", ".lima", ".colima", ".rd", ".orbstack",
                                      ".1password")
@@ -394,6 +396,10 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
     hidden_dirs = [p for p in hidden_dirs if _visible(p, mounts)]
     hidden_files = [p for p in hidden_files if _visible(p, mounts)]
     etc_dirs, etc_files = etc_secrets()
+    if home is not None:
+        # A workflow step's `git config --global url.<https://TOKEN@host/>.insteadOf` lands here.
+        configs += [p for p in (path.resolve() for path in (home / rel for rel in HOME_GIT_CONFIGS))
+                    if p.is_file() and _visible(p, mounts)]
     replaced = _credential_free_copies(dict.fromkeys(configs), scratch_dir / GIT_CONFIG_COPIES)
     return SandboxSpec(writable=tuple(dict.fromkeys(writable)), tmp_dir=tmp_dir,
                        read_only=tuple(dict.fromkeys(read_only)),
@@ -422,6 +428,6 @@ def _credential_free_copies(configs: Iterable[Path], directory: Path) -> tuple[t
     return tuple(out)
 
 
-__all__ = ["ETC_SECRETS", "HOME_CREDENTIALS", "HOME_RUNNER_DIRS", "HOME_SOCKET_DIRS", "MAX_HOME_ENTRIES",
-           "MAX_TOOLCHAIN_ROOTS", "Bind", "Link", "RootMount", "SandboxSpec", "View", "build_spec", "bwrap_argv",
-           "etc_secrets", "home_view", "sandbox_scratch", "system_root", "toolchain_roots"]
+__all__ = ["ETC_SECRETS", "HOME_CREDENTIALS", "HOME_GIT_CONFIGS", "HOME_RUNNER_DIRS", "HOME_SOCKET_DIRS",
+           "MAX_HOME_ENTRIES", "MAX_TOOLCHAIN_ROOTS", "Bind", "Link", "RootMount", "SandboxSpec", "View", "build_spec",
+           "bwrap_argv", "etc_secrets", "home_view", "sandbox_scratch", "system_root", "toolchain_roots"]

@@ -77,3 +77,25 @@ def test_a_secret_in_the_changes_is_found_however_git_would_show_them(world: Wor
     assert result.exit_code == 1, result.output
     comment = world.gh.comments(REPO, world.issue)[-1].body or ""
     assert "not pushed" in comment
+
+
+def test_a_credential_in_the_runners_global_git_config_is_not_readable_in_the_sandbox(world: World) -> None:
+    # A common workflow step before the bot: git config --global url."https://x-access-token:$PAT@…".insteadOf
+    home = world.tmp / "runner-home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f'[user]\n\tname = runner\n[url "https://x-access-token:{TOKEN}@github.com/"]\n'
+                                     '\tinsteadOf = https://github.com/\n')
+    world.monkeypatch.setenv("HOME", str(home))
+    script = '''
+import codecs, re
+try:
+    text = open(os.path.expanduser("~/.gitconfig")).read()
+except OSError as exc:
+    text = "refused: %s" % exc
+pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13"))
+'''
+    result = world.run("--replay", str(attack_cassette(world, "global-config", script)))
+    assert result.exit_code == 0, result.output
+    notes = codecs.encode(world.origin_file(BRANCH, "notes.txt"), "rot13")
+    assert TOKEN not in notes
+    assert "name = runner" in notes  # the rest of the file is still there for sandboxed git

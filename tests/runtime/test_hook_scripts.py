@@ -49,3 +49,32 @@ def test_a_script_the_pull_request_changes_is_untrusted(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text("lint:\n\ttrue\n")
     guard = HookScriptGuard(tmp_path, ["make lint"], untrusted_paths=["Makefile"])
     assert "pull request" in (guard.why_not("make lint") or "")
+
+
+def test_a_script_replaced_by_a_fifo_is_reported_changed_without_blocking(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    (tmp_path / "lint.py").write_text("print('ok')\n")
+    guard = HookScriptGuard(tmp_path, ["python3 lint.py"])
+    (tmp_path / "lint.py").unlink()
+    os.mkfifo(tmp_path / "lint.py")
+    answer: list[str | None] = []
+    worker = threading.Thread(target=lambda: answer.append(guard.why_not("python3 lint.py")), daemon=True)
+    worker.start()
+    worker.join(timeout=5)
+    assert answer, "reading a FIFO the model left in place of a hook's script blocked the run"
+    assert answer[0] is not None and "lint.py" in answer[0]
+
+
+@pytest.mark.parametrize(("description", "command", "expected"), [
+    ("a script read by command substitution", 'bash -c "$(cat hooks/check.sh)"', "hooks/check.sh"),
+    ("a file sourced by its bare name", "source hookrc && run", "hookrc"),
+    ("a module run with python -m", "python3 -m tools.lint --fix", "tools/lint.py"),
+    ("a package run with python -m", "python3 -m tools", "tools/__main__.py"),
+    ("a script in backticks", "sh -c 'echo `cat hooks/x.txt`'", "hooks/x.txt"),
+])
+def test_hooks_that_run_a_file_indirectly_name_it(tmp_path: Path, description: str, command: str,
+                                                  expected: str) -> None:
+    (tmp_path / "hookrc").write_text("x=1\n")
+    assert expected in referenced_files(command, tmp_path), description
