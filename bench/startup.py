@@ -1,0 +1,258 @@
+"""Start-up time of the CLI (issue 17, part 5), each figure next to ``python -c pass`` measured in the
+same run, and next to ``claude --help`` when npm can install Claude Code into a scratch folder.
+
+1. ``bot --help``, ``bot tools list``, ``bot policy check`` (one call), ``bot tools call Read`` on a
+   one-file tree: median wall time of a fresh process, over N runs.
+2. Process start → first model request: ``bot run --local`` against a local fake Messages API (a
+   tiny HTTP server on 127.0.0.1 that notes when the first ``POST /v1/messages`` arrives and answers
+   with a minimal valid streamed response, so the run ends after one turn). Figure: spawn → arrival;
+   the whole run (spawn → exit) is printed beside it.
+
+Targets: ``bot --help`` ≤ ``claude --help``; first model request ≤ 0.5 s; ``bot tools call Read`` ≤ 0.3 s.
+
+    python bench/startup.py [--runs 7] [--no-claude]
+
+Claude Code is installed with ``npm install --prefix <scratch>`` into ``$TMPDIR/bot-bench-claude-code``
+(kept between runs); when npm is missing or the install fails, its line says so and the bench goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import _common  # noqa: F401  (puts the checkout on sys.path)
+from _common import report
+
+PYTHON = sys.executable
+#: The console script of this virtual environment (``bot = "bot.cli:main"``), or the module as a fallback.
+BOT_SCRIPT = Path(PYTHON).with_name("bot")
+BOT: list[str] = [str(BOT_SCRIPT)] if BOT_SCRIPT.exists() else [PYTHON, "-c", "from bot.cli import main; main()"]
+CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
+CLAUDE_DIR = Path(tempfile.gettempdir()) / "bot-bench-claude-code"
+#: What npm needs from the caller to reach its registry: proxies and the CA bundle a proxy signs with.
+NPM_PASSTHROUGH = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
+                   "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR")
+#: A run that has not reached the fake server by then has failed; the bench says so.
+RUN_TIMEOUT_S = 60.0
+
+
+def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What each measured process receives: PATH and HOME (to find programs and a home to ignore),
+    the locale, and what the case itself needs. Nothing of the caller's tokens."""
+    env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR") if k in os.environ}
+    env.update(extra or {})
+    return env
+
+
+def npm_env() -> dict[str, str]:
+    """The install's environment: ours, plus the caller's proxy and CA settings and npm's own."""
+    passed = {k: v for k, v in os.environ.items() if k in NPM_PASSTHROUGH or k.lower().startswith("npm_config_")}
+    return child_env(passed)
+
+
+def wall_times(cmd: Sequence[str], runs: int, *, cwd: Path | None = None, env: Mapping[str, str] | None = None,
+               ok_codes: tuple[int, ...] = (0,)) -> list[float]:
+    """Wall time of ``runs`` fresh processes (after one warm-up that fills the OS file cache)."""
+    times: list[float] = []
+    for i in range(runs + 1):
+        t0 = time.perf_counter()
+        done = subprocess.run(cmd, cwd=cwd, env=dict(env or child_env()), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, check=False)
+        elapsed = time.perf_counter() - t0
+        if done.returncode not in ok_codes:
+            raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.decode()[-500:]}")
+        if i:
+            times.append(elapsed)
+    return times
+
+
+def median_s(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+# ----- the fake Messages API ---------------------------------------------------------------------
+
+
+def _sse(event: str, data: dict[str, object]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+#: One assistant turn that says "done." and ends: the smallest stream the SDK accepts as a message.
+FAKE_STREAM = b"".join([
+    _sse("message_start", {"type": "message_start", "message": {
+        "id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-bench", "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+    _sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": {"type": "text", "text": ""}}),
+    _sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": "done."}}),
+    _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    _sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                           "usage": {"output_tokens": 2}}),
+    _sse("message_stop", {"type": "message_stop"}),
+])
+
+
+class FakeModelServer:
+    """A local stand-in for ``POST /v1/messages``: records when each request arrives."""
+
+    def __init__(self) -> None:
+        arrivals: list[float] = []
+        self.arrivals = arrivals
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                if self.path.split("?")[0] == "/v1/messages":
+                    arrivals.append(time.perf_counter())
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("request-id", "req_bench")
+                self.send_header("content-length", str(len(FAKE_STREAM)))
+                self.end_headers()
+                self.wfile.write(FAKE_STREAM)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeModelServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def make_repo(root: Path) -> Path:
+    """A one-file git repository with one commit (what ``bot run --local`` works on)."""
+    repo = root / "repo"
+    repo.mkdir()
+    (repo / "README.md").write_text("hello\n")
+    git_env = child_env({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+                         "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
+                         "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"})
+    for args in (["init", "-q", "-b", "main"], ["add", "README.md"], ["commit", "-q", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=repo, env=git_env, check=True)
+    return repo
+
+
+def first_request(root: Path, runs: int) -> tuple[list[float], list[float]]:
+    """(spawn → first POST /v1/messages, spawn → exit) of ``bot run --local`` over ``runs`` runs."""
+    to_request: list[float] = []
+    to_exit: list[float] = []
+    for i in range(runs + 1):
+        work = root / f"run{i}"
+        work.mkdir()
+        repo = make_repo(work)
+        with FakeModelServer() as server:
+            env = child_env({"ANTHROPIC_API_KEY": "sk-ant-bench-" + "x" * 24, "ANTHROPIC_BASE_URL": server.url,
+                             "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull})
+            cmd = [*BOT, "run", "--local", "--repo", str(repo), "--prompt", "say done", "--policy", "read-only",
+                   "--output-dir", str(work / "out")]
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  timeout=RUN_TIMEOUT_S, check=False)
+            t_exit = time.perf_counter()
+        if not server.arrivals:
+            raise RuntimeError(f"bot run never reached the fake server (exit {proc.returncode}): "
+                               f"{proc.stderr.decode()[-800:]}")
+        if i:
+            to_request.append(server.arrivals[0] - t0)
+            to_exit.append(t_exit - t0)
+    return to_request, to_exit
+
+
+# ----- the peer -------------------------------------------------------------------------------------
+
+
+def claude_command(allowed: bool) -> tuple[list[str] | None, str]:
+    """``[node, cli.js]`` of Claude Code in the scratch folder, installing it if needed; or why not."""
+    if not allowed:
+        return None, "skipped (--no-claude)"
+    bin_path = CLAUDE_DIR / "node_modules" / ".bin" / "claude"
+    if not bin_path.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            return None, "skipped: npm is not on PATH"
+        CLAUDE_DIR.mkdir(parents=True, exist_ok=True)
+        try:
+            done = subprocess.run([npm, "install", "--prefix", str(CLAUDE_DIR), "--no-audit", "--no-fund",
+                                   "--loglevel=error", CLAUDE_PACKAGE], env=npm_env(), capture_output=True,
+                                  timeout=300, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return None, f"skipped: npm install {CLAUDE_PACKAGE} failed ({exc})"
+        if done.returncode != 0 or not bin_path.exists():
+            tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+            return None, f"skipped: npm install {CLAUDE_PACKAGE} failed ({tail[0][:120]})"
+    return [str(bin_path)], ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-claude", action="store_true", help="Do not install or time Claude Code.")
+    args = parser.parse_args()
+    runs = args.runs
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        tree = root / "tree"
+        tree.mkdir()
+        (tree / "hello.txt").write_text("hello\n")
+        baseline = median_s(wall_times([PYTHON, "-c", "pass"], runs))
+        claude, why_not = claude_command(not args.no_claude)
+        claude_help: float | None = None
+        if claude is not None:
+            try:
+                claude_help = median_s(wall_times([*claude, "--help"], runs))
+            except (OSError, RuntimeError) as exc:
+                why_not = f"skipped: claude --help failed ({str(exc)[:120]})"
+
+        print(f"start-up, median of {runs} fresh processes (after one warm-up):")
+        report("  python -c pass", baseline, "s")
+        if claude_help is not None:
+            report("  claude --help (npm @anthropic-ai/claude-code)", claude_help, "s", baseline=baseline)
+        else:
+            print(f"  claude --help: {why_not}")
+        bot_help = median_s(wall_times([*BOT, "--help"], runs))
+        report("  bot --help", bot_help, "s", baseline=baseline,
+               target="≤ claude --help" + (f" = {claude_help:.3f} s" if claude_help is not None else ""))
+        if claude_help is not None:
+            report("    bot --help / claude --help", bot_help / claude_help, "×", target="≤ 1")
+        report("  bot tools list", median_s(wall_times([*BOT, "tools", "list"], runs)), "s", baseline=baseline)
+        check = [*BOT, "policy", "check", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
+                 "--preset", "read-only", "--workspace", str(tree)]
+        report("  bot policy check (one call)", median_s(wall_times(check, runs, ok_codes=(0, 1))), "s",
+               baseline=baseline)
+        call = [*BOT, "tools", "call", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
+                "--workspace", str(tree), "--allow", "Read"]
+        report("  bot tools call Read (a one-file tree)", median_s(wall_times(call, runs)), "s",
+               baseline=baseline, target="≤ 0.3 s")
+        to_request, to_exit = first_request(root, runs)
+        report("  bot run --local: start → first model request", median_s(to_request), "s", baseline=baseline,
+               target="≤ 0.5 s")
+        report("  bot run --local: start → exit (one turn)", median_s(to_exit), "s", baseline=baseline)
+
+
+if __name__ == "__main__":
+    main()
