@@ -139,7 +139,8 @@ class GitWorkspace:
     """
 
     def __init__(self, path: str | Path, *, remote: str = "origin", token: str | None = None,
-                 identity: Identity = BOT_IDENTITY, home: Path | None = None) -> None:
+                 identity: Identity = BOT_IDENTITY, home: Path | None = None,
+                 private: Sequence[Path] = ()) -> None:
         try:
             repo = Repo(path)
         except (InvalidGitRepositoryError, NoSuchPathError):
@@ -156,6 +157,9 @@ class GitWorkspace:
         # The HOME of the bot's git: empty, private, outside the workspace (no ~/.gitconfig of anyone's).
         self._home = home if home is not None else Path(tempfile.mkdtemp(prefix="bot-git-home-"))
         self._seal: GitDirSeal | None = None
+        # The bot's own files (the output directory: transcript, outcome) when they lie in the work
+        # tree: never staged, so never committed or pushed.
+        self._private = tuple(f":(exclude,top){rel}" for rel in _inside(self.root, private))
 
     def __repr__(self) -> str:  # never the token
         return f"GitWorkspace({str(self.root)!r}, remote={self.remote!r})"
@@ -360,7 +364,7 @@ class GitWorkspace:
         subdirectory would otherwise make the whole commit fail and the work unsaved)."""
         excluded: list[str] = []
         for _ in range(MAX_SKIPPED_NESTED):
-            done = self._run(("add", "-A", "--", ".", *(f":(exclude){p}" for p in excluded)))
+            done = self._run(("add", "-A", "--", ".", *self._private, *(f":(exclude){p}" for p in excluded)))
             if done.returncode == 0:
                 return
             stderr = done.stderr.decode("utf-8", errors="replace")
@@ -426,6 +430,16 @@ class GitWorkspace:
                                branch=branch, commit=sha)
         how = "created" if flag == "*" else "up-to-date" if flag == "=" else "updated"
         return PushResult(branch, sha, how)
+
+
+def _inside(root: Path, paths: Iterable[Path]) -> list[str]:
+    """The paths that lie strictly inside ``root``, relative to it."""
+    out = []
+    for path in paths:
+        resolved = path.resolve()
+        if resolved != root and resolved.is_relative_to(root):
+            out.append(resolved.relative_to(root).as_posix())
+    return out
 
 
 def _push_status(porcelain: str, branch: str) -> tuple[str | None, str]:

@@ -82,7 +82,7 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
 
 async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
     repo = ensure_repository(run.repo, run.output_dir, out)
-    git = GitWorkspace(repo, home=safety.host_home)
+    git = GitWorkspace(repo, home=safety.host_home, private=(run.output_dir,))
     git.configure_identity()
     if git.has_changes():
         raise ConfigError("the repository has uncommitted changes; commit or stash them first, so the run's "

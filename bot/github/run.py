@@ -164,7 +164,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
             api.update_issue_comment(sticky_id, text)
 
     workspace = run.config.workspace.resolve()
-    git = GitWorkspace(workspace, token=secret("GITHUB_TOKEN"), home=safety.host_home)
+    git = GitWorkspace(workspace, token=secret("GITHUB_TOKEN"), home=safety.host_home, private=(run.output_dir,))
     provenance = Provenance(actor=trigger.actor, permission=permission, run_url=url)
     try:
         branch, base, pr_number, notes = await anyio.to_thread.run_sync(_prepare_workspace, git, api, trigger)

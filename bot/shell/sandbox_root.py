@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,8 +81,9 @@ MAX_TOOLCHAIN_ROOTS = 64
 #: The sandbox's own sub-directory of the scratch directory, and the empty file hidden files show.
 SANDBOX_DIR = "sandbox"
 EMPTY_FILE = "sandbox-empty"
-#: The credential-free copies of git configuration files, in the scratch directory (outside the sandbox).
-GIT_CONFIG_COPIES = "sandbox-git-config"
+#: Where the credential-free copies of git configuration files go: a private directory of the
+#: process, never the output directory (uploaded as the artifact, or committed when it lies in the checkout).
+_CONFIG_COPIES: list[Path] = []
 
 
 def sandbox_scratch(scratch_dir: Path) -> Path:
@@ -262,6 +264,9 @@ class SandboxSpec:
     scratch: Path | None = None
     #: ``(copy, target)``: ``copy`` shown read-only in place of ``target`` (credential-free git configs).
     replaced: tuple[tuple[Path, Path], ...] = ()
+    #: The run's own directories that lie inside a writable one (an output directory in the
+    #: workspace): hidden behind an empty tmpfs over the writable bind, the sandbox's own part bound back.
+    masked: tuple[Path, ...] = ()
 
     @property
     def cache_dir(self) -> Path | None:
@@ -283,6 +288,10 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec, inner: Sequence[str], *, cwd: Path
             argv += ["--ro-bind", str(spec.empty_file), str(file)]
     for path in spec.writable:
         argv += ["--bind", str(path), str(path)]
+    for path in spec.masked:
+        argv += ["--tmpfs", str(path)]
+    if spec.masked and spec.scratch is not None:
+        argv += ["--bind", str(spec.scratch), str(spec.scratch)]
     for path in spec.read_only:
         argv += ["--ro-bind", str(path), str(path)]
     for copy, target in spec.replaced:
@@ -400,13 +409,24 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
         # A workflow step's `git config --global url.<https://TOKEN@host/>.insteadOf` lands here.
         configs += [p for p in (path.resolve() for path in (home / rel for rel in HOME_GIT_CONFIGS))
                     if p.is_file() and _visible(p, mounts)]
-    replaced = _credential_free_copies(dict.fromkeys(configs), scratch_dir / GIT_CONFIG_COPIES)
+    replaced = _credential_free_copies(dict.fromkeys(configs), _config_copies_dir())
+    # The transcript and every file the bot keeps live in the scratch directory and its parent (the
+    # output directory); inside the workspace (an output directory there), its writable bind shows them.
+    binds = [w.resolve() for w in writable if w != own]
+    masked = [d for d in dict.fromkeys((scratch_dir.parent.resolve(), scratch_dir.resolve()))
+              if any(d != w and d.is_relative_to(w) for w in binds) and not _holds(d, binds)]
     return SandboxSpec(writable=tuple(dict.fromkeys(writable)), tmp_dir=tmp_dir,
                        read_only=tuple(dict.fromkeys(read_only)),
                        hidden_dirs=tuple(dict.fromkeys([*etc_dirs, *hidden_dirs])),
                        hidden_files=tuple(dict.fromkeys([*etc_files, *hidden_files])), empty_file=empty,
                        network=network, resolver_dir=_resolver_dir() if network else None, root=tuple(mounts),
-                       scratch=own, replaced=replaced)
+                       scratch=own, replaced=replaced, masked=tuple(masked))
+
+
+def _config_copies_dir() -> Path:
+    if not _CONFIG_COPIES:
+        _CONFIG_COPIES.append(Path(tempfile.mkdtemp(prefix="bot-sandbox-config-")))
+    return _CONFIG_COPIES[0]
 
 
 def _credential_free_copies(configs: Iterable[Path], directory: Path) -> tuple[tuple[Path, Path], ...]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import codecs
 import subprocess
+from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -99,3 +101,47 @@ pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13"))
     notes = codecs.encode(world.origin_file(BRANCH, "notes.txt"), "rot13")
     assert TOKEN not in notes
     assert "name = runner" in notes  # the rest of the file is still there for sandboxed git
+
+
+def run_with_output_in_workspace(world: World, cassette: Path) -> Any:
+    """`bot run` as a workflow that runs it in the checkout without BOT_OUTPUT_DIR would: the
+    output directory (transcript, scratch) inside the workspace."""
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    env = {
+        "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(world.event()),
+        "GITHUB_API_URL": world.gh.api_url, "GITHUB_SERVER_URL": world.gh.server_url,
+        "GITHUB_REPOSITORY": REPO, "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": TOKEN,
+        "GITHUB_WORKSPACE": str(world.workspace), "GITHUB_OUTPUT": str(world.tmp / "gh-output"),
+        "GITHUB_STEP_SUMMARY": str(world.tmp / "gh-summary"), "BOT_OUTPUT_DIR": str(world.workspace / "bot-output"),
+        "BOT_POLICY": "fix",
+    }
+    for name, value in env.items():
+        world.monkeypatch.setenv(name, value)
+    return CliRunner().invoke(app, ["run", "--replay", str(cassette)])
+
+
+def test_an_output_directory_inside_the_workspace_is_out_of_the_sandboxs_reach(world: World) -> None:
+    script = '''
+for target in ("bot-output/scratch/transcript.jsonl", "bot-output/outcome.json"):
+    try:
+        with open(target, "a") as f:
+            f.write("tam" + "pered\\n")
+        print("WROTE", target, file=sys.stderr)
+    except Exception as exc:
+        print("refused:", target, exc, file=sys.stderr)
+'''
+    result = run_with_output_in_workspace(world, attack_cassette(world, "inside", script))
+    assert result.exit_code == 0, result.output
+    transcript = world.workspace / "bot-output" / "scratch" / "transcript.jsonl"
+    assert "tampered" not in transcript.read_text()
+    assert "tampered" not in (world.workspace / "bot-output" / "outcome.json").read_text()
+    # Nor are the bot's own files committed and pushed with the changes.
+    assert not [p for p in pushed_paths(world) if p.startswith("bot-output/")]
+
+
+def pushed_paths(world: World) -> list[str]:
+    return subprocess.run(["git", "-C", str(world.origin), "ls-tree", "-r", "--name-only", BRANCH],
+                          capture_output=True, text=True, check=True).stdout.split()
