@@ -18,12 +18,7 @@ import json
 import time
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
-
-import anthropic
-import httpx2
-from anthropic.lib.bedrock import AsyncAnthropicBedrock
-from anthropic.lib.vertex import AsyncAnthropicVertex
+from typing import TYPE_CHECKING, Any, Literal
 
 from bot.agent.model import (
     Block,
@@ -37,9 +32,14 @@ from bot.agent.model import (
     ToolUseReady,
 )
 from bot.agent.usage import Usage
+from bot.core.bounded import json_nesting_problem
 from bot.core.secrets import full_environ, secret
 from bot.errors import ConfigError
 from bot.tools.messages import ToolUseBlock
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
 
 Provider = Literal["anthropic", "bedrock", "vertex"]
 PROVIDERS: tuple[Provider, ...] = ("anthropic", "bedrock", "vertex")
@@ -99,7 +99,13 @@ class ProviderConfig:
 
 def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient | None = None) -> AnthropicModel:
     """The SDK client for a provider, with the SDK's retries off. ``http_client`` lets tests and
-    benchmarks plug in a transport (vcrpy's, or a paced replay)."""
+    benchmarks plug in a transport (vcrpy's, or a paced replay).
+
+    The SDK is imported here, when the first client is built, not with this module: importing it
+    takes over a second, and most commands (``bot --help``, ``bot tools``, ``bot policy``) never
+    talk to a model."""
+    import anthropic
+
     sdk: Any
     match config.provider:
         case "anthropic":
@@ -112,6 +118,8 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
             sdk = anthropic.AsyncAnthropic(api_key=api_key, auth_token=auth_token, base_url=config.base_url,
                                            max_retries=0, timeout=config.timeout_s, http_client=http_client)
         case "bedrock":
+            from anthropic.lib.bedrock import AsyncAnthropicBedrock
+
             if importlib.util.find_spec("botocore") is None:
                 raise ConfigError("the Bedrock provider needs the `anthropic[bedrock]` extra "
                                   "(pip install 'headless-bot[bedrock]')")
@@ -122,6 +130,8 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
                                         api_key=config.api_key, base_url=config.base_url, max_retries=0,
                                         timeout=config.timeout_s, http_client=http_client)
         case "vertex":
+            from anthropic.lib.vertex import AsyncAnthropicVertex
+
             if not config.vertex_region:
                 raise ConfigError("the Vertex provider needs a region (CLOUD_ML_REGION)")
             sdk = AsyncAnthropicVertex(region=config.vertex_region,
@@ -143,6 +153,10 @@ class AnthropicModel:
         await self._sdk.close()
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        # Already loaded: make_model_client imported them to build the SDK client.
+        import anthropic
+        import httpx2
+
         params: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,
@@ -223,10 +237,12 @@ class _StreamParser:
             if block.type != "tool_use" or event.index not in self._json:
                 return []
             raw = "".join(self._json.pop(event.index))
+            if json_nesting_problem(raw) is not None:  # json.loads recurses: never hand it a bomb
+                return [ToolUseReady(ToolUseBlock(block.id, block.name, {}), False)]
             try:
                 parsed = json.loads(raw) if raw.strip() else {}
                 complete = True
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 parsed, complete = block.input, False
             return [ToolUseReady(ToolUseBlock(block.id, block.name, parsed), complete)]
         if kind == "message_stop":

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from bot.core.bounded import load_yaml
 from bot.errors import ConfigError
 from bot.permissions.context import PERMISSION_MODES, PermissionMode
 from bot.tools.base import AnyTool
@@ -141,7 +142,9 @@ def parse_agent_file(path: Path) -> AgentDefinition:
     except StopIteration:
         raise ConfigError("the front matter is not closed with '---'", path=path, line=1) from None
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+        meta = load_yaml("\n".join(lines[1:end]), source=str(path)) or {}
+    except ConfigError as exc:  # its line counts from the front matter, which starts on the file's line 2
+        raise ConfigError(exc.detail, path=path, line=exc.line + 1 if exc.line is not None else None) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1

@@ -134,6 +134,7 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
             if guard.counter.summary():
                 notes += (str(guard.counter.summary()) + ".",)
             hook_files = prepared.hook_files()
+            image_hosts = prepared.image_hosts()
             policy_files = tuple(_hashes(prepared.policy_sources))
             model = prepared.session.model
             limits = prepared.limits
@@ -158,7 +159,7 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
                                            limits=_limits(limits)),
                      artifact_hint=f"{run.output_dir / 'changes.diff'}")
     report = build_report(outcome, diff, facts)
-    comment = render_result(report, limit=JOB_SUMMARY_LIMIT)
+    comment = render_result(report, limit=JOB_SUMMARY_LIMIT, allowed_hosts=image_hosts)
     data = outcome_data(report, outcome, extra={"repository": str(repo), "base": base,
                                                 "transcript": str(outcome.transcript_path) if outcome and
                                                 outcome.transcript_path else None})

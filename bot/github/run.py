@@ -184,6 +184,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
     error: str | None = None
     verification: tuple[tuple[str, bool], ...] = ()
     hook_files: tuple[str, ...] = ()
+    image_hosts: tuple[str, ...] = ()
     sticky = StickyProgress(post_sticky, run_url=url, secrets=secrets)
     log = EventLog()
 
@@ -212,6 +213,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
                     verification = await run_verification(prepared, workspace)
                 notes += prepared.run_log_notes()
                 hook_files = prepared.hook_files()
+                image_hosts = prepared.image_hosts()
         except Exception as exc:  # setup failures are ours; anything else is a bug: say so, keep the work
             leaf = first_error(exc)
             if canary_tripped_in(exc) is not None:
@@ -241,7 +243,7 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
     facts = replace(facts, error=facts.error or error, notes=tuple(notes) + facts.notes, provenance=provenance,
                     verification=verification, cancelled=abort.aborted,
                     artifact_hint="the workflow run's `bot-run-…` artifact")
-    return await _finish(run, api, trigger, outcome, diff, facts, sticky_id, secrets, safety)
+    return await _finish(run, api, trigger, outcome, diff, facts, sticky_id, secrets, safety, image_hosts)
 
 
 async def _stopped_by_canary(run: GitHubRun, api: GitHubApi, trigger: Trigger, sticky_id: int | None,
@@ -352,10 +354,10 @@ def _pr_body(trigger: Trigger, outcome: AgentOutcome | None) -> str:
 
 async def _finish(run: GitHubRun, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,
                   diff: DiffStats | None, facts: RunFacts, sticky_id: int | None, secrets: list[str],
-                  safety: RunSafety) -> int:
+                  safety: RunSafety, image_hosts: tuple[str, ...] = ()) -> int:
     report = build_report(outcome, diff, facts)
-    comment = render_result(report, limit=GITHUB_COMMENT_LIMIT, secrets=secrets)
-    summary = render_result(report, limit=JOB_SUMMARY_LIMIT, secrets=secrets)
+    comment = render_result(report, limit=GITHUB_COMMENT_LIMIT, secrets=secrets, allowed_hosts=image_hosts)
+    summary = render_result(report, limit=JOB_SUMMARY_LIMIT, secrets=secrets, allowed_hosts=image_hosts)
     try:
         _write_artifacts(run.output_dir, report, outcome, diff, summary, safety.egress)
         comment = safety.egress.text(comment, "the result comment")

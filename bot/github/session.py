@@ -7,7 +7,6 @@ never a pull request's head; locally it is the working tree the maintainer point
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
@@ -23,10 +22,12 @@ from bot.agent.model import ModelClient
 from bot.agent.prompts import INSTRUCTION_FILES, Instruction
 from bot.agent.session import AgentSession
 from bot.agent.transcript import transcript_path_for
+from bot.core.bounded import load_json
 from bot.core.guard import GUARD_SERVICE, tool_redactor
 from bot.core.secrets import full_environ
 from bot.errors import ConfigError
 from bot.permissions.engine import PolicyEngine
+from bot.permissions.rules import domain_of
 from bot.permissions.stack import (
     REPOSITORY_POLICY_CANDIDATES,
     EffectivePolicy,
@@ -111,6 +112,12 @@ class PreparedRun:
     @property
     def limits(self) -> RunLimits:
         return self.session.limits
+
+    def image_hosts(self) -> tuple[str, ...]:
+        """Hosts whose images posted Markdown may keep: the domains the policy lets WebFetch reach
+        (the maintainer already trusts them with requests; GitHub's own are always kept)."""
+        rules = self.session.context.permission.allow
+        return tuple(dict.fromkeys(domain_of(r.content) for r in rules if r.tool == "WebFetch" and r.content))
 
     def hook_files(self) -> tuple[str, ...]:
         """The checkout's files the policy's hooks run (their changes are flagged in the comment)."""
@@ -235,10 +242,7 @@ async def _start_mcp(stack: AsyncExitStack, config: RunConfig, trusted: TrustedF
         for server in config_from_policy(policy.mcp_servers, environ=config.environ):
             servers[server.name] = server
     if raw_text is not None and config.mcp_config:
-        try:
-            data = json.loads(raw_text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"invalid JSON: {exc.msg}", path=config.mcp_config, line=exc.lineno) from None
+        data = load_json(raw_text, source=config.mcp_config)  # bounded; ConfigError names the file and line
         for server in parse_mcp_config(data, source=config.mcp_config, environ=config.environ, text=raw_text):
             servers[server.name] = server  # the workflow's file wins over a policy's block of the same name
     manager = await stack.enter_async_context(

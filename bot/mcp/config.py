@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.core.bounded import load_json
 from bot.errors import ConfigError, describe_os_error, json_type_name
 from bot.permissions.schema import Setting
 
@@ -155,10 +156,7 @@ def load_mcp_config(path: str | os.PathLike[str], *, environ: Mapping[str, str] 
         raise ConfigError(describe_os_error(exc, ""), path=file) from None
     except UnicodeDecodeError:
         raise ConfigError("not UTF-8 text", path=file) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=file, line=exc.lineno) from None
+    data = load_json(text, source=str(file))  # bounded: size, nesting (ConfigError names the file and line)
     return parse_mcp_config(data, source=file, environ=environ, text=text)
 
 

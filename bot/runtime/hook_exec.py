@@ -22,6 +22,8 @@ from typing import Any
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
+from bot.core.bounded import load_json
+from bot.errors import ConfigError
 from bot.runtime.hook_config import HookCommand
 
 #: Kept per stream; the rest is read and dropped so the hook never blocks on a full pipe.
@@ -58,9 +60,10 @@ class HookRun:
         text = self.stdout.strip()
         if not text.startswith("{"):
             return None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
+        try:  # a hook's output is the checkout's script's: bounded like any untrusted JSON
+            data = load_json(text, source=f"the output of hook `{self.command.command}`",
+                             max_bytes=MAX_HOOK_OUTPUT_BYTES)
+        except ConfigError:
             return None
         return data if isinstance(data, dict) else None
 
