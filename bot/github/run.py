@@ -251,12 +251,7 @@ async def _stopped_by_canary(run: GitHubRun, api: GitHubApi, trigger: Trigger, s
     alert = canary_alert(tripped)
     safety.egress.scrub_tree(run.output_dir)
     safety.egress.write_file(run.output_dir / "summary.md", alert)
-    if trigger.issue is not None:
-        target = trigger.pr if trigger.pr is not None else trigger.issue
-        if sticky_id is not None:
-            await _quietly(api.update_issue_comment, sticky_id, alert)
-        else:
-            await _quietly(api.create_issue_comment, target, alert)
+    await _post_result(api, trigger, sticky_id, alert)
     write_step_summary(alert)
     write_outputs({"conclusion": "failure"})
     print(f"failure: {tripped}")
@@ -364,16 +359,21 @@ async def _finish(run: GitHubRun, api: GitHubApi, trigger: Trigger, outcome: Age
         summary = safety.egress.text(summary, "the job summary")
     except CanaryTripped as tripped:
         return await _stopped_by_canary(run, api, trigger, sticky_id, safety, tripped)
-    if trigger.issue is not None:
-        target = trigger.pr if trigger.pr is not None else trigger.issue
-        if sticky_id is not None:
-            await _quietly(api.update_issue_comment, sticky_id, comment)
-        else:
-            await _quietly(api.create_issue_comment, target, comment)
+    await _post_result(api, trigger, sticky_id, comment)
     write_step_summary(summary)
     write_outputs({k: safety.egress.quietly(v, "a step output") for k, v in action_outputs(report).items()})
     print(f"{report.conclusion}: {report.headline}")
     return 1 if report.conclusion == "failure" else 0
+
+
+async def _post_result(api: GitHubApi, trigger: Trigger, sticky_id: int | None, text: str) -> None:
+    """The run's last word: the sticky progress comment becomes it, or a new comment on the thread."""
+    if trigger.issue is None:
+        return
+    if sticky_id is not None:
+        await _quietly(api.update_issue_comment, sticky_id, text)
+    else:
+        await _quietly(api.create_issue_comment, trigger.pr if trigger.pr is not None else trigger.issue, text)
 
 
 def _write_artifacts(output_dir: Path, report: RunReport, outcome: AgentOutcome | None, diff: DiffStats | None,
