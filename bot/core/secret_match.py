@@ -10,7 +10,8 @@ named values, in one pass over the text:
   ``actions/checkout`` persists; and the three *stable cores* of the value's base64: the characters
   that depend only on the value's bytes when it sits at byte offset 0, 1 or 2 of a longer encoded
   blob, so the value is found wherever the blob starts;
-* **a normalised view** of the text, where ``%XX`` escapes are decoded and invisible characters
+* **a normalised view** of the text, where ``%XX`` escapes, Markdown backslash escapes and HTML
+  character references are decoded, HTML comments and tags are dropped, and invisible characters
   (every Unicode format character, category Cf, plus the variation selectors and fillers that render
   as nothing) are dropped, so any mix of literal characters, escapes and invisible characters
   matches. Matches in the view are mapped back to the original text, invisible characters inside
@@ -33,6 +34,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from html.entities import html5
 
 #: Values shorter than this are not matched by value: a 3-character "secret" would blank out
 #: ordinary words everywhere (GitHub Actions' own masker has the same kind of floor).
@@ -50,7 +52,15 @@ INVISIBLE_CLASS = (
     "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
 )
-_SPECIAL = re.compile(rf"%[0-9A-Fa-f]{{2}}|[{INVISIBLE_CLASS}]+")
+#: What the view decodes or drops: ``%XX``; invisible characters; and what Markdown and HTML render
+#: as something else or as nothing — a backslash escape (``ghs\_…`` shows ``ghs_…``), a character
+#: reference (``&#103;``, ``&#x67;``, ``&lowbar;``), a comment or a tag between two characters
+#: (``ghs_E2e<b></b>E2e…``). A comment or tag longer than :data:`MAX_DROPPED_MARKUP` is left as it is.
+MAX_DROPPED_MARKUP = 256
+_SPECIAL = re.compile(
+    rf"%[0-9A-Fa-f]{{2}}|[{INVISIBLE_CLASS}]+|\\[!-/:-@\[-`{{-~]|&#[0-9]{{1,7}};|&#[xX][0-9A-Fa-f]{{1,6}};"
+    rf"|&[A-Za-z][A-Za-z0-9]{{1,31}};|<!--(?s:.){{0,{MAX_DROPPED_MARKUP}}}?-->"
+    rf"|</?[A-Za-z][A-Za-z0-9-]{{0,31}}(?:\s[^<>]{{0,{MAX_DROPPED_MARKUP}}})?/?>")
 
 #: How many compiled matchers are kept: a run builds the same few (process secrets, canaries) again
 #: and again (the Bash tool per call), and each compile costs milliseconds.
@@ -246,18 +256,36 @@ def _normalise(text: str) -> str:
     return _View.of(text).text
 
 
+def _decode(token: str) -> str | None:
+    """The one character ``token`` stands for, or ``None`` when it renders as nothing (invisible
+    characters, a comment, a tag) or is not a reference to one character (it is then kept)."""
+    first = token[0]
+    if first == "%":
+        return chr(int(token[1:], 16))
+    if first == "\\":
+        return token[1]
+    if first == "&":
+        if token[1] == "#":
+            number = int(token[3:-1], 16) if token[2] in "xX" else int(token[2:-1])
+            return chr(number) if 0 < number <= 0x10FFFF else token
+        named = html5.get(token[1:])
+        return named if named is not None and len(named) == 1 else token
+    return None
+
+
 class _View:
-    """Text with ``%XX`` decoded and invisible characters dropped, and the way back to the original.
+    """Text with escapes and character references decoded, invisible characters and markup dropped
+    (:data:`_SPECIAL`), and the way back to the original.
 
     Kept as segments, not one index per character: a megabyte of output with a few escapes costs a
     few list entries. ``_starts[i]`` is where segment i starts in the view; it covers the source from
-    ``_sources[i]`` on, character for character (``_decoded[i]`` False), or is one decoded escape of
-    three source characters (True).
+    ``_sources[i]`` on, character for character (``_decoded[i]`` 0), or is one decoded escape of
+    ``_decoded[i]`` source characters.
     """
 
     __slots__ = ("_decoded", "_sources", "_starts", "text")
 
-    def __init__(self, text: str, starts: list[int], sources: list[int], decoded: list[bool]) -> None:
+    def __init__(self, text: str, starts: list[int], sources: list[int], decoded: list[int]) -> None:
         self.text = text
         self._starts = starts
         self._sources = sources
@@ -266,32 +294,39 @@ class _View:
     @classmethod
     def of(cls, text: str) -> _View:
         if _SPECIAL.search(text) is None:  # the common case: nothing to normalise
-            return cls(text, [0], [0], [False])
+            return cls(text, [0], [0], [0])
         pieces: list[str] = []
         starts: list[int] = []
         sources: list[int] = []
-        decoded: list[bool] = []
+        decoded: list[int] = []
         at = 0  # position in the view
         last = 0  # position in the source
         for m in _SPECIAL.finditer(text):
             if m.start() > last:
                 starts.append(at)
                 sources.append(last)
-                decoded.append(False)
+                decoded.append(0)
                 pieces.append(text[last:m.start()])
                 at += m.start() - last
             token = m.group(0)
-            if token[0] == "%":
+            char = _decode(token)
+            if char == token:  # not a reference to one character: kept as it is
                 starts.append(at)
                 sources.append(m.start())
-                decoded.append(True)
-                pieces.append(chr(int(token[1:], 16)))
+                decoded.append(0)
+                pieces.append(token)
+                at += len(token)
+            elif char is not None:
+                starts.append(at)
+                sources.append(m.start())
+                decoded.append(len(token))
+                pieces.append(char)
                 at += 1
             last = m.end()
         if last < len(text) or not starts:
             starts.append(at)
             sources.append(last)
-            decoded.append(False)
+            decoded.append(0)
             pieces.append(text[last:])
         return cls("".join(pieces), starts, sources, decoded)
 
@@ -311,9 +346,9 @@ class _View:
     def _source_end(self, index: int) -> int:
         seg = self._segment(index)
         if self._decoded[seg]:
-            return self._sources[seg] + 3
+            return self._sources[seg] + self._decoded[seg]
         return self._sources[seg] + index - self._starts[seg] + 1
 
 
-__all__ = ["BASIC_AUTH_USER", "INVISIBLE_CLASS", "MIN_SECRET_LENGTH", "Form", "Match", "SecretMatcher",
-           "base64_cores", "leak_forms", "secret_matcher", "value_forms"]
+__all__ = ["BASIC_AUTH_USER", "INVISIBLE_CLASS", "MAX_DROPPED_MARKUP", "MIN_SECRET_LENGTH", "Form", "Match",
+           "SecretMatcher", "base64_cores", "leak_forms", "secret_matcher", "value_forms"]

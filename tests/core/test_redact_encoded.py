@@ -58,6 +58,12 @@ def redacted(text: str, secret: str = SECRET) -> str:
         ("a left-to-right mark", SECRET[:10] + "\u200e" + SECRET[10:]),
         ("URL-encoded with a zero-width space", quote(SECRET[:6], safe="") + "\u200b" + quote(SECRET[6:], safe="")),
         ("reversed, with zero-width characters", "\u200c".join(SECRET[::-1])),
+        ("Markdown backslash escapes, as GitHub shows them", SECRET.replace("-", "\\-").replace("_", "\\_")),
+        ("decimal character references", "".join(f"&#{ord(c)};" for c in SECRET[:6]) + SECRET[6:]),
+        ("hexadecimal character references", SECRET[:6] + "".join(f"&#x{ord(c):X};" for c in SECRET[6:])),
+        ("named character references", SECRET.replace("_", "&lowbar;").replace("3", "&#51;")),
+        ("an HTML comment inside", SECRET[:8] + "<!-- x -->" + SECRET[8:]),
+        ("empty tags inside", SECRET[:4] + "<b></b>" + SECRET[4:9] + '<span class="x"/>' + SECRET[9:]),
     ],
 )
 def test_an_encoded_form_of_a_known_secret_is_redacted(description: str, attack: str) -> None:
@@ -115,6 +121,7 @@ def test_every_unicode_format_character_is_skipped_inside_a_secret() -> None:
         ("ordinary URL-encoded text", "q=hello%20world&lang=en%2Dgb"),
         ("a prefix of the secret shorter than itself", f"{SECRET[:-1]}"),
         ("zero-width characters in ordinary text", "a\u200bb\u200bc is fine"),
+        ("markup and references in ordinary text", "<b>a</b> &amp; \\_x\\_ &#65; <!-- c --> &nosuch;"),
     ],
 )
 def test_text_without_the_secret_is_untouched(description: str, text: str) -> None:
@@ -139,3 +146,8 @@ def test_a_redactor_runs_its_check_on_the_text_before_redacting_it() -> None:
     redactor = Redactor({NAME: SECRET}, check=seen.append)
     assert redactor(f"a {SECRET}") == f"a {MARK}"
     assert seen == [f"a {SECRET}"]
+
+
+def test_a_secret_spelled_with_markup_is_redacted_exactly_where_it_is() -> None:
+    text = "before <i>" + SECRET[:5] + "&#x" + format(ord(SECRET[5]), "x") + ";<b></b>" + SECRET[6:] + "</i> after"
+    assert redacted(text) == f"before <i>{MARK}</i> after"

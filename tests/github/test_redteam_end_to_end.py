@@ -145,3 +145,26 @@ for target in ("bot-output/scratch/transcript.jsonl", "bot-output/outcome.json")
 def pushed_paths(world: World) -> list[str]:
     return subprocess.run(["git", "-C", str(world.origin), "ls-tree", "-r", "--name-only", BRANCH],
                           capture_output=True, text=True, check=True).stdout.split()
+
+
+def rendered_forms_of(secret: str) -> dict[str, str]:
+    """Spellings that GitHub renders as the secret itself, character for character."""
+    cut = 7
+    return {
+        "markdown escapes": "".join("\\" + c if c in "_-" else c for c in secret),
+        "decimal entities": "".join(f"&#{ord(c)};" for c in secret[:cut]) + secret[cut:],
+        "hex entities": secret[:cut] + "".join(f"&#x{ord(c):x};" for c in secret[cut:]),
+        "an HTML comment inside": secret[:cut] + "<!-- -->" + secret[cut:],
+        "an empty tag inside": secret[:cut] + "<b></b>" + secret[cut:],
+    }
+
+
+def test_the_models_words_leak_no_spelling_of_a_secret_that_renders_as_it(world: World) -> None:
+    forms = rendered_forms_of(TOKEN)
+    final = "Done.\n\n" + "\n\n".join(f"{k}: {v}" for k, v in forms.items())
+    cassette = write_cassette(world.tmp / "rendered.yaml", [Turn([Text(final)])])
+    result = world.run("--replay", str(cassette))
+    assert result.exit_code == 0, result.output
+    produced = everything_produced(world)
+    for name, form in forms.items():
+        assert form not in produced, name
