@@ -29,12 +29,17 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 from urllib.parse import urlsplit
 
 from git import InvalidGitRepositoryError, NoSuchPathError, Repo
 
 from bot.core.host_git import GitDirSeal, credential_pipe, hardened_args, host_git_env
 from bot.errors import GitError, PushRejected
+
+
+class PublishTooLarge(GitError):
+    """The changes are too large to be checked for secrets before a push: they are not pushed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,9 @@ CHECKPOINT_PREFIX = "WIP: checkpoint"
 REMOTE_TIMEOUT = 300.0
 #: Local commands (status, diff, commit) of a large checkout.
 LOCAL_TIMEOUT = 600.0
+#: The most a push may publish (every commit's message and changes, as text) for the bot to scan it
+#: for secrets; more is refused. GitHub refuses files over 100 MB; a few of them is already unusual.
+MAX_PUBLISHED_SCAN_BYTES = 256 * 2**20
 #: Nested repositories without a commit left out of a commit before giving up.
 MAX_SKIPPED_NESTED = 20
 _NO_COMMIT = re.compile(r"error: '(.+?)' does not have a commit checked out")
@@ -201,8 +209,8 @@ class GitWorkspace:
             args += ["-c", f"http.{parts.scheme}://{host}/.extraheader="]
         return args
 
-    def _run(self, args: Sequence[str], *, remote: bool = False,
-             env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    def _run(self, args: Sequence[str], *, remote: bool = False, env: Mapping[str, str] | None = None,
+             stdout: IO[bytes] | None = None) -> subprocess.CompletedProcess[bytes]:
         """One host-side git command. Receives: ``PATH``, a private ``HOME``, ``GIT_DIR`` and
         ``GIT_WORK_TREE`` named explicitly, no system/global config, no prompts
         (:func:`host_git_env`); for remote commands also the runner's proxy/CA settings and the token
@@ -222,7 +230,8 @@ class GitWorkspace:
                     fds = (fd,)
             try:
                 return subprocess.run(
-                    ["git", *hardened_args(), *extra, *args], cwd=self.root, env=child_env, capture_output=True,
+                    ["git", *hardened_args(), *extra, *args], cwd=self.root, env=child_env,
+                    stdout=subprocess.PIPE if stdout is None else stdout, stderr=subprocess.PIPE,
                     stdin=subprocess.DEVNULL, pass_fds=fds, check=False,
                     timeout=REMOTE_TIMEOUT if remote else LOCAL_TIMEOUT)
             except subprocess.TimeoutExpired:
@@ -405,9 +414,20 @@ class GitWorkspace:
         commit's message and changes, every file shown as text (``--text``: a ``.gitattributes`` that
         marks a file ``binary`` or ``-diff``, or a NUL in it, must not hide its content), merges
         against their first parent, no textconv or external diff."""
-        return self._git("log", "--no-color", "-p", "--text", "--no-ext-diff", "--no-textconv",
-                         "--ignore-submodules=all", "--diff-merges=first-parent", "--format=%B",
-                         f"{base}..{head}", strip=False)
+        args = ("log", "--no-color", "-p", "--text", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all",
+                "--diff-merges=first-parent", "--format=%B", f"{base}..{head}")
+        # Into a file, not memory: a run that commits a build's binaries must not exhaust the bot.
+        with tempfile.TemporaryFile() as out:
+            done = self._run(args, stdout=out)
+            if done.returncode != 0:
+                raise GitError(self._describe(args, done))
+            size = out.tell()
+            if size > MAX_PUBLISHED_SCAN_BYTES:
+                limit = MAX_PUBLISHED_SCAN_BYTES // 2**20
+                raise PublishTooLarge(f"the changes to push are {size // 2**20} MB as text, more than the {limit} MB "
+                                      "the bot checks for secrets before a push")
+            out.seek(0)
+            return out.read().decode("utf-8", errors="replace")
 
     # ----- push --------------------------------------------------------------------------------------
 

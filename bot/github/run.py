@@ -33,7 +33,7 @@ from bot.github.api import GitHubApi, PyGithubApi
 from bot.github.authorize import authorize
 from bot.github.egress import Egress
 from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger, load_event_text
-from bot.github.git import CoAuthor, DiffStats, GitWorkspace
+from bot.github.git import CoAuthor, DiffStats, GitWorkspace, PublishTooLarge
 from bot.github.outputs import mask, write_outputs, write_step_summary
 from bot.github.progress import StickyProgress
 from bot.github.render import (
@@ -304,7 +304,11 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
     # A push publishes: the changes must hold no canary (that stops the run) and no known secret.
     # Scanned as git stores them, not as the diff shows them (a binary file shows no content), and
     # with NULs dropped too: an ASCII value written as UTF-16 is its bytes with a NUL between each.
-    published = git.published_text(base)
+    try:
+        published = git.published_text(base)
+    except PublishTooLarge as exc:
+        return RunFacts(branch=branch, commit=commit, error=f"{exc}, so they were not pushed; the commit "
+                                                            f"{commit[:12]} is kept in the workflow's checkout only")
     holder = None
     for view in (published, published.replace("\0", "")):
         egress.canaries.check(view, "the changes about to be pushed")

@@ -511,3 +511,24 @@ def test_the_token_never_reaches_gits_environment_or_command_line(
     assert TOKEN not in seen and ENCODED not in seen
     assert "SOME_RUNNER_SETTING" not in seen  # an allowlist, not a copy of the bot's environment
     assert "GIT_CONFIG_NOSYSTEM=1" in seen and "core.fsmonitor=false" in seen
+
+
+def test_published_text_shows_every_commit_as_git_stores_it(ws: GitWorkspace, work: Path) -> None:
+    (work / ".gitattributes").write_text("*.bin binary\n")
+    (work / "a.bin").write_bytes(b"\0hidden-in-a-binary-file\n")
+    ws.commit_all("first")
+    (work / "a.bin").unlink()
+    ws.commit_all("second removes it")
+    text = ws.published_text("origin/main")
+    assert "hidden-in-a-binary-file" in text and "first" in text and "second removes it" in text
+
+
+def test_changes_too_large_to_check_are_refused(ws: GitWorkspace, work: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.github.git as git_module
+
+    monkeypatch.setattr(git_module, "MAX_PUBLISHED_SCAN_BYTES", 1_000)
+    (work / "big.txt").write_text("x\n" * 1_000)
+    ws.commit_all("big")
+    with pytest.raises(git_module.PublishTooLarge):
+        ws.published_text("origin/main")
