@@ -168,6 +168,9 @@ class GitWorkspace:
         # The bot's own files (the output directory: transcript, outcome) when they lie in the work
         # tree: never staged, so never committed or pushed.
         self._private = tuple(f":(exclude,top){rel}" for rel in _inside(self.root, private))
+        # Untracked files that were there before the model ran (what earlier steps of the job left:
+        # build output, a cloud login's credentials file) are not the run's work: never committed.
+        self._preexisting: tuple[str, ...] = ()
 
     def __repr__(self) -> str:  # never the token
         return f"GitWorkspace({str(self.root)!r}, remote={self.remote!r})"
@@ -177,8 +180,17 @@ class GitWorkspace:
     def seal(self) -> GitDirSeal:
         """Record the git directory as it is now (before the model runs); later commands refuse to
         run when it changed (:class:`GitDirTampered`)."""
+        self._preexisting = self._untracked()
         self._seal = GitDirSeal.take(self.root, self.git_dir, self.common_dir)
         return self._seal
+
+    def _untracked(self) -> tuple[str, ...]:
+        """Untracked, unignored paths now (an untracked directory as one entry)."""
+        done = self._run(("status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=all"))
+        if done.returncode != 0:
+            raise GitError(self._describe(("status",), done))
+        entries = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+        return tuple(e[3:].rstrip("/") for e in entries if e.startswith("?? "))
 
     def check_seal(self) -> None:
         if self._seal is not None:
@@ -370,10 +382,17 @@ class GitWorkspace:
 
     def _stage_all(self) -> None:
         """``git add -A``, leaving out nested repositories without a commit (a ``git init`` in a
-        subdirectory would otherwise make the whole commit fail and the work unsaved)."""
+        subdirectory would otherwise make the whole commit fail and the work unsaved), the bot's own
+        files and what was untracked before the seal."""
         excluded: list[str] = []
+        kept_out = [*self._private, *(f":(exclude,top,literal){p}" for p in self._preexisting)]
         for _ in range(MAX_SKIPPED_NESTED):
-            done = self._run(("add", "-A", "--", ".", *self._private, *(f":(exclude){p}" for p in excluded)))
+            # Through a file: the pre-existing untracked paths may be more than a command line holds.
+            specs = [".", *kept_out, *(f":(exclude){p}" for p in excluded)]
+            with tempfile.NamedTemporaryFile("wb", suffix=".pathspec") as listing:
+                listing.write(b"\0".join(s.encode("utf-8", errors="surrogateescape") for s in specs))
+                listing.flush()
+                done = self._run(("add", "-A", f"--pathspec-from-file={listing.name}", "--pathspec-file-nul"))
             if done.returncode == 0:
                 return
             stderr = done.stderr.decode("utf-8", errors="replace")

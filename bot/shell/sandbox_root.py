@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.core.redact import Redactor
 from bot.core.secrets import process_secrets
 from bot.shell.sandbox_git import credential_free_config, protect_repository
 
@@ -49,6 +50,8 @@ HOME_CREDENTIALS: tuple[str, ...] = (
 )
 #: Git configuration files under ``HOME``: shown, as sandboxed git reads them, without credentials.
 HOME_GIT_CONFIGS: tuple[str, ...] = (".gitconfig", ".config/git/config")
+#: Files at the top of the workspace larger than this are not scanned for credentials.
+MAX_CREDENTIAL_FILE_BYTES = 256 * 1024
 #: ``HOME`` directories that hold daemons' sockets (IDE servers, desktop container engines).
 HOME_SOCKET_DIRS: tuple[str, ...] = (".vscode-server", ".cursor-server", ".lima", ".colima", ".rd", ".orbstack",
                                      ".1password")
@@ -410,6 +413,8 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
         configs += [p for p in (path.resolve() for path in (home / rel for rel in HOME_GIT_CONFIGS))
                     if p.is_file() and _visible(p, mounts)]
     replaced = _credential_free_copies(dict.fromkeys(configs), _config_copies_dir())
+    shared = [p for p in (workspace, *additional_directories) if p.is_dir()]
+    replaced += tuple((empty, f) for root in shared for f in workspace_credentials(root))
     # The transcript and every file the bot keeps live in the scratch directory and its parent (the
     # output directory); inside the workspace (an output directory there), its writable bind shows them.
     binds = [w.resolve() for w in writable if w != own]
@@ -421,6 +426,31 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
                        hidden_files=tuple(dict.fromkeys([*etc_files, *hidden_files])), empty_file=empty,
                        network=network, resolver_dir=_resolver_dir() if network else None, root=tuple(mounts),
                        scratch=own, replaced=replaced, masked=tuple(masked))
+
+
+def workspace_credentials(root: Path) -> list[Path]:
+    """Files at the top of ``root`` that hold a credential — a known secret's value or a token's or
+    key's shape: what an earlier step of the job left in the checkout (a cloud login's
+    ``gha-creds-*.json``, a key file). The sandbox shows them empty: a command that can read one can
+    re-encode it past every redactor. Only the top level, and files up to
+    :data:`MAX_CREDENTIAL_FILE_BYTES`: those steps write there, and the scan must stay cheap."""
+    redactor = Redactor(process_secrets())
+    found: list[Path] = []
+    try:
+        entries = sorted(root.iterdir())[:MAX_HOME_ENTRIES]
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            st = entry.lstat()
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_CREDENTIAL_FILE_BYTES:
+                continue
+            text = entry.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if redactor(text) != text:
+            found.append(entry)
+    return found
 
 
 def _config_copies_dir() -> Path:
@@ -450,4 +480,5 @@ def _credential_free_copies(configs: Iterable[Path], directory: Path) -> tuple[t
 
 __all__ = ["ETC_SECRETS", "HOME_CREDENTIALS", "HOME_GIT_CONFIGS", "HOME_RUNNER_DIRS", "HOME_SOCKET_DIRS",
            "MAX_HOME_ENTRIES", "MAX_TOOLCHAIN_ROOTS", "Bind", "Link", "RootMount", "SandboxSpec", "View", "build_spec",
-           "bwrap_argv", "etc_secrets", "home_view", "sandbox_scratch", "system_root", "toolchain_roots"]
+           "bwrap_argv", "etc_secrets", "home_view", "sandbox_scratch", "system_root", "toolchain_roots",
+           "workspace_credentials"]

@@ -168,3 +168,26 @@ def test_the_models_words_leak_no_spelling_of_a_secret_that_renders_as_it(world:
     produced = everything_produced(world)
     for name, form in forms.items():
         assert form not in produced, name
+
+
+PRIVATE_KEY = "-----BEGIN PRIVATE KEY-----\\nMIIEv" + "Q" * 60 + "\\n-----END PRIVATE KEY-----\\n"
+
+
+def test_a_credentials_file_an_earlier_step_left_is_neither_readable_nor_pushed(world: World) -> None:
+    # google-github-actions/auth writes its credentials into the checkout by default.
+    creds = world.workspace / "gha-creds-0123456789abcdef.json"
+    creds.write_text('{"type": "service_account", "private_key": "' + PRIVATE_KEY + '"}\n')
+    script = '''
+import codecs
+try:
+    text = open("gha-creds-0123456789abcdef.json").read()
+except OSError as exc:
+    text = "refused: %s" % exc
+pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13") + "\\n")
+'''
+    result = world.run("--replay", str(attack_cassette(world, "gha-creds", script)))
+    assert result.exit_code == 0, result.output
+    published = pushed(world)
+    assert "gha-creds" not in "\n".join(pushed_paths(world)), "a file the run did not write was committed"
+    assert "Q" * 60 not in codecs.encode(published, "rot13") and "Q" * 60 not in published
+    assert creds.read_text().startswith('{"type"')  # the runner's file itself is left alone
