@@ -35,6 +35,8 @@ from bot.core.redact import Redactor
 
 #: A ``.git`` file or ``commondir`` is one short line; more is not git's.
 MAX_POINTER_BYTES = 4096
+#: Submodule git directories whose configuration is shown without credentials (bwrap takes each on argv).
+MAX_SUBMODULES = 256
 #: The configuration files of a git directory that the sandbox shows without credentials.
 CONFIG_FILES: tuple[str, ...] = ("config", "config.worktree")
 #: A configuration line that sends a header (any ``*.extraheader``): what checkout persists the token in.
@@ -97,7 +99,8 @@ def protect_repository(root: Path, *, allow_git_dir_writes: bool) -> GitProtecti
     if dot_git is None:
         return GitProtection()
     dirs = [d for d in dict.fromkeys((git_dir, common_dir)) if d is not None]
-    configs = tuple(d / name for d in dirs for name in CONFIG_FILES if (d / name).is_file())
+    configs = tuple(d / name for d in dirs for name in CONFIG_FILES if (d / name).is_file()) + \
+        _submodule_configs(common_dir)
     if not allow_git_dir_writes:
         entry = [] if dot_git.is_symlink() else [dot_git]
         return GitProtection(read_only=tuple(dict.fromkeys([*entry, *dirs])), configs=configs)
@@ -110,6 +113,20 @@ def protect_repository(root: Path, *, allow_git_dir_writes: bool) -> GitProtecti
             hooks.mkdir(exist_ok=True)
         read_only += [p for p in (hooks, common_dir / "config") if p.exists()]
     return GitProtection(read_only=tuple(read_only), writable=tuple(writable), configs=configs)
+
+
+def _submodule_configs(common_dir: Path | None) -> tuple[Path, ...]:
+    """The configs of the submodules' git directories (``modules/**/config``): ``actions/checkout``
+    with ``submodules: true`` persists the token in each of them too. At most :data:`MAX_SUBMODULES`."""
+    if common_dir is None or not (common_dir / "modules").is_dir():
+        return ()
+    found: list[Path] = []
+    for path in (common_dir / "modules").rglob("config"):
+        if path.is_file() and not path.is_symlink():
+            found.append(path)
+            if len(found) >= MAX_SUBMODULES:
+                break
+    return tuple(found)
 
 
 def credential_free_config(text: str, secrets: Mapping[str, str]) -> str:
@@ -129,5 +146,5 @@ def credential_free_config(text: str, secrets: Mapping[str, str]) -> str:
     return "".join(kept)
 
 
-__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "GitProtection", "credential_free_config", "git_directories",
+__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "MAX_SUBMODULES", "GitProtection", "credential_free_config", "git_directories",
            "protect_repository"]

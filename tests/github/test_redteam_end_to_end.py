@@ -191,3 +191,28 @@ pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13") + "\\n")
     assert "gha-creds" not in "\n".join(pushed_paths(world)), "a file the run did not write was committed"
     assert "Q" * 60 not in codecs.encode(published, "rot13") and "Q" * 60 not in published
     assert creds.read_text().startswith('{"type"')  # the runner's file itself is left alone
+
+
+@pytest.mark.xfail(strict=True, reason="bot/tools/bash.py (not ours to change): _read_cwd_file follows the marker the "
+                                       "sandboxed shell can replace (a FIFO blocks the event loop for good, a link to "
+                                       "/dev/zero reads until memory runs out); it should open with O_NOFOLLOW | "
+                                       "O_NONBLOCK, check S_ISREG and read at most PATH_MAX bytes")
+def test_the_cwd_marker_a_sandboxed_command_replaced_is_not_followed(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from bot.tools.bash import _read_cwd_file
+
+    # The marker lives in the sandbox's writable directory and its path is on the shell's command line.
+    marker = tmp_path / "cwd-marker"
+    os.mkfifo(marker)
+    answer: list[object] = []
+    worker = threading.Thread(target=lambda: answer.append(_read_cwd_file(marker)), daemon=True)
+    worker.start()
+    worker.join(timeout=3)
+    if worker.is_alive():  # unblock the reader so the thread ends
+        with open(marker, "w"):
+            pass
+        worker.join(timeout=3)
+        pytest.fail("reading the cwd marker blocked on a FIFO the sandboxed command left there")
+    assert answer == [None]

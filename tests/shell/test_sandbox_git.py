@@ -153,3 +153,15 @@ def test_the_sandbox_shows_git_config_without_credentials(description: str, conf
     from bot.shell.sandbox_git import credential_free_config
 
     assert credential_free_config(config, {"MY_SECRET": "s3cr3t-value-1"}) == kept, description
+
+
+def test_submodule_configs_are_among_those_shown_without_credentials(tmp_path: Path) -> None:
+    from bot.shell.sandbox_git import protect_repository
+
+    repo = make_repo(tmp_path / "repo")
+    module = repo / ".git" / "modules" / "lib" / "nested"
+    module.mkdir(parents=True)
+    (module / "config").write_text("[core]\n")
+    protection = protect_repository(repo, allow_git_dir_writes=False)
+    assert module / "config" in protection.configs
+    assert repo / ".git" / "config" in protection.configs
