@@ -146,5 +146,5 @@ def credential_free_config(text: str, secrets: Mapping[str, str]) -> str:
     return "".join(kept)
 
 
-__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "MAX_SUBMODULES", "GitProtection", "credential_free_config", "git_directories",
-           "protect_repository"]
+__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "MAX_SUBMODULES", "GitProtection", "credential_free_config",
+           "git_directories", "protect_repository"]
