@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.core.secret_match import MIN_SECRET_LENGTH, leak_forms, secret_matcher
+from bot.core.secret_match import MIN_SECRET_LENGTH, leak_forms, normalised_spans, secret_matcher
 
 #: Words that make a variable a secret wherever they appear in its name (``PGPASSWORD``).
 _SECRET_NAME_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "API_KEY",
@@ -123,6 +123,10 @@ class Redactor:
         text = self._known.sub(text)
         for shape in self._shapes:
             text = shape.pattern.sub(_replacer(shape), text)
+        # A token spelled with markup (``ghp\_…``, ``ghp_ab<b></b>cd…``) renders as the token.
+        shapes = [(shape.pattern, shape.group, shape.kind) for shape in self._shapes]
+        for match in reversed(normalised_spans(text, shapes)):
+            text = text[:match.start] + marker(match.label) + text[match.end:]
         return text
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import base64
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from html.entities import html5
@@ -256,6 +256,27 @@ def _normalise(text: str) -> str:
     return _View.of(text).text
 
 
+def normalised_spans(text: str, patterns: Sequence[tuple[re.Pattern[str], int, str]]) -> list[Match]:
+    """Where each ``(pattern, group, label)`` matches the normalised view of ``text`` (escapes and
+    references decoded, markup and invisible characters dropped), as non-overlapping spans of
+    ``text`` itself, left to right; empty when the view is the text (a plain search finds the same)."""
+    view = _View.of(text)
+    if view.text == text:
+        return []
+    found: list[Match] = []
+    for pattern, group, label in patterns:
+        for m in pattern.finditer(view.text):
+            start, end = m.span(group)
+            if end > start:
+                found.append(Match(*view.source_span(start, end), label))
+    found.sort(key=lambda match: (match.start, -match.end))
+    kept: list[Match] = []
+    for match in found:
+        if not kept or match.start >= kept[-1].end:
+            kept.append(match)
+    return kept
+
+
 def _decode(token: str) -> str | None:
     """The one character ``token`` stands for, or ``None`` when it renders as nothing (invisible
     characters, a comment, a tag) or is not a reference to one character (it is then kept)."""
@@ -351,4 +372,4 @@ class _View:
 
 
 __all__ = ["BASIC_AUTH_USER", "INVISIBLE_CLASS", "MAX_DROPPED_MARKUP", "MIN_SECRET_LENGTH", "Form", "Match",
-           "SecretMatcher", "base64_cores", "leak_forms", "secret_matcher", "value_forms"]
+           "SecretMatcher", "base64_cores", "leak_forms", "normalised_spans", "secret_matcher", "value_forms"]

@@ -151,3 +151,14 @@ def test_a_redactor_runs_its_check_on_the_text_before_redacting_it() -> None:
 def test_a_secret_spelled_with_markup_is_redacted_exactly_where_it_is() -> None:
     text = "before <i>" + SECRET[:5] + "&#x" + format(ord(SECRET[5]), "x") + ";<b></b>" + SECRET[6:] + "</i> after"
     assert redacted(text) == f"before <i>{MARK}</i> after"
+
+
+@pytest.mark.parametrize(("description", "text"), [
+    ("a GitHub token with its underscore escaped", "ghp\\_" + "a1B2c3D4e5" * 4),
+    ("a GitHub token with an empty tag inside", "ghp_a1B2c3D4<b></b>" + "e5a1B2c3D4" * 3),
+    ("an Anthropic key with escaped hyphens", "sk\\-ant\\-api03\\-" + "K" * 30),
+    ("a GitHub token spelled with character references", "&#103;&#104;p_" + "a1B2c3D4e5" * 4),
+])
+def test_a_token_shape_spelled_with_markup_is_redacted(description: str, text: str) -> None:
+    out = Redactor()(f"before {text} after")
+    assert out.startswith("before [REDACTED:") and out.endswith("] after"), description
