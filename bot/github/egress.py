@@ -125,10 +125,11 @@ class Egress:
         where = f"the file {path}"
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
             text = data.decode("latin-1")  # one character per byte: every ASCII secret stays findable
-            label = self.canaries.observe(text, where)
+            # ... and with the NULs dropped, an ASCII secret written as UTF-16 (a NUL after each byte).
+            label = self.canaries.observe(text, where) or self.canaries.observe(text.replace("\0", ""), where)
             if label is not None:
                 report.canaries.append((path, label))
-            if label is not None or redactor(text) != text:
+            if label is not None or redactor(text) != text or redactor(squeezed := text.replace("\0", "")) != squeezed:
                 path.unlink()
                 report.removed.append(path)
             return

@@ -128,10 +128,11 @@ def test_scrub_tree_removes_links_and_binary_files_holding_a_secret(egress: Egre
     (tmp_path / "outside").write_text(TOKEN)
     (out / "link").symlink_to(tmp_path / "outside")
     (out / "core.bin").write_bytes(b"\x00\x01" + TOKEN.encode() + b"\x00")
+    (out / "wide.bin").write_bytes(TOKEN.encode("utf-16-le"))
     report = egress.scrub_tree(out)
     assert not (out / "link").exists() and not (out / "link").is_symlink()
-    assert not (out / "core.bin").exists()
-    assert set(report.removed) == {out / "link", out / "core.bin"}
+    assert not (out / "core.bin").exists() and not (out / "wide.bin").exists()
+    assert set(report.removed) == {out / "link", out / "core.bin", out / "wide.bin"}
     assert (tmp_path / "outside").read_text() == TOKEN  # a link's target is never touched
 
 
