@@ -216,3 +216,28 @@ def test_the_cwd_marker_a_sandboxed_command_replaced_is_not_followed(tmp_path: P
         worker.join(timeout=3)
         pytest.fail("reading the cwd marker blocked on a FIFO the sandboxed command left there")
     assert answer == [None]
+
+
+@pytest.mark.xfail(strict=True, reason="bot/agent/worktree.py (not ours to change): with `allow_git_dir_writes` the "
+                                       "sandbox may write .git/commondir, and create_worktree's host-side git follows "
+                                       "it to a config whose smudge filter runs on the host; it should name the "
+                                       "sealed git directory (GIT_DIR) and check the run's GitDirSeal first")
+def test_a_sub_agent_worktree_is_not_created_from_a_git_directory_the_model_redirected(tmp_path: Path) -> None:
+    from bot.agent.worktree import create_worktree
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitattributes").write_text("* filter=x\n")
+    (repo / "a.txt").write_text("hi\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    marker = tmp_path / "PWNED-worktree"
+    # What sandboxed code can do when the policy lets git write .git (all but hooks/ and config):
+    copy = tmp_path / "copy.git"
+    subprocess.run(["cp", "-r", str(repo / ".git"), str(copy)], check=True)
+    git(repo, "config", "--file", str(copy / "config"), "filter.x.smudge", f"touch {marker}; cat")
+    (repo / ".git" / "commondir").write_text(f"{copy}\n")
+    with pytest.raises(Exception):  # noqa: B017, PT011 - any refusal will do; running the filter will not
+        anyio.run(create_worktree, repo, tmp_path / "worktree", "bot/sub")
+    assert not marker.exists(), "a smudge filter from a redirected git directory ran on the host"
