@@ -6,11 +6,15 @@ same run, and next to ``claude --help`` when npm can install Claude Code into a 
 2. Process start → first model request: ``bot run --local`` against a local fake Messages API (a
    tiny HTTP server on 127.0.0.1 that notes when the first ``POST /v1/messages`` arrives and answers
    with a minimal valid streamed response, so the run ends after one turn). Figure: spawn → arrival;
-   the whole run (spawn → exit) is printed beside it.
+   the whole run (spawn → exit) is printed beside it, and so is ``import anthropic`` alone: the
+   run's client is the SDK, so its import time is a floor under this figure.
 
 Targets: ``bot --help`` ≤ ``claude --help``; first model request ≤ 0.5 s; ``bot tools call Read`` ≤ 0.3 s.
 
-    python bench/startup.py [--runs 7] [--no-claude]
+    python bench/startup.py [--runs 7] [--no-claude] [--checkout DIR]
+
+``--checkout DIR`` times the ``bot`` of another checkout (say a ``git worktree`` of an older commit)
+with this environment's packages, for a before/after in one sitting.
 
 Claude Code is installed with ``npm install --prefix <scratch>`` into ``$TMPDIR/bot-bench-claude-code``
 (kept between runs); when npm is missing or the install fails, its line says so and the bench goes on.
@@ -46,6 +50,11 @@ NPM_PASSTHROUGH = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http
                    "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR")
 #: A run that has not reached the fake server by then has failed; the bench says so.
 RUN_TIMEOUT_S = 60.0
+
+
+def bot_from(checkout: Path) -> list[str]:
+    """``bot`` run from the package in ``checkout`` rather than the installed one."""
+    return [PYTHON, "-c", f"import sys; sys.path.insert(0, {str(checkout)!r}); from bot.cli import main; main()"]
 
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -156,7 +165,7 @@ def make_repo(root: Path) -> Path:
     return repo
 
 
-def first_request(root: Path, runs: int) -> tuple[list[float], list[float]]:
+def first_request(root: Path, runs: int, bot: Sequence[str]) -> tuple[list[float], list[float]]:
     """(spawn → first POST /v1/messages, spawn → exit) of ``bot run --local`` over ``runs`` runs."""
     to_request: list[float] = []
     to_exit: list[float] = []
@@ -167,7 +176,7 @@ def first_request(root: Path, runs: int) -> tuple[list[float], list[float]]:
         with FakeModelServer() as server:
             env = child_env({"ANTHROPIC_API_KEY": "sk-ant-bench-" + "x" * 24, "ANTHROPIC_BASE_URL": server.url,
                              "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull})
-            cmd = [*BOT, "run", "--local", "--repo", str(repo), "--prompt", "say done", "--policy", "read-only",
+            cmd = [*bot, "run", "--local", "--repo", str(repo), "--prompt", "say done", "--policy", "read-only",
                    "--output-dir", str(work / "out")]
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -211,8 +220,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--no-claude", action="store_true", help="Do not install or time Claude Code.")
+    parser.add_argument("--checkout", type=Path, help="Time the bot package of this checkout instead.")
     args = parser.parse_args()
     runs = args.runs
+    bot = bot_from(args.checkout.resolve()) if args.checkout else BOT
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -228,27 +239,31 @@ def main() -> None:
             except (OSError, RuntimeError) as exc:
                 why_not = f"skipped: claude --help failed ({str(exc)[:120]})"
 
-        print(f"start-up, median of {runs} fresh processes (after one warm-up):")
+        where = f" (bot from {args.checkout})" if args.checkout else ""
+        print(f"start-up, median of {runs} fresh processes (after one warm-up){where}:")
         report("  python -c pass", baseline, "s")
         if claude_help is not None:
             report("  claude --help (npm @anthropic-ai/claude-code)", claude_help, "s", baseline=baseline)
         else:
             print(f"  claude --help: {why_not}")
-        bot_help = median_s(wall_times([*BOT, "--help"], runs))
+        bot_help = median_s(wall_times([*bot, "--help"], runs))
         report("  bot --help", bot_help, "s", baseline=baseline,
                target="≤ claude --help" + (f" = {claude_help:.3f} s" if claude_help is not None else ""))
         if claude_help is not None:
             report("    bot --help / claude --help", bot_help / claude_help, "×", target="≤ 1")
-        report("  bot tools list", median_s(wall_times([*BOT, "tools", "list"], runs)), "s", baseline=baseline)
-        check = [*BOT, "policy", "check", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
+        report("  bot tools list", median_s(wall_times([*bot, "tools", "list"], runs)), "s", baseline=baseline)
+        check = [*bot, "policy", "check", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
                  "--preset", "read-only", "--workspace", str(tree)]
         report("  bot policy check (one call)", median_s(wall_times(check, runs, ok_codes=(0, 1))), "s",
                baseline=baseline)
-        call = [*BOT, "tools", "call", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
+        call = [*bot, "tools", "call", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
                 "--workspace", str(tree), "--allow", "Read"]
         report("  bot tools call Read (a one-file tree)", median_s(wall_times(call, runs)), "s",
                baseline=baseline, target="≤ 0.3 s")
-        to_request, to_exit = first_request(root, runs)
+        # The floor under the first-request figure while the run talks to the model through the SDK.
+        sdk = median_s(wall_times([PYTHON, "-c", "import anthropic"], runs))
+        report("  python -c 'import anthropic' (the SDK alone)", sdk, "s", baseline=baseline)
+        to_request, to_exit = first_request(root, runs, bot)
         report("  bot run --local: start → first model request", median_s(to_request), "s", baseline=baseline,
                target="≤ 0.5 s")
         report("  bot run --local: start → exit (one turn)", median_s(to_exit), "s", baseline=baseline)

@@ -19,7 +19,7 @@ Test-only settings, in ``context.permission.extra`` (never read from the environ
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import Field
@@ -32,8 +32,10 @@ from bot.permissions.engine import PolicyEngine
 from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.context import ToolUseContext
 from bot.tools.messages import Progress
-from bot.tools.web.fetch import FetchedPage, FetchSettings, fetch_page
 from bot.tools.web.markdown import MAX_MARKDOWN_CHARS, html_to_markdown, select_for_prompt
+
+if TYPE_CHECKING:
+    from bot.tools.web.fetch import FetchedPage
 
 #: Claude Code's WebFetch refuses longer URLs.
 MAX_URL_LENGTH = 2_000
@@ -88,6 +90,9 @@ class WebFetchTool(Tool[WebFetchInput, dict[str, Any]]):
         problem = url_problem(input.url)
         if problem is not None:
             raise ToolInputError(problem)
+        # The HTTP client and the address guard load with the first fetch, not with the tool pool.
+        from bot.tools.web.fetch import FetchSettings, fetch_page
+
         extra = context.permission.extra
         settings = FetchSettings(allow_private=extra.get(ALLOW_PRIVATE_SETTING) is True,
                                  allow_plain_http=extra.get(ALLOW_PLAIN_HTTP_SETTING) is True)

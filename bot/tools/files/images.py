@@ -11,11 +11,13 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
-
-from PIL import Image, UnidentifiedImageError
+from typing import TYPE_CHECKING
 
 from bot.errors import ToolInputError
 from bot.tools.messages import ContentBlock
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
 
 #: Longest edge sent (Claude Code's Read uses 2,000 × 2,000).
 MAX_IMAGE_DIMENSION = 2_000
@@ -59,6 +61,10 @@ def prepare_image(raw: bytes, name: str) -> EncodedImage:
     media_type = sniff_media_type(raw)
     if media_type is None:
         raise ToolInputError(f"{name} is not a PNG, JPEG, GIF or WebP image")
+    # Pillow is imported here, by the one call that decodes an image: the tool pool (and every
+    # command that lists or checks tools) loads this module, and Pillow is most of its import time.
+    from PIL import Image, UnidentifiedImageError
+
     try:
         with Image.open(io.BytesIO(raw)) as img:
             width, height = img.size
@@ -80,7 +86,9 @@ def image_block(image: EncodedImage) -> ContentBlock:
     }
 
 
-def _downscale(img: Image.Image, media_type: str, width: int, height: int, name: str) -> EncodedImage:
+def _downscale(img: PILImage, media_type: str, width: int, height: int, name: str) -> EncodedImage:
+    from PIL import Image
+
     scale = min(1.0, MAX_IMAGE_DIMENSION / max(width, height))
     if media_type == "image/jpeg":
         # decode at a reduced size directly (DCT scaling): far faster on large photos
@@ -108,11 +116,11 @@ def _downscale(img: Image.Image, media_type: str, width: int, height: int, name:
     return EncodedImage(data, out_type, frame.width, frame.height, width, height)
 
 
-def _has_alpha(img: Image.Image) -> bool:
+def _has_alpha(img: PILImage) -> bool:
     return img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info)
 
 
-def _encode(img: Image.Image, fmt: str, quality: int = 85) -> bytes:
+def _encode(img: PILImage, fmt: str, quality: int = 85) -> bytes:
     buffer = io.BytesIO()
     if fmt == "JPEG":
         img.convert("RGB").save(buffer, fmt, quality=quality, optimize=True)

@@ -11,9 +11,6 @@ import io
 import logging
 import re
 
-from pypdf import PdfReader
-from pypdf.errors import PdfReadError
-
 from bot.errors import ToolInputError
 
 #: Pages one Read may return (Claude Code's ``PDF_MAX_PAGES_PER_READ``).
@@ -54,6 +51,10 @@ def read_pdf(raw: bytes, name: str, pages: str | None) -> tuple[str, int]:
     if len(raw) > MAX_PDF_BYTES:
         raise ToolInputError(f"{name} is {len(raw) / 1_048_576:.1f} MB; PDFs over "
                              f"{MAX_PDF_BYTES // 1_048_576} MB are not read")
+    # pypdf is imported by the call that reads a PDF, not with the Read tool (it costs ~0.2 s).
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # malformed-but-readable files warn loudly
     try:
         reader = PdfReader(io.BytesIO(raw))

@@ -1,0 +1,83 @@
+"""Commands that never talk to the model or fetch a page do not import the model SDK, nor the HTML
+and PDF/image libraries: each runs in a fresh interpreter and reports what ``sys.modules`` holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+#: The model SDK (1.5 s to import) and the libraries only WebFetch (HTML) and Read of a PDF or an
+#: image need.
+HEAVY = ("anthropic", "bs4", "markdownify", "soupsieve", "pypdf", "PIL")
+
+PROBE = """
+import json, sys
+HEAVY = sys.argv[2]
+sys.argv = ["bot", *json.loads(sys.argv[1])]
+from bot.cli import main
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+heavy = sorted({name.split(".")[0] for name in sys.modules} & set(json.loads(HEAVY)))
+print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
+"""
+
+
+def imported_by(args: list[str], cwd: Path) -> tuple[object, list[str]]:
+    """(exit code, heavy top-level packages imported) of ``bot ARGS`` in a fresh interpreter."""
+    # PATH finds git and rg for the commands that look for them; HOME is where nothing is read from
+    # (the test's own directory); nothing else of the test runner's environment goes in.
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(cwd)}
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], report["heavy"]
+
+
+@pytest.mark.parametrize(
+    ("description", "args"),
+    [
+        ("the help", ["--help"]),
+        ("a subcommand's help", ["run", "--help"]),
+        ("the tool pool", ["tools", "list"]),
+        ("the tool pool as JSON Schemas", ["tools", "list", "--json"]),
+        ("one policy check", ["policy", "check", "Read", '{"file_path": "hello.txt"}', "--preset", "read-only"]),
+        ("one policy check of a web fetch", ["policy", "check", "WebFetch",
+                                             '{"url": "https://example.com", "prompt": "p"}', "--preset", "read-only"]),
+        ("a Read of a text file", ["tools", "call", "Read", '{"file_path": "hello.txt"}', "--allow", "Read"]),
+    ],
+)
+def test_a_command_that_needs_no_model_imports_no_sdk_and_no_html_or_pdf_library(
+        tmp_path: Path, description: str, args: list[str]) -> None:
+    (tmp_path / "hello.txt").write_text("hello\n")
+    code, heavy = imported_by(args, tmp_path)
+    assert code in (0, None), f"{description}: exit {code}"
+    assert heavy == [], f"{description} imported {heavy}"
+
+
+def test_the_probe_does_see_a_heavy_import(tmp_path: Path) -> None:
+    """The check above can fail: a Read of a PDF does need pypdf, and the probe sees it."""
+    (tmp_path / "page.pdf").write_bytes(b"%PDF-1.4 not really\n")
+    _, heavy = imported_by(["tools", "call", "Read", '{"file_path": "page.pdf"}', "--allow", "Read"], tmp_path)
+    assert "pypdf" in heavy
+
+
+def test_the_model_sdk_loads_when_the_first_client_is_built_not_with_the_client_module(tmp_path: Path) -> None:
+    probe = (
+        "import sys\n"
+        "import bot.agent.client as client\n"
+        "before = 'anthropic' in sys.modules\n"
+        "client.make_model_client(client.ProviderConfig(api_key='sk-ant-test-' + 'x' * 24))\n"
+        "print(before, 'anthropic' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={"PATH": os.environ.get("PATH", "")},
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["False", "True"]
