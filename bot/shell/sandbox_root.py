@@ -46,7 +46,9 @@ HOME_CREDENTIALS: tuple[str, ...] = (
     ".config/gcloud", ".config/hub", ".config/git/credentials", ".config/containers/auth.json",
     ".config/op", ".config/composer/auth.json", ".composer/auth.json", ".local/share/keyrings",
     ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings-security.xml",
-    ".gradle/gradle.properties",
+    ".gradle/gradle.properties", ".m2/settings.xml", ".yarnrc.yml", ".terraformrc", ".s3cfg", ".boto",
+    ".config/pip/pip.conf", ".pip/pip.conf", ".nuget/NuGet/NuGet.Config", ".pulumi/credentials.json",
+    ".bundle/config", ".config/rclone/rclone.conf", ".config/helm/registry/config.json",
 )
 #: Git configuration files under ``HOME``: shown, as sandboxed git reads them, without credentials.
 HOME_GIT_CONFIGS: tuple[str, ...] = (".gitconfig", ".config/git/config")
@@ -415,6 +417,11 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
     replaced = _credential_free_copies(dict.fromkeys(configs), _config_copies_dir())
     shared = [p for p in (workspace, *additional_directories) if p.is_dir()]
     replaced += tuple((empty, f) for root in shared for f in workspace_credentials(root))
+    if home is not None and home_shown_as_view:
+        # A tool's login under another name than HOME_CREDENTIALS knows (~/.terraformrc, ~/.s3cfg...).
+        git_configs = {home / rel for rel in HOME_GIT_CONFIGS}
+        replaced += tuple((empty, f) for f in workspace_credentials(home)
+                          if f not in git_configs and _visible(f, mounts))
     # The transcript and every file the bot keeps live in the scratch directory and its parent (the
     # output directory); inside the workspace (an output directory there), its writable bind shows them.
     binds = [w.resolve() for w in writable if w != own]

@@ -241,3 +241,24 @@ def test_a_sub_agent_worktree_is_not_created_from_a_git_directory_the_model_redi
     with pytest.raises(Exception):  # noqa: B017, PT011 - any refusal will do; running the filter will not
         anyio.run(create_worktree, repo, tmp_path / "worktree", "bot/sub")
     assert not marker.exists(), "a smudge filter from a redirected git directory ran on the host"
+
+
+def test_a_login_in_the_runners_home_under_an_unlisted_name_is_not_readable_in_the_sandbox(world: World) -> None:
+    home = world.tmp / "runner-home-2"
+    home.mkdir()
+    (home / ".terraformrc").write_text(f'credentials "app.terraform.io" {{\n  token = "{TOKEN}"\n}}\n')
+    (home / ".unknown-tool.cfg").write_text(f"api_token: {TOKEN}\n")
+    world.monkeypatch.setenv("HOME", str(home))
+    script = '''
+import codecs
+seen = []
+for name in (".terraformrc", ".unknown-tool.cfg"):
+    try:
+        seen.append(open(os.path.expanduser("~/" + name)).read())
+    except OSError as exc:
+        seen.append("refused: %s" % exc)
+pathlib.Path("notes.txt").write_text(codecs.encode("\\n".join(seen), "rot13") + "\\n")
+'''
+    result = world.run("--replay", str(attack_cassette(world, "home-login", script)))
+    assert result.exit_code == 0, result.output
+    assert TOKEN not in codecs.encode(world.origin_file(BRANCH, "notes.txt"), "rot13")
