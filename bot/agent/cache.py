@@ -9,8 +9,11 @@ The prompt is rendered ``tools → system → messages``. Breakpoints (at most 4
 3. on the last block of the last message (the newest tool results), so the next request reads the
    whole conversation so far from the cache.
 
-Nothing before a breakpoint is ever rewritten: messages are stored once, with list content, and
-markers are added on copies when a request is built. Deferred tools (seeds 4.10): where the provider
+Nothing before a breakpoint is rewritten turn by turn: messages are stored once, with list content,
+and markers are added on copies when a request is built. The one exception is a conversation that
+outgrows the context window (:mod:`bot.agent.compaction`): old tool results are cleared in one
+batch, or the conversation is replaced by a compacted one, so the prefix breaks once and is stable
+again from the next request. Deferred tools (seeds 4.10): where the provider
 supports server-side tool search, every tool is sent and deferred ones carry ``defer_loading``, so
 discovering one changes nothing in the prefix; otherwise a discovered tool is appended after the
 tools breakpoint, in discovery order, so the tools' cache entry still hits.

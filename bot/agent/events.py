@@ -110,6 +110,18 @@ class LimitReached:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextCompacted:
+    """The conversation was shrunk before a request: old tool results cleared, or compacted into a summary."""
+
+    kind: str
+    turn: int
+    tokens_before: int
+    tokens_after: int
+    items: int
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     stop_reason: str
     detail: str
@@ -117,7 +129,7 @@ class RunFinished:
 
 
 RunEvent = (TurnStarted | TextDelta | ToolStarted | ToolProgressed | ToolFinished | TodosChanged
-            | ModelRetrying | TurnFinished | LimitReached | RunFinished)
+            | ModelRetrying | TurnFinished | LimitReached | ContextCompacted | RunFinished)
 
 EventSink = Callable[[RunEvent], None]
 

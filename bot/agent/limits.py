@@ -1,10 +1,12 @@
-"""Run limits — max turns, budget (USD), wall time — and the pure check the loop makes.
+"""Run limits — max turns, budget (USD), wall time, the context window — and the pure check the loop makes.
 
 The policy layer parses limits from policy files into :class:`RunLimits`; the loop checks them
 before every turn (:func:`limit_before_turn`) and enforces the wall time inside a turn too (the
 stream and the running tools are aborted at the deadline). The budget is checked between turns:
 a turn already streaming is never cut for money, so a run may end up to one turn over budget, and
-the outcome says by how much.
+the outcome says by how much. The context window is not checked here: the loop measures the
+conversation against it before every request and shrinks it (:mod:`bot.agent.compaction`); only a
+conversation that cannot be shrunk enough ends the run with ``context_window``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from typing import Literal, Protocol
 
 import anyio
 
-LimitName = Literal["max_turns", "budget", "wall_time"]
+#: Below this a window cannot hold the system prompt, the tools and a compacted conversation.
+MIN_CONTEXT_WINDOW = 4_000
+
+LimitName = Literal["max_turns", "budget", "wall_time", "context_window"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +29,9 @@ class RunLimits:
     max_turns: int | None = None
     max_budget_usd: float | None = None
     wall_time_s: float | None = None
+    #: The model's context window in tokens, overriding the table in :mod:`bot.agent.context_window`
+    #: (policy ``bot.limits.context_window``): a smaller window compacts sooner.
+    context_window: int | None = None
 
     def __post_init__(self) -> None:
         if self.max_turns is not None and self.max_turns < 1:
@@ -32,6 +40,8 @@ class RunLimits:
             raise ValueError("max_budget_usd must not be negative")
         if self.wall_time_s is not None and self.wall_time_s <= 0:
             raise ValueError("wall_time_s must be positive")
+        if self.context_window is not None and self.context_window < MIN_CONTEXT_WINDOW:
+            raise ValueError(f"context_window must be at least {MIN_CONTEXT_WINDOW:,} tokens")
 
 
 @dataclass(frozen=True, slots=True)

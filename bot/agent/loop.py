@@ -9,10 +9,16 @@ A failed attempt (a 529, a cut stream) is retried as a whole turn: the attempt's
 aborted and logged as discarded, its streamed text is void (a ``ModelRetrying`` event says so).
 Limits stop cleanly between turns; the wall time also aborts a turn in progress. Whatever stops the
 run, the outcome keeps everything done so far — files on disk, the tool-call log, usage and cost.
+
+Before every request the conversation is measured against the model's window
+(:mod:`bot.agent.context_window`) and shrunk when it grows too big (:mod:`bot.agent.compaction`):
+old tool results cleared first, then a summary compaction. A summary that cannot be had (its
+request failed through every retry) ends the run as the ``context_window`` limit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,7 +26,21 @@ from typing import Any
 import anyio
 
 from bot.agent.cache import system_blocks, tool_definitions, with_message_breakpoint
+from bot.agent.compaction import (
+    SUMMARY_MAX_TOKENS,
+    ClientClearing,
+    Compaction,
+    CompactionKind,
+    ToolResultClearing,
+    prompt_too_long,
+    rebuild_conversation,
+    stream_summary,
+    summary_request,
+    summary_text,
+)
+from bot.agent.context_window import ContextBudget, ContextMeter, estimate_request, window_for
 from bot.agent.events import (
+    ContextCompacted,
     EventSink,
     LimitReached,
     ModelRetrying,
@@ -142,6 +162,13 @@ class _AgentRun:
         self._billed = ZERO_USAGE
         self._request_id: str | None = None
         self._limit_reported = False
+        self.meter = ContextMeter()
+        self.clearing: ToolResultClearing = session.context_clearing or ClientClearing()
+        self.compactions: list[Compaction] = []
+        #: The task as first sent: every compacted conversation starts with it again.
+        self.first_message: Message = {"role": "user", "content": []}
+        #: The turn that follows a compaction forced by the API's "prompt is too long": not forced twice.
+        self._forced_compaction = 0
 
     def _make_context(self, base: ToolUseContext) -> ToolUseContext:
         services: dict[str, Any] = dict(base.services)
@@ -198,8 +225,12 @@ class _AgentRun:
                 return Stop("aborted", f"a UserPromptSubmit hook blocked the task: {submitted.block_reason}")
             first += [_reminder(c) for c in (*started.additional_context, *submitted.additional_context)]
         self._append({"role": "user", "content": first})
+        self.first_message = self.messages[0]
         while True:
             stop = self._check_limits()
+            if stop is not None:
+                return stop
+            stop = await self._manage_context()
             if stop is not None:
                 return stop
             stop = await self._turn()
@@ -247,10 +278,18 @@ class _AgentRun:
             self._record_turn(turn, None, attempts)
             if self.context.abort.aborted:
                 return self._abort_stop()
+            if (isinstance(exc, ModelError) and prompt_too_long(exc) and self._forced_compaction != turn
+                    and len(self.messages) > 1):
+                # The estimate was short of the API's count: compact now, then run the turn again.
+                # (A conversation that is only the task has nothing to summarise: that stays an error.)
+                self._forced_compaction = turn + 1
+                return await self._compact(self._measure())
             detail = str(exc) if isinstance(exc, ModelRetriesExhausted) else f"model API error: {exc.describe()}"
             return Stop("error", detail)
         assert result is not None
         self._record_turn(turn, result.finished, attempts)
+        if result.finished is not None:
+            self.meter.reported(result.finished.usage, len(self.messages))
         self._log_calls(turn, result.outcomes, discarded=False)
         if result.context is not None:
             self.context = result.context
@@ -305,9 +344,112 @@ class _AgentRun:
         ttl = self.session.cache_ttl
         tools = tool_definitions(self.pool.tools, server_tool_search=self.deferred.server_side,
                                  discovered=self.deferred.discovered, ttl=ttl)
+        extra = _merged(self.session.extra_params, self.clearing.request_params(self.budget))
         return ModelRequest(model=self.session.model, max_tokens=self.session.max_tokens, system=self.system,
-                            messages=with_message_breakpoint(self.messages, ttl), tools=tools,
-                            extra=self.session.extra_params)
+                            messages=with_message_breakpoint(self.messages, ttl), tools=tools, extra=extra)
+
+    # ----- the context window -------------------------------------------------------------------
+
+    @property
+    def budget(self) -> ContextBudget:
+        window = window_for(self.session.model, self.session.limits.context_window)
+        return ContextBudget(window, self.session.max_tokens)
+
+    def _measure(self) -> int:
+        request = self._request()
+        return self.meter.measure(request.system, request.tools, request.messages)
+
+    def _measure_messages(self, messages: list[Message]) -> int:
+        """The estimate for a request of these messages (a conversation being built)."""
+        request = self._request()
+        return estimate_request(request.system, request.tools, messages)
+
+    async def _manage_context(self) -> Stop | None:
+        """Shrink the conversation, cheapest first, when the next request would come too close to
+        the window."""
+        budget = self.budget
+        size = self._measure()
+        if size < budget.clear_at:
+            return None
+        cleared = self.clearing.clear(self.messages, size, budget)
+        if cleared is not None:
+            self.messages = cleared.messages
+            self.meter.rewritten()
+            after = self._measure()
+            self._compacted("cleared_tool_results", size, after, cleared.count)
+            size = after
+        if size < budget.compact_at:
+            return None
+        return await self._compact(size)
+
+    async def _compact(self, size: int) -> Stop | None:
+        """Ask the model for a summary (retried like a turn), continue from a new conversation."""
+        turn = self.turns + 1
+        ttl = self.session.cache_ttl
+        base = self._request()
+        request = replace(base, max_tokens=min(self.session.max_tokens, SUMMARY_MAX_TOKENS),
+                          messages=summary_request(self.messages, lambda m: with_message_breakpoint(m, ttl)),
+                          extra={**base.extra, "tool_choice": {"type": "none"}})
+        self._billed, self._request_id = ZERO_USAGE, None
+        attempts = 0
+
+        def on_retry(notice: RetryNotice) -> None:
+            self._emit(ModelRetrying(turn, notice.attempt, notice.error.describe(), notice.delay_s))
+
+        policy = replace(self.session.retry, sleep=self._abortable_sleep)
+        finished: StreamFinished | None = None
+        try:
+            async for attempt in policy.retrying(on_retry, self._time_left):
+                with attempt:
+                    attempts += 1
+                    finished = await self._summarise(request)
+        except (ModelRetriesExhausted, ModelError) as exc:
+            self._record_turn(turn, None, attempts, compaction=True)
+            if self.context.abort.aborted:
+                return self._abort_stop()
+            why = str(exc) if isinstance(exc, ModelRetriesExhausted) else exc.describe()
+            return self._limit_stop(LimitHit("context_window", f"the conversation ({size:,} tokens) is close to the "
+                                             f"{self.budget.window:,}-token context window and the summary to "
+                                             f"compact it failed: {why}"))
+        self._record_turn(turn, finished, attempts, compaction=True)
+        if finished is None:
+            return self._abort_stop()
+        summarised = len(self.messages)
+        self.messages = rebuild_conversation(self.messages, self.first_message, summary_text(finished.content),
+                                             self._todo_pairs(), self.context, self.budget, self._measure_messages,
+                                             tool_redactor(self.context.services))
+        self.meter.rewritten()
+        after = self._measure()
+        self._compacted("summary", size, after, summarised)
+        self.transcript.append({**self.messages[0]}, isCompactSummary=True)
+        if after >= self.budget.usable:
+            return self._limit_stop(LimitHit("context_window", f"even compacted, the conversation ({after:,} tokens) "
+                                             f"does not fit the {self.budget.window:,}-token context window"))
+        return None
+
+    async def _summarise(self, request: ModelRequest) -> StreamFinished | None:
+        def bill(usage: Usage, request_id: str | None) -> None:
+            self._billed = self._billed + usage
+            self._request_id = request_id or self._request_id
+
+        return await stream_summary(self.session.client, request, self.context.abort, bill)
+
+    def _compacted(self, kind: CompactionKind, before: int, after: int, items: int) -> None:
+        record = Compaction(kind, self.turns + 1, self.clock() - self.ledger.started_at, before, after, items,
+                            self.agent_id, self.clearing.server_side and kind == "cleared_tool_results")
+        self.compactions.append(record)
+        self.ledger.compactions.append(record)
+        self.transcript.append({"role": "system", "content": [{"type": "text", "text": record.describe()}]},
+                               subtype="compact_boundary",
+                               compactMetadata={"trigger": "auto", "kind": kind, "preTokens": before,
+                                                "postTokens": after, "turn": record.turn})
+        self._emit(ContextCompacted(kind, record.turn, before, after, items))
+
+    def _todo_pairs(self) -> list[tuple[str, str]]:
+        todos = self.context.services.get(TODO_SERVICE)
+        if not isinstance(todos, TodoList):
+            return []
+        return [(t.content, t.status) for t in todos.get(self.agent_id)]
 
     async def _attempt(self, request: ModelRequest, turn: int) -> _Attempt:
         """One streamed attempt with its tools. Raises :class:`ModelError` (after aborting the
@@ -402,11 +544,12 @@ class _AgentRun:
             return []
         return [{"type": "text", "text": task_notification(t)} for t in self.tasks.take_finished()]
 
-    def _record_turn(self, turn: int, finished: StreamFinished | None, attempts: int) -> None:
+    def _record_turn(self, turn: int, finished: StreamFinished | None, attempts: int, *,
+                     compaction: bool = False) -> None:
         model = finished.model if finished is not None else self.session.model
         cost = self.session.prices.cost(model, self._billed)
         record = TurnRecord(turn, model, self._billed, cost.usd, finished.stop_reason if finished else None,
-                            attempts, self._request_id, self.agent_id, cost.estimated)
+                            attempts, self._request_id, self.agent_id, cost.estimated, compaction)
         self.ledger.turns.append(record)
         self._emit(TurnFinished(turn, record.stop_reason, record.usage, record.cost_usd, self.ledger.total_cost_usd))
 
@@ -431,9 +574,11 @@ class _AgentRun:
         # The main agent's outcome includes its sub-agents' turns and calls (tagged with their ids).
         turns = [t for t in self.ledger.turns if self.is_main or t.agent_id == self.agent_id]
         calls = [c for c in self.ledger.tool_calls if self.is_main or c.agent_id == self.agent_id]
+        compactions = [c for c in self.ledger.compactions if self.is_main or c.agent_id == self.agent_id]
         return AgentOutcome(stop=stop, final_text=self.last_text, turns=turns, tool_calls=calls,
                             messages=list(self.messages), transcript_path=self.transcript.path,
-                            agent_id=self.agent_id, total_cost_usd=self.ledger.total_cost_usd)
+                            agent_id=self.agent_id, total_cost_usd=self.ledger.total_cost_usd,
+                            compactions=compactions)
 
     def _info(self) -> SessionInfo:
         main_transcript = transcript_path_for(self.session.context.scratch_dir, None)
@@ -481,6 +626,17 @@ class _ObservedRunner(ToolRunner):
         self._owner._emit(ToolFinished(self._turn, block.id, record.tool_name, record.summary, outcome.result.is_error,
                                      record.denied, denial, record.duration_s))
         return outcome
+
+
+def _merged(base: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:
+    """Request parameters with ``more`` added; ``extra_headers``/``extra_body`` merged key by key."""
+    out = dict(base)
+    for key, value in more.items():
+        if key in ("extra_headers", "extra_body") and isinstance(out.get(key), Mapping):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
 
 
 def _reminder(text: str) -> Block:

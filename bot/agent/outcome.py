@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from bot.agent.compaction import Compaction
 from bot.agent.usage import ZERO_USAGE, Usage
 from bot.permissions.decision import Deny
 from bot.runtime.pipeline import ToolCallRecord
 
-StopReason = Literal["completed", "max_turns", "budget", "wall_time", "error", "aborted"]
+StopReason = Literal["completed", "max_turns", "budget", "wall_time", "context_window", "error", "aborted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +25,7 @@ class Stop:
 
     @property
     def is_limit(self) -> bool:
-        return self.reason in ("max_turns", "budget", "wall_time")
+        return self.reason in ("max_turns", "budget", "wall_time", "context_window")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class TurnRecord:
     agent_id: str | None = None
     #: The model was not in the price table: priced at the most expensive rates.
     cost_estimated: bool = False
+    #: The request asked for a summary to compact the conversation (not a turn of the task).
+    compaction: bool = False
 
 
 @dataclass(slots=True)
@@ -78,6 +81,8 @@ class AgentOutcome:
     agent_id: str | None = None
     #: Sub-agents' usage and cost are included (they count against the same budget).
     total_cost_usd: float = 0.0
+    #: Every time the conversation was shrunk to fit the context window (sub-agents' included).
+    compactions: list[Compaction] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.agent.cache import CacheTTL
+from bot.agent.compaction import Compaction, ToolResultClearing
 from bot.agent.definitions import BUILTIN_AGENTS, DEFAULT_MODEL_ALIASES, AgentDefinition
 from bot.agent.lifecycle import LifecycleHooks, NoLifecycleHooks
 from bot.agent.limits import Clock, LimitHit, RunLimits, monotonic
@@ -53,6 +54,8 @@ class AgentSession:
     cache_ttl: CacheTTL = "5m"
     agent_definitions: tuple[AgentDefinition, ...] = BUILTIN_AGENTS
     model_aliases: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_MODEL_ALIASES))
+    #: Who clears old tool results (:mod:`bot.agent.compaction`); ``None``: we do, client-side.
+    context_clearing: ToolResultClearing | None = None
     #: Passed through to every request (``thinking``, ``metadata``, ...).
     extra_params: Mapping[str, Any] = field(default_factory=dict)
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
@@ -74,6 +77,7 @@ class RunLedger:
     tool_calls: list[ToolCallEntry] = field(default_factory=list)
     #: Set (before the run's abort signal fires) when a limit ended the run.
     limit_hit: LimitHit | None = None
+    compactions: list[Compaction] = field(default_factory=list)
 
     @property
     def total_cost_usd(self) -> float:

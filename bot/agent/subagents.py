@@ -136,7 +136,8 @@ class SubagentRunner:
                                  read_file_state=ReadFileState(), abort=abort, limits=parent.limits,
                                  agent_id=agent_id, services=services)
         limits = RunLimits(max_turns=_smaller(definition.max_turns, base.limits.max_turns),
-                           max_budget_usd=base.limits.max_budget_usd, wall_time_s=base.limits.wall_time_s)
+                           max_budget_usd=base.limits.max_budget_usd, wall_time_s=base.limits.wall_time_s,
+                           context_window=base.limits.context_window)
         environment = None if base.environment is None else replace(base.environment, working_directory=workspace)
         prompt = SUBAGENT_SYSTEM_PROMPT + (f"\n\n{definition.prompt}" if definition.prompt else "")
         return replace(base, context=context, pool=ToolPool(definition.filter_tools(base.pool.tools)), model=model,

@@ -108,6 +108,8 @@ class RunReport:
     artifact_hint: str | None = None
     #: Changed files that configure the bot or CI (``report.sensitive_changes``).
     sensitive_paths: tuple[str, ...] = ()
+    #: When the conversation was shrunk to fit the context window, and what it saved (one line each).
+    context: tuple[str, ...] = ()
 
 
 #: Files listed in the configuration warning; the rest are counted.
@@ -304,6 +306,8 @@ def render_result(report: RunReport, *, limit: int = GITHUB_COMMENT_LIMIT, secre
         log = group_calls(report.calls)
         shown = log[:60] + ([f"- … {len(log) - 60} more"] if len(log) > 60 else [])
         tail += ["<details><summary>Run log</summary>", "", *shown, "", "</details>", ""]
+    if report.context:
+        tail += ["#### Context window", "", report.context[0], "", *(f"- {line}" for line in report.context[1:]), ""]
     tail += ["---", f"<sub>{render_usage(report.usage)}<br>{render_provenance(report.provenance)}</sub>"]
     head_text = "\n".join(top)
     tail_text = "\n".join(tail)

@@ -22,7 +22,10 @@ _LIMIT_WORDS = {
     "max_turns": "the turn limit",
     "budget": "the budget",
     "wall_time": "the time limit",
+    "context_window": "the context window",
 }
+#: Compactions listed in the comment; the rest are counted.
+MAX_COMPACTIONS_SHOWN = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +149,25 @@ def build_report(outcome: AgentOutcome | None, diff: DiffStats | None, facts: Ru
         notes=tuple(notes),
         artifact_hint=facts.artifact_hint,
         sensitive_paths=facts.sensitive_paths,
+        context=_context_lines(outcome),
     )
+
+
+def _context_lines(outcome: AgentOutcome | None) -> tuple[str, ...]:
+    """A headline for the compactions, then one line each (sub-agents' tagged)."""
+    if outcome is None or not outcome.compactions:
+        return ()
+    saved = sum(c.tokens_saved for c in outcome.compactions)
+    summaries = sum(1 for c in outcome.compactions if c.kind == "summary")
+    times = len(outcome.compactions)
+    head = (f"The conversation was shrunk {times} time{'s' if times != 1 else ''} "
+            f"to fit the model's context window ({summaries} summary compaction{'s' if summaries != 1 else ''}), "
+            f"saving {saved:,} tokens in all.")
+    lines = [(f"sub-agent {c.agent_id}, " if c.agent_id else "") + c.describe()
+             for c in outcome.compactions[:MAX_COMPACTIONS_SHOWN]]
+    if len(outcome.compactions) > MAX_COMPACTIONS_SHOWN:
+        lines.append(f"… {len(outcome.compactions) - MAX_COMPACTIONS_SHOWN} more")
+    return (head, *lines)
 
 
 def _denial(tool: str, summary: str, decision: Any) -> DenialView:
@@ -163,7 +184,7 @@ def _usage(outcome: AgentOutcome | None) -> UsageView:
         return UsageView()
     usage = outcome.usage
     return UsageView(
-        turns=len([t for t in outcome.turns if t.agent_id is None]),
+        turns=len([t for t in outcome.turns if t.agent_id is None and not t.compaction]),
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         cache_read_tokens=usage.cache_read_input_tokens,

@@ -166,9 +166,11 @@ def run_limits(config: RunConfig, policy: EffectivePolicy) -> RunLimits:
     turns = config.max_turns or policy.setting("limits.max_turns")
     budget = config.max_budget_usd if config.max_budget_usd is not None else policy.setting("limits.max_budget_usd")
     minutes = config.timeout_minutes or policy.setting("limits.timeout_minutes")
+    window = policy.setting("limits.context_window")
     return RunLimits(max_turns=int(turns) if turns else None,
                      max_budget_usd=float(budget) if budget is not None else None,
-                     wall_time_s=float(minutes) * 60 if minutes else None)
+                     wall_time_s=float(minutes) * 60 if minutes else None,
+                     context_window=int(window) if window else None)
 
 
 def instructions_from(trusted: TrustedFiles) -> tuple[Instruction, ...]:

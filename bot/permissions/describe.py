@@ -9,7 +9,8 @@ from bot.permissions.rules import Rule
 from bot.permissions.schema import Origin
 from bot.permissions.stack import EffectivePolicy
 
-_SETTING_ORDER = ("limits.max_turns", "limits.max_budget_usd", "limits.timeout_minutes", "model", "sandbox",
+_SETTING_ORDER = ("limits.max_turns", "limits.max_budget_usd", "limits.timeout_minutes", "limits.context_window",
+                  "model", "sandbox",
                   "verify", "scheduled_task", "allow_git_dir_writes", "allow_workflow_writes")
 
 

@@ -68,7 +68,9 @@ _BOT_KEYS = frozenset({"extends", "limits", "model", "sandbox", "env", "verify",
                        "allow_git_dir_writes", "allow_workflow_writes",
                        # the shell's knobs (bot.shell reads them from PermissionContext.extra)
                        "network", "allow_unsandboxed", "excluded_commands", "secret_env", "install_scripts"})
-_LIMIT_KEYS = frozenset({"max_turns", "max_budget_usd", "timeout_minutes"})
+_LIMIT_KEYS = frozenset({"max_turns", "max_budget_usd", "timeout_minutes", "context_window"})
+#: The smallest ``bot.limits.context_window`` (tokens) that still holds a prompt, tools and a summary.
+_MIN_CONTEXT_WINDOW = 4_000
 #: The top-level keys we read. An unknown key close to one of these is an error, not a warning.
 _READ_KEYS = ("permissions", "hooks", "disableAllHooks", "mcpServers", "bot")
 #: How close (difflib ratio) an unknown key must be to one we read to count as its misspelling.
@@ -363,6 +365,11 @@ class _Validator:
         if name == "max_turns":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise self.error("bot.limits.max_turns must be a whole number of at least 1", *path)
+            return value
+        if name == "context_window":
+            if isinstance(value, bool) or not isinstance(value, int) or value < _MIN_CONTEXT_WINDOW:
+                raise self.error(f"bot.limits.context_window must be a whole number of tokens, at least "
+                                 f"{_MIN_CONTEXT_WINDOW:,}", *path)
             return value
         if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
             raise self.error(f"bot.limits.{name} must be a number greater than 0", *path)
