@@ -29,6 +29,7 @@ from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import SUBAGENT_SYSTEM_PROMPT, AgentTask
 from bot.agent.session import AgentSession, RunLedger
 from bot.agent.worktree import Worktree, create_worktree, remove_worktree, worktree_diff
+from bot.core.host_git import GIT_SEAL_SERVICE, GitDirSeal
 from bot.errors import ToolExecutionError, ToolInputError
 from bot.runtime.pipeline import ToolPool
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
@@ -109,8 +110,10 @@ class SubagentRunner:
         worktree: Worktree | None = None
         workspace = parent.workspace
         if request.isolation == "worktree":
+            seal = parent.services.get(GIT_SEAL_SERVICE)
             worktree = await create_worktree(parent.workspace, parent.scratch_dir / "worktrees" / agent_id,
-                                             f"bot/agent-{agent_id}")
+                                             f"bot/agent-{agent_id}",
+                                             seal=seal if isinstance(seal, GitDirSeal) else None)
             workspace = worktree.workspace
         report: WorktreeReport | None = None
         try:

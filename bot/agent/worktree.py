@@ -16,11 +16,13 @@ from pathlib import Path
 
 import anyio
 
-from bot.core.host_git import hardened_args, host_git_env
+from bot.core.host_git import GitDirSeal, GitDirTampered, hardened_args, host_git_env
 from bot.errors import ToolExecutionError
 
 #: A worktree operation that takes longer than this is stuck (a lock, a huge checkout).
 GIT_TIMEOUT_S = 120.0
+#: Files that, in a main repository's git directory, would send git to another one's configuration.
+REDIRECTING_FILES = ("commondir", "config.worktree")
 #: The HOME of these git commands: empty (no one's ~/.gitconfig), created once per process.
 _HOME: list[Path] = []
 
@@ -67,19 +69,35 @@ async def git(cwd: Path, *args: str, check: bool = True, git_dir: Path | None = 
     return done.stdout.decode("utf-8", errors="replace")
 
 
-async def create_worktree(workspace: Path, dest: Path, branch: str) -> Worktree:
-    top_raw = await git(workspace, "rev-parse", "--show-toplevel", check=False)
-    if not top_raw.strip():
-        raise ToolExecutionError("worktree isolation needs the workspace to be a git repository")
-    top = _resolved(Path(top_raw.strip()))
-    base = (await git(top, "rev-parse", "--verify", "HEAD^{commit}", check=False)).strip()
+async def create_worktree(workspace: Path, dest: Path, branch: str, *, seal: GitDirSeal | None = None) -> Worktree:
+    """``git worktree add`` from HEAD. With the run's ``seal`` (taken before the model ran) the
+    repository is the sealed one and a broken seal refuses; without one it is found from
+    ``workspace``. Either way a main repository's git directory that has grown a ``commondir`` or
+    ``config.worktree`` (which would point git at configuration a command wrote, whose filters the
+    checkout would run) is refused."""
+    if seal is not None:
+        try:
+            seal.check()
+        except GitDirTampered as exc:
+            raise ToolExecutionError(f"worktree isolation is not available: {exc}") from None
+        top, git_dir = seal.work_tree, seal.git_dir
+    else:
+        top_raw = await git(workspace, "rev-parse", "--show-toplevel", check=False)
+        if not top_raw.strip():
+            raise ToolExecutionError("worktree isolation needs the workspace to be a git repository")
+        top = _resolved(Path(top_raw.strip()))
+        git_dir = Path((await git(top, "rev-parse", "--absolute-git-dir")).strip())
+    if (top / ".git").is_dir() and any((top / ".git" / name).exists() for name in REDIRECTING_FILES):
+        raise ToolExecutionError("worktree isolation is not available: the repository's .git has a "
+                                 f"{' or '.join(REDIRECTING_FILES)} a command may have written")
+    base = (await git(top, "rev-parse", "--verify", "HEAD^{commit}", check=False, git_dir=git_dir)).strip()
     if not base:
         raise ToolExecutionError("worktree isolation needs at least one commit in the repository")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    await git(top, "worktree", "add", "--quiet", "-b", branch, str(dest), base)
+    await git(top, "worktree", "add", "--quiet", "-b", branch, str(dest), base, git_dir=git_dir)
     path = _resolved(dest)
-    git_dir = Path((await git(path, "rev-parse", "--absolute-git-dir")).strip())
-    return Worktree(top, path, branch, base, git_dir, path / _resolved(workspace).relative_to(top))
+    own = Path((await git(path, "rev-parse", "--absolute-git-dir")).strip())
+    return Worktree(top, path, branch, base, own, path / _resolved(workspace).relative_to(top))
 
 
 def _resolved(path: Path) -> Path:

@@ -63,6 +63,10 @@ HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
     ("advice.detachedHead", "false"),
 )
 
+#: Where the run's :class:`GitDirSeal` lives in ``ToolUseContext.services`` (the loop's own git for
+#: sub-agent worktrees checks it too).
+GIT_SEAL_SERVICE = "git_seal"
+
 #: Files of a git directory that redirect git elsewhere or configure it: their bytes are sealed.
 SEALED_FILES: tuple[str, ...] = (
     "config", "config.worktree", "commondir", "gitdir", "info/attributes", "objects/info/alternates",
@@ -205,5 +209,5 @@ def _sealed_files(git_dir: Path, common_dir: Path) -> tuple[tuple[str, str | Non
     return tuple(out)
 
 
-__all__ = ["HARDENED_CONFIG", "SEALED_FILES", "GitDirSeal", "GitDirTampered", "credential_pipe", "hardened_args",
-           "host_git_env"]
+__all__ = ["GIT_SEAL_SERVICE", "HARDENED_CONFIG", "SEALED_FILES", "GitDirSeal", "GitDirTampered", "credential_pipe",
+           "hardened_args", "host_git_env"]

@@ -92,11 +92,11 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
     git.prepare_branch(branch, base=base)
     before = git.head_sha()
     print(f"branch {branch} (from {base} at {before[:12]})", file=out)
-    git.seal()  # from here on the model may run commands in the repository
+    seal = git.seal()  # from here on the model may run commands in the repository
 
     scratch = run.output_dir / "scratch"
     guard = safety.guard()
-    config = replace(run.config, workspace=repo, scratch_dir=scratch, guard=guard)
+    config = replace(run.config, workspace=repo, scratch_dir=scratch, guard=guard, git_seal=seal)
     abort = AbortSignal()
     log = EventLog()
     terminal = TerminalProgress(out)

@@ -176,9 +176,9 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
     # What a PR's head changes is untrusted: hooks that run one of those files are not run.
     untrusted = tuple(git.changed_files(base)) if trigger.pr is not None else ()
     # From here on the model may run commands: the git directory is sealed as it is now.
-    git.seal()
+    seal = git.seal()
     guard = safety.guard()
-    config = replace(run.config, untrusted_paths=untrusted, guard=guard)
+    config = replace(run.config, untrusted_paths=untrusted, guard=guard, git_seal=seal)
     abort = AbortSignal()
     outcome: AgentOutcome | None = None
     error: str | None = None
@@ -326,7 +326,8 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
     # What the run itself changed (not what a PR's head already did) among the bot's and CI's config.
     sensitive = tuple(sensitive_changes(diff_paths(git.diff(before)), hook_scripts=hook_files))
     draft = not finished or any(not ok for _, ok in verification) or bool(sensitive)
-    body = finalize(_pr_body(trigger, outcome))  # the API wrapper redacts and checks for canaries
+    # Redacted before it is neutralised, as every comment is: a redaction marker can complete an image.
+    body = finalize(_pr_body(trigger, outcome), list(process_secrets().values()))
     if pr_number is not None:
         pull = api.update_pull(pr_number, body=body) if trigger.pr is None else api.get_pull(pr_number)
     else:

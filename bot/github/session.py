@@ -24,6 +24,7 @@ from bot.agent.session import AgentSession
 from bot.agent.transcript import transcript_path_for
 from bot.core.bounded import load_json
 from bot.core.guard import GUARD_SERVICE, tool_redactor
+from bot.core.host_git import GIT_SEAL_SERVICE
 from bot.core.secrets import full_environ
 from bot.errors import ConfigError
 from bot.permissions.engine import PolicyEngine
@@ -94,6 +95,8 @@ class RunConfig:
     untrusted_paths: tuple[str, ...] = ()
     #: The run's secret guard (``bot.core.guard.SecretGuard``): tool calls are screened with it.
     guard: Any = None
+    #: The workspace's git directory sealed before the model ran (``bot.core.host_git.GitDirSeal``).
+    git_seal: Any = None
     #: The bot's environment with its secrets (resolving ``${VAR}`` in trusted config; never a child's).
     environ: Mapping[str, str] = field(default_factory=full_environ)
 
@@ -201,6 +204,8 @@ async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortS
                                tools=pool.tools, abort=abort)
         if config.guard is not None:
             context.services[GUARD_SERVICE] = config.guard
+        if config.git_seal is not None:
+            context.services[GIT_SEAL_SERVICE] = config.git_seal
         session_id = str(uuid.uuid4())
         hook_log: list[HookLogEntry] = []
         hooks_config = hooks_from_policy(policy.hooks, disabled=bool(

@@ -22,8 +22,10 @@ Policy keys read from ``PermissionContext.extra``: ``sandbox``, ``network``, ``a
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
+import stat
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -292,13 +294,32 @@ def _start_directory(context: ToolUseContext) -> tuple[Path, str | None]:
     return context.workspace, f"Shell cwd was reset to {context.workspace}"
 
 
+#: A path is at most PATH_MAX (4096) bytes on Linux; a longer marker is not one the shell wrote.
+MAX_CWD_MARKER_BYTES = 4096
+
+
 def _read_cwd_file(path: Path) -> Path | None:
+    """Where the command ended. The marker lies in the sandbox's writable corner, so the command may
+    have replaced it: a link is not followed, a FIFO is not waited on, a device is not read, and no
+    more than a path's worth of bytes is read."""
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape").strip()
-        path.unlink()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
+        with contextlib.suppress(OSError):
+            path.unlink()
         return None
-    return Path(text) if text.startswith("/") else None
+    try:
+        data = os.read(fd, MAX_CWD_MARKER_BYTES + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        data = b""
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            path.unlink()
+    text = data.decode("utf-8", errors="surrogateescape").strip()
+    if len(data) > MAX_CWD_MARKER_BYTES or not text.startswith("/"):
+        return None
+    return Path(text)
 
 
 def _directory_change(context: ToolUseContext, before: Path, after: Path | None) -> tuple[Any, str | None]:
