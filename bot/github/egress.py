@@ -196,6 +196,16 @@ class RedactingGitHubApi:
     def _t(self, text: str, what: str) -> str:
         return self._egress.text(text, f"the {what} of a GitHub API call")
 
+    def _md(self, text: str, what: str) -> str:
+        """A Markdown body: redacted, and neutralised again when redaction changed it — the marker
+        ``[REDACTED:…]`` between a ``!`` and a ``(url)`` the model wrote is an image that fetches."""
+        redacted = self._t(text, what)
+        if redacted == text:
+            return text
+        from bot.github.markdown_safety import neutralize
+
+        return neutralize(redacted)
+
     @property
     def repository(self) -> str:
         return self._api.repository
@@ -215,26 +225,26 @@ class RedactingGitHubApi:
     def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool) -> PullRequestInfo:
         return self._api.create_pull(head=self._t(head, "branch"), base=self._t(base, "branch"),
                                      title=self._t(title, "pull request title"),
-                                     body=self._t(body, "pull request body"), draft=draft)
+                                     body=self._md(body, "pull request body"), draft=draft)
 
     def update_pull(self, number: int, *, title: str | None = None, body: str | None = None) -> PullRequestInfo:
         return self._api.update_pull(number, title=None if title is None else self._t(title, "pull request title"),
-                                     body=None if body is None else self._t(body, "pull request body"))
+                                     body=None if body is None else self._md(body, "pull request body"))
 
     def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
-        return self._api.create_issue_comment(issue, self._t(body, "comment"))
+        return self._api.create_issue_comment(issue, self._md(body, "comment"))
 
     def get_issue_comment(self, comment_id: int) -> CommentInfo:
         return self._api.get_issue_comment(comment_id)
 
     def update_issue_comment(self, comment_id: int, body: str) -> CommentInfo:
-        return self._api.update_issue_comment(comment_id, self._t(body, "comment"))
+        return self._api.update_issue_comment(comment_id, self._md(body, "comment"))
 
     def add_reaction(self, target: ReactionTarget, ident: int, content: str = "eyes") -> None:
         self._api.add_reaction(target, ident, self._t(content, "reaction"))
 
     def reply_to_review_comment(self, pull: int, comment_id: int, body: str) -> CommentInfo:
-        return self._api.reply_to_review_comment(pull, comment_id, self._t(body, "review reply"))
+        return self._api.reply_to_review_comment(pull, comment_id, self._md(body, "review reply"))
 
 
 class RedactingStream(io.TextIOBase):

