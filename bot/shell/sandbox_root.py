@@ -381,6 +381,7 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
             except OSError:
                 continue
             read_only.append(workflows)
+    writable += _pinned_ancestors(read_only, list(writable))
     writable.append(own)
 
     home = _absolute(environ.get("HOME"))
@@ -433,6 +434,24 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
                        hidden_files=tuple(dict.fromkeys([*etc_files, *hidden_files])), empty_file=empty,
                        network=network, resolver_dir=_resolver_dir() if network else None, root=tuple(mounts),
                        scratch=own, replaced=replaced, masked=tuple(masked))
+
+
+def _pinned_ancestors(protected: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
+    """The directories between a writable root and a read-only path inside it (``.github`` for
+    ``.github/workflows``), to be bound writable onto themselves: a mount point cannot be renamed,
+    and renaming a plain ancestor away would let a command create the protected path anew."""
+    pinned: list[Path] = []
+    for path in protected:
+        for root in roots:
+            if path == root or not path.is_relative_to(root):
+                continue
+            ancestor = path.parent
+            while ancestor != root and ancestor.is_relative_to(root):
+                if ancestor.is_dir() and not ancestor.is_symlink():
+                    pinned.append(ancestor)
+                ancestor = ancestor.parent
+    # Outermost first: a bind covers what was bound below it before.
+    return sorted(dict.fromkeys(pinned), key=lambda d: len(d.parts))
 
 
 def workspace_credentials(root: Path) -> list[Path]:

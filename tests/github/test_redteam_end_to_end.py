@@ -272,3 +272,22 @@ def test_redaction_never_completes_an_image_that_fetches_on_view(world: World) -
     assert world.gh.pulls(REPO)
     for body in posted:
         assert not fetched_resources(body), body
+
+
+def test_model_written_code_cannot_add_a_workflow_by_moving_github_away(world: World) -> None:
+    script = '''
+try:
+    os.rename(".github", "moved-github")
+    print("RENAMED .github", file=sys.stderr)
+except OSError as exc:
+    print("refused:", exc, file=sys.stderr)
+try:
+    os.makedirs(".github/workflows", exist_ok=True)
+    open(".github/workflows/evil.yml", "w").write("on: push\\njobs: {}\\n")
+except OSError as exc:
+    print("refused:", exc, file=sys.stderr)
+'''
+    result = world.run("--replay", str(attack_cassette(world, "workflow", script)))
+    assert result.exit_code == 0, result.output
+    assert not [p for p in pushed_paths(world) if p.startswith(".github/workflows/")], "a new workflow was pushed"
+    assert not (world.workspace / "moved-github").exists()
