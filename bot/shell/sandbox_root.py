@@ -428,6 +428,8 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
     binds = [w.resolve() for w in writable if w != own]
     masked = [d for d in dict.fromkeys((scratch_dir.parent.resolve(), scratch_dir.resolve()))
               if any(d != w and d.is_relative_to(w) for w in binds) and not _holds(d, binds)]
+    # ... and its ancestors below the workspace pinned, so it cannot be moved out from under its mask.
+    writable = [w for w in writable if w != own] + _pinned_ancestors(masked, binds) + [own]
     return SandboxSpec(writable=tuple(dict.fromkeys(writable)), tmp_dir=tmp_dir,
                        read_only=tuple(dict.fromkeys(read_only)),
                        hidden_dirs=tuple(dict.fromkeys([*etc_dirs, *hidden_dirs])),

@@ -103,7 +103,7 @@ pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13"))
     assert "name = runner" in notes  # the rest of the file is still there for sandboxed git
 
 
-def run_with_output_in_workspace(world: World, cassette: Path) -> Any:
+def run_with_output_in_workspace(world: World, cassette: Path, output: str = "bot-output") -> Any:
     """`bot run` as a workflow that runs it in the checkout without BOT_OUTPUT_DIR would: the
     output directory (transcript, scratch) inside the workspace."""
     from typer.testing import CliRunner
@@ -115,7 +115,7 @@ def run_with_output_in_workspace(world: World, cassette: Path) -> Any:
         "GITHUB_API_URL": world.gh.api_url, "GITHUB_SERVER_URL": world.gh.server_url,
         "GITHUB_REPOSITORY": REPO, "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": TOKEN,
         "GITHUB_WORKSPACE": str(world.workspace), "GITHUB_OUTPUT": str(world.tmp / "gh-output"),
-        "GITHUB_STEP_SUMMARY": str(world.tmp / "gh-summary"), "BOT_OUTPUT_DIR": str(world.workspace / "bot-output"),
+        "GITHUB_STEP_SUMMARY": str(world.tmp / "gh-summary"), "BOT_OUTPUT_DIR": str(world.workspace / output),
         "BOT_POLICY": "fix",
     }
     for name, value in env.items():
@@ -291,3 +291,18 @@ except OSError as exc:
     assert result.exit_code == 0, result.output
     assert not [p for p in pushed_paths(world) if p.startswith(".github/workflows/")], "a new workflow was pushed"
     assert not (world.workspace / "moved-github").exists()
+
+
+def test_an_output_directory_in_the_workspace_cannot_be_moved_out_from_under_its_mask(world: World) -> None:
+    script = '''
+try:
+    os.rename("out", "moved-out")
+    print("MOVED", file=sys.stderr)
+except OSError as exc:
+    print("refused:", exc, file=sys.stderr)
+'''
+    (world.workspace / "out").mkdir()
+    result = run_with_output_in_workspace(world, attack_cassette(world, "move-output", script), "out/bot-output")
+    assert result.exit_code == 0, result.output
+    assert not (world.workspace / "moved-out").exists()
+    assert (world.workspace / "out" / "bot-output" / "outcome.json").exists()
