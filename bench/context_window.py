@@ -13,7 +13,8 @@ Figures per run: the estimated size of every request (the same estimate the loop
 simulated prompt cache: a request reads from the cache the longest prefix, up to a breakpoint, that
 an earlier request wrote (``bot.agent.cache.cached_prefix``). The cache hit share is cached tokens /
 prompt tokens: for the whole run, and for the requests right after each summary compaction (the
-first one writes the new prefix, the ones after it should read it).
+first one writes the new prefix, the ones after it should read it); and the input priced the way
+the cache bills it (reads at 0.1x, writes at 1.25x the base price).
 
 Run: ``python bench/context_window.py`` (a few seconds).
 """
@@ -42,6 +43,9 @@ from tests.agent.conftest import Harness
 from tests.cassettes import compaction_scripts as scripts
 
 UNMANAGED_WINDOW = 10_000_000
+#: Anthropic's prompt-cache prices relative to base input tokens (5-minute cache writes).
+CACHE_READ_PRICE = 0.1
+CACHE_WRITE_PRICE = 1.25
 
 
 class ScriptedApi(httpx2.AsyncBaseTransport):
@@ -122,7 +126,10 @@ async def main() -> None:
     for name, (outcome, bodies, _) in runs.items():
         shares = cache_shares(bodies)
         total, cached = sum(p for p, _ in shares), sum(c for _, c in shares)
-        line = f"  {name:>9}: whole run {cached / total:.1%} of {total:,} prompt tokens"
+        # Input price in base-input-token units: cache reads bill at 0.1x, the rest is written at 1.25x.
+        priced = cached * CACHE_READ_PRICE + (total - cached) * CACHE_WRITE_PRICE
+        line = (f"  {name:>9}: whole run {cached / total:.1%} of {total:,} prompt tokens, input billed as "
+                f"{priced:,.0f} base-token units")
         task_index = [i for i, b in enumerate(bodies) if scripts.purpose_of(json.dumps(b)) != "compaction"]
         after: list[float] = []
         first: list[float] = []

@@ -112,7 +112,8 @@ def estimate_tokens(value: Any) -> int:
 
 
 def estimate_request(system: Sequence[Block], tools: Sequence[Block], messages: Sequence[Message]) -> int:
-    return estimate_tokens(list(system)) + estimate_tokens(list(tools)) + estimate_tokens(list(messages))
+    # Message by message, as the meter counts them (each estimate is rounded down on its own).
+    return estimate_tokens(list(system)) + estimate_tokens(list(tools)) + sum(estimate_tokens(m) for m in messages)
 
 
 def estimate_body(body: Mapping[str, Any]) -> int:
@@ -129,6 +130,10 @@ class ContextMeter:
     def __init__(self) -> None:
         self._reported: int | None = None
         self._messages_then = 0
+        # Stored messages are never changed in place (a shrink replaces them), so each one is
+        # estimated once: the object is kept with its figure, so its id cannot be reused meanwhile.
+        self._memo: dict[int, tuple[object, int]] = {}
+        self._tools: tuple[tuple[str, ...], int] = ((), 0)
 
     def reported(self, usage: Usage, messages_sent: int) -> None:
         """A response arrived for a request of ``messages_sent`` messages: what the API counted
@@ -140,12 +145,30 @@ class ContextMeter:
         """The conversation was cleared or compacted: the last usage no longer describes it."""
         self._reported = None
         self._messages_then = 0
+        self._memo.clear()
 
     def measure(self, system: Sequence[Block], tools: Sequence[Block], messages: Sequence[Message]) -> int:
-        estimate = estimate_request(system, tools, messages)
+        """The size of a request of these parts. ``messages`` should be the stored ones (not
+        copies), so that each is estimated once."""
+        estimate = self._once(system) + self._tools_tokens(tools) + sum(self._once(m) for m in messages)
         if self._reported is not None:
-            estimate = max(estimate, self._reported + estimate_tokens(list(messages[self._messages_then:])))
+            estimate = max(estimate, self._reported + sum(self._once(m) for m in messages[self._messages_then:]))
         return estimate
+
+    def _once(self, item: Any) -> int:
+        hit = self._memo.get(id(item))
+        if hit is not None and hit[0] is item:
+            return hit[1]
+        tokens = estimate_tokens(item)
+        self._memo[id(item)] = (item, tokens)
+        return tokens
+
+    def _tools_tokens(self, tools: Sequence[Block]) -> int:
+        """Tool definitions are rebuilt for every request; they change only when a tool is added."""
+        names = tuple(str(t.get("name", "")) for t in tools)
+        if names != self._tools[0]:
+            self._tools = (names, estimate_tokens(list(tools)))
+        return self._tools[1]
 
 
 __all__ = ["DEFAULT_WINDOW", "MODEL_WINDOWS", "ContextBudget", "ContextMeter", "estimate_body", "estimate_request",

@@ -340,10 +340,13 @@ class _AgentRun:
             return None
         return Stop("completed")
 
+    def _tools(self) -> list[Block]:
+        return tool_definitions(self.pool.tools, server_tool_search=self.deferred.server_side,
+                                discovered=self.deferred.discovered, ttl=self.session.cache_ttl)
+
     def _request(self) -> ModelRequest:
         ttl = self.session.cache_ttl
-        tools = tool_definitions(self.pool.tools, server_tool_search=self.deferred.server_side,
-                                 discovered=self.deferred.discovered, ttl=ttl)
+        tools = self._tools()
         extra = _merged(self.session.extra_params, self.clearing.request_params(self.budget))
         return ModelRequest(model=self.session.model, max_tokens=self.session.max_tokens, system=self.system,
                             messages=with_message_breakpoint(self.messages, ttl), tools=tools, extra=extra)
@@ -356,13 +359,11 @@ class _AgentRun:
         return ContextBudget(window, self.session.max_tokens)
 
     def _measure(self) -> int:
-        request = self._request()
-        return self.meter.measure(request.system, request.tools, request.messages)
+        return self.meter.measure(self.system, self._tools(), self.messages)
 
     def _measure_messages(self, messages: list[Message]) -> int:
         """The estimate for a request of these messages (a conversation being built)."""
-        request = self._request()
-        return estimate_request(request.system, request.tools, messages)
+        return estimate_request(self.system, self._tools(), messages)
 
     async def _manage_context(self) -> Stop | None:
         """Shrink the conversation, cheapest first, when the next request would come too close to

@@ -216,6 +216,9 @@ def outcome_data(report: RunReport, outcome: AgentOutcome | None, *, extra: dict
         "cache_write_tokens": usage.cache_write_tokens,
         "cost_usd": round(usage.cost_usd, 6),
         "sensitive_paths": list(report.sensitive_paths),
+        "compactions": [{"kind": c.kind, "turn": c.turn, "at_s": round(c.at_s, 1), "tokens_before": c.tokens_before,
+                         "tokens_after": c.tokens_after, "tokens_saved": c.tokens_saved, "items": c.items,
+                         "agent_id": c.agent_id} for c in (outcome.compactions if outcome else ())],
         "summary": report.summary,
     }
     data.update(extra or {})

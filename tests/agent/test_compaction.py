@@ -27,7 +27,7 @@ from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome, Stop
 from bot.agent.prompts import AgentTask
 from bot.github.render import render_result
-from bot.github.report import RunFacts, build_report
+from bot.github.report import RunFacts, build_report, outcome_data
 from tests.agent.conftest import Harness
 from tests.cassettes import compaction_scripts as scripts
 
@@ -195,3 +195,6 @@ def test_the_comment_says_when_compaction_happened_and_what_it_saved() -> None:
     assert "- turn 12 (95 s): 7 old tool results cleared, 120,000 → 80,000 tokens (saved 40,000)" in text
     assert "- turn 30 (410 s): 58 messages compacted into a summary" in text
     assert "Context window" not in render_result(build_report(AgentOutcome(Stop("completed"), ""), None, RunFacts()))
+    data = outcome_data(report, outcome)["compactions"]
+    assert [(c["kind"], c["turn"], c["tokens_saved"]) for c in data] == [("cleared_tool_results", 12, 40_000),
+                                                                        ("summary", 30, 121_000)]
