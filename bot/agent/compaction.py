@@ -45,8 +45,8 @@ from bot.tools.context import ToolUseContext
 #: Results kept whatever their age (Claude Code's microcompact keeps a handful too): the model is
 #: usually still working with the last few.
 KEEP_RECENT_RESULTS = 3
-#: A result shorter than this is kept: its stub would save next to nothing.
-MIN_CLEARABLE_CHARS = 400
+#: A result smaller than this (estimated tokens) is kept: its stub would save next to nothing.
+MIN_CLEARABLE_TOKENS = 130
 #: Files re-read into a compacted conversation (Claude Code restores five).
 RESTORED_FILES = 5
 #: Share of the usable window the re-read files may take together; one file at most this many characters.
@@ -187,10 +187,10 @@ def clear_old_tool_results(messages: Sequence[Message], *, size: int, target: in
         content = list(_blocks(out[i]))
         block = content[j]
         text = _result_text(block.get("content"))
-        if block.get("is_error") or len(text) < MIN_CLEARABLE_CHARS or text.startswith(CLEARED_PREFIX):
+        if block.get("is_error") or estimate_tokens(block) < MIN_CLEARABLE_TOKENS or text.startswith(CLEARED_PREFIX):
             continue
         stub = {"type": "tool_result", "tool_use_id": block["tool_use_id"],
-                "content": cleared_stub(calls.get(block["tool_use_id"]), text)}
+                "content": cleared_stub(calls.get(block["tool_use_id"]), text, _attachments(block.get("content")))}
         saved += estimate_tokens(block) - estimate_tokens(stub)
         content[j] = stub
         out[i] = {**out[i], "content": content}
@@ -201,7 +201,7 @@ def clear_old_tool_results(messages: Sequence[Message], *, size: int, target: in
 _PERSISTED = re.compile(r"Full output saved to: (\S+)")
 
 
-def cleared_stub(call: Block | None, text: str) -> str:
+def cleared_stub(call: Block | None, text: str, attachments: int = 0) -> str:
     """What a cleared result says: what was there, and how to get it again."""
     name = str(call.get("name", "a tool")) if call else "a tool"
     args: Mapping[str, Any] = (call.get("input") or {}) if call else {}
@@ -216,9 +216,11 @@ def cleared_stub(call: Block | None, text: str) -> str:
         again = f"run `{_one_line(str(args['command']))}` again if you need its output and it is safe to repeat"
     else:
         again = f"call {name} again if you need it"
-    what = f"{name} result ({len(text):,} characters)"
+    size = f"{len(text):,} characters" + (f", {attachments} image{'s' if attachments != 1 else ''} or document"
+                                          f"{'s' if attachments != 1 else ''}" if attachments else "")
+    what = f"{name} result ({size})"
     if name in ("Read", "Write", "Edit") and args.get("file_path"):
-        what = f"{name} of {args['file_path']} ({len(text):,} characters)"
+        what = f"{name} of {args['file_path']} ({size})"
     return f"{CLEARED_PREFIX} {what}. To see it again, {again}.]"
 
 
@@ -235,6 +237,11 @@ def _tool_uses(messages: Sequence[Message]) -> dict[str, Block]:
 def _blocks(message: Message) -> list[Block]:
     content = message.get("content")
     return content if isinstance(content, list) else []
+
+
+def _attachments(content: Any) -> int:
+    return sum(1 for b in content if isinstance(b, Mapping) and b.get("type") in ("image", "document")) \
+        if isinstance(content, list) else 0
 
 
 def _result_text(content: Any) -> str:

@@ -32,6 +32,7 @@ from bot.agent.compaction import (
     Compaction,
     CompactionKind,
     ToolResultClearing,
+    clear_old_tool_results,
     prompt_too_long,
     rebuild_conversation,
     stream_summary,
@@ -282,8 +283,16 @@ class _AgentRun:
                     and len(self.messages) > 1):
                 # The estimate was short of the API's count: compact now, then run the turn again.
                 # (A conversation that is only the task has nothing to summarise: that stays an error.)
+                # Every clearable result goes first, so the summary request itself is not refused too.
                 self._forced_compaction = turn + 1
-                return await self._compact(self._measure())
+                size = self._measure()
+                cleared = clear_old_tool_results(self.messages, size=size, target=0)
+                if cleared.count:
+                    self.messages = cleared.messages
+                    self.meter.rewritten()
+                    self._compacted("cleared_tool_results", size, after := self._measure(), cleared.count)
+                    size = after
+                return await self._compact(size)
             detail = str(exc) if isinstance(exc, ModelRetriesExhausted) else f"model API error: {exc.describe()}"
             return Stop("error", detail)
         assert result is not None

@@ -81,6 +81,15 @@ def test_errors_and_small_results_are_never_cleared() -> None:
     assert _cleared(cleared.messages) == ["toolu_2", "toolu_3"]
 
 
+def test_an_image_result_is_cleared_though_it_has_no_text() -> None:
+    messages = _session(3)
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+    messages[2]["content"] = [_result(0, [image])]  # type: ignore[arg-type]
+    cleared = clear_old_tool_results(messages, size=10**6, target=0, keep_last=1)
+    assert "toolu_0" in _cleared(cleared.messages)
+    assert "0 characters, 1 image or document" in str(cleared.messages[2]["content"][0]["content"])
+
+
 @pytest.mark.parametrize(("case", "call", "text", "says"), [
     ("a read says to read the file again", _call(1, "Read", file_path="src/a.py"), BIG, "Read src/a.py again"),
     ("a persisted result names its file", _call(1, "Bash", command="pytest -q"),
