@@ -18,16 +18,17 @@ request failed through every retry) ends the run as the ``context_window`` limit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
 from bot.agent.cache import system_blocks, tool_definitions, with_message_breakpoint
 from bot.agent.compaction import (
     SUMMARY_MAX_TOKENS,
+    Cleared,
     ClientClearing,
     Compaction,
     CompactionKind,
@@ -98,6 +99,8 @@ from bot.tools.context import ToolUseContext
 from bot.tools.messages import ProgressEvent, ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
 from bot.tools.todo_write import TODO_SERVICE, TodoItem, TodoList
 from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools
+
+_T = TypeVar("_T")
 
 MAX_TOKENS_NOTICE = ("Your response was cut off at the output token limit. Continue where you stopped; "
                      "split large outputs (a big file) into several smaller tool calls.")
@@ -263,19 +266,8 @@ class _AgentRun:
         turn = self.turns
         self._billed, self._request_id = ZERO_USAGE, None
         self._emit(TurnStarted(turn, self.session.model))
-        attempts = 0
-
-        def on_retry(notice: RetryNotice) -> None:
-            self._emit(ModelRetrying(turn, notice.attempt, notice.error.describe(), notice.delay_s))
-
-        policy = replace(self.session.retry, sleep=self._abortable_sleep)
-        result: _Attempt | None = None
-        try:
-            async for attempt in policy.retrying(on_retry, self._time_left):
-                with attempt:
-                    attempts += 1
-                    result = await self._attempt(self._request(), turn)
-        except (ModelRetriesExhausted, ModelError) as exc:
+        result, attempts, exc = await self._retried(turn, lambda: self._attempt(self._request(), turn))
+        if exc is not None:
             self._record_turn(turn, None, attempts)
             if self.context.abort.aborted:
                 return self._abort_stop()
@@ -287,12 +279,7 @@ class _AgentRun:
                 self._forced_compaction = turn + 1
                 size = self._measure()
                 cleared = clear_old_tool_results(self.messages, size=size, target=0)
-                if cleared.count:
-                    self.messages = cleared.messages
-                    self.meter.rewritten()
-                    self._compacted("cleared_tool_results", size, after := self._measure(), cleared.count)
-                    size = after
-                return await self._compact(size)
+                return await self._compact(self._apply_clearing(cleared, size) if cleared.count else size)
             detail = str(exc) if isinstance(exc, ModelRetriesExhausted) else f"model API error: {exc.describe()}"
             return Stop("error", detail)
         assert result is not None
@@ -383,14 +370,17 @@ class _AgentRun:
             return None
         cleared = self.clearing.clear(self.messages, size, budget)
         if cleared is not None:
-            self.messages = cleared.messages
-            self.meter.rewritten()
-            after = self._measure()
-            self._compacted("cleared_tool_results", size, after, cleared.count)
-            size = after
+            size = self._apply_clearing(cleared, size)
         if size < budget.compact_at:
             return None
         return await self._compact(size)
+
+    def _apply_clearing(self, cleared: Cleared, size: int) -> int:
+        self.messages = cleared.messages
+        self.meter.rewritten()
+        after = self._measure()
+        self._compacted("cleared_tool_results", size, after, cleared.count)
+        return after
 
     async def _compact(self, size: int) -> Stop | None:
         """Ask the model for a summary (retried like a turn), continue from a new conversation."""
@@ -401,19 +391,9 @@ class _AgentRun:
                           messages=summary_request(self.messages, lambda m: with_message_breakpoint(m, ttl)),
                           extra={**base.extra, "tool_choice": {"type": "none"}})
         self._billed, self._request_id = ZERO_USAGE, None
-        attempts = 0
-
-        def on_retry(notice: RetryNotice) -> None:
-            self._emit(ModelRetrying(turn, notice.attempt, notice.error.describe(), notice.delay_s))
-
-        policy = replace(self.session.retry, sleep=self._abortable_sleep)
-        finished: StreamFinished | None = None
-        try:
-            async for attempt in policy.retrying(on_retry, self._time_left):
-                with attempt:
-                    attempts += 1
-                    finished = await self._summarise(request)
-        except (ModelRetriesExhausted, ModelError) as exc:
+        finished, attempts, exc = await self._retried(
+            turn, lambda: stream_summary(self.session.client, request, self.context.abort, self._bill))
+        if exc is not None:
             self._record_turn(turn, None, attempts, compaction=True)
             if self.context.abort.aborted:
                 return self._abort_stop()
@@ -437,12 +417,9 @@ class _AgentRun:
                                              f"does not fit the {self.budget.window:,}-token context window"))
         return None
 
-    async def _summarise(self, request: ModelRequest) -> StreamFinished | None:
-        def bill(usage: Usage, request_id: str | None) -> None:
-            self._billed = self._billed + usage
-            self._request_id = request_id or self._request_id
-
-        return await stream_summary(self.session.client, request, self.context.abort, bill)
+    def _bill(self, usage: Usage, request_id: str | None) -> None:
+        self._billed = self._billed + usage
+        self._request_id = request_id or self._request_id
 
     def _compacted(self, kind: CompactionKind, before: int, after: int, items: int) -> None:
         record = Compaction(kind, self.turns + 1, self.clock() - self.ledger.started_at, before, after, items,
@@ -517,6 +494,25 @@ class _AgentRun:
                 tg.cancel_scope.cancel()
         if failure is not None:
             raise failure
+
+    async def _retried(self, turn: int, attempt: Callable[[], Awaitable[_T]]
+                       ) -> tuple[_T | None, int, ModelRetriesExhausted | ModelError | None]:
+        """``attempt`` under the retry policy: (its result, attempts made, the error that ended them)."""
+        attempts = 0
+
+        def on_retry(notice: RetryNotice) -> None:
+            self._emit(ModelRetrying(turn, notice.attempt, notice.error.describe(), notice.delay_s))
+
+        policy = replace(self.session.retry, sleep=self._abortable_sleep)
+        result: _T | None = None
+        try:
+            async for retrying in policy.retrying(on_retry, self._time_left):
+                with retrying:
+                    attempts += 1
+                    result = await attempt()
+        except (ModelRetriesExhausted, ModelError) as exc:
+            return None, attempts, exc
+        return result, attempts, None
 
     async def _abortable_sleep(self, seconds: float) -> None:
         """The retry wait, cut short by an abort (the next attempt then sees the abort at once)."""
