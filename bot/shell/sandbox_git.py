@@ -132,17 +132,25 @@ def _submodule_configs(common_dir: Path | None) -> tuple[Path, ...]:
 def credential_free_config(text: str, secrets: Mapping[str, str]) -> str:
     """``text`` (a git configuration file) without the lines that hold a credential: every
     ``extraheader``, and every line in which a known secret (in any leak form) or a token's shape
-    is found — with the continuation lines (a trailing backslash) of each. Pure."""
+    is found — with the continuation lines (a trailing backslash) of each, and, for a section
+    header (``[url "https://TOKEN@host/"]``), the whole section. Pure."""
     redactor = Redactor(secrets)
     kept: list[str] = []
-    dropping = False
+    continuing = False
+    in_dropped_section = False
     for line in text.splitlines(keepends=True):
-        if not dropping:
-            dropping = bool(_HEADER_LINE.match(line)) or redactor(line) != line
-            if not dropping:
-                kept.append(line)
-                continue
-        dropping = line.rstrip("\r\n").endswith("\\")
+        if continuing:
+            continuing = line.rstrip("\r\n").endswith("\\")
+            continue
+        header = line.lstrip().startswith("[")
+        if header:
+            in_dropped_section = False
+        if _HEADER_LINE.match(line) or redactor(line) != line:
+            in_dropped_section = in_dropped_section or header
+            continuing = line.rstrip("\r\n").endswith("\\")
+            continue
+        if not in_dropped_section:
+            kept.append(line)
     return "".join(kept)
 
 

@@ -148,6 +148,9 @@ def test_a_sub_agent_in_its_own_worktree_gets_the_same_sandbox_laid_out_around_i
     ("a known secret's value goes, with its continuation lines",
      "[x]\n\tv = s3cr3t-value-1 \\\n\tmore\n\tw = 1\n", "[x]\n\tw = 1\n"),
     ("everything else stays", "[user]\n\tname = bot\n", "[user]\n\tname = bot\n"),
+    ("a section named by a URL with a token goes whole",
+     "[url \"https://x:ghs_" + "a" * 36 + "@github.com/\"]\n\tinsteadOf = https://github.com/\n[user]\n\tname = bot\n",
+     "[user]\n\tname = bot\n"),
 ])
 def test_the_sandbox_shows_git_config_without_credentials(description: str, config: str, kept: str) -> None:
     from bot.shell.sandbox_git import credential_free_config
