@@ -30,14 +30,16 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.core.host_git import hardened_args, host_git_env
 from bot.core.redact import Redactor
 from bot.core.secrets import process_secrets
-from bot.shell.sandbox_git import credential_free_config, protect_repository
+from bot.shell.sandbox_git import credential_free_config, git_directories, protect_repository
 
 #: Credential files and directories under ``HOME``: left out of the view (top level) or hidden.
 HOME_CREDENTIALS: tuple[str, ...] = (
@@ -457,13 +459,16 @@ def _pinned_ancestors(protected: Sequence[Path], roots: Sequence[Path]) -> list[
 
 
 def workspace_credentials(root: Path) -> list[Path]:
-    """Files at the top of ``root`` that hold a credential — a known secret's value or a token's or
-    key's shape: what an earlier step of the job left in the checkout (a cloud login's
-    ``gha-creds-*.json``, a key file). The sandbox shows them empty: a command that can read one can
-    re-encode it past every redactor. Only the top level, and files up to
-    :data:`MAX_CREDENTIAL_FILE_BYTES`: those steps write there, and the scan must stay cheap."""
-    redactor = Redactor(process_secrets())
+    """Files at the top of ``root`` that hold a credential — a known secret's value, or a token's or
+    key's shape in a file git does not track (a README's example token is not one): what an earlier
+    step of the job left in the checkout (a cloud login's ``gha-creds-*.json``, a key file). The
+    sandbox shows them empty: a command that can read one can re-encode it past every redactor.
+    Only the top level, and files up to :data:`MAX_CREDENTIAL_FILE_BYTES`: those steps write there,
+    and the scan must stay cheap."""
+    secrets = process_secrets()
+    known, any_kind = Redactor(secrets, shapes=()), Redactor(secrets)
     found: list[Path] = []
+    shaped: list[Path] = []
     try:
         entries = sorted(root.iterdir())[:MAX_HOME_ENTRIES]
     except OSError:
@@ -476,9 +481,30 @@ def workspace_credentials(root: Path) -> list[Path]:
             text = entry.read_bytes().decode("utf-8", errors="replace")
         except OSError:
             continue
-        if redactor(text) != text:
+        if known(text) != text:
             found.append(entry)
+        elif any_kind(text) != text:
+            shaped.append(entry)
+    if shaped:
+        tracked = _tracked(root, [p.name for p in shaped])
+        found += [p for p in shaped if p.name not in tracked]
     return found
+
+
+def _tracked(root: Path, names: Sequence[str]) -> set[str]:
+    """Which of ``names`` (at the top of ``root``) git tracks; none when ``root`` is no repository.
+    The bot's own way of running git (:mod:`bot.core.host_git`): the git directory named, nothing
+    taken from a configuration that runs programs."""
+    _, git_dir, _ = git_directories(root)
+    if git_dir is None:
+        return set()
+    env = host_git_env(git_dir=git_dir, work_tree=root, home=_config_copies_dir())
+    try:
+        done = subprocess.run(["git", *hardened_args(), "ls-files", "-z", "--", *names], cwd=root, env=env,
+                              capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return set(done.stdout.decode("utf-8", errors="surrogateescape").split("\0")) - {""}
 
 
 def _config_copies_dir() -> Path:

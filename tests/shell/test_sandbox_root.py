@@ -158,3 +158,20 @@ def test_toolchain_roots_bring_a_bin_directorys_parent_and_never_what_holds_the_
 
     assert roots == [outside_tmp / "tool", outside_tmp / "other", outside_tmp / "plain",
                      outside_tmp / "holder" / "bin"]
+
+
+def test_top_level_files_holding_a_credential_are_found_but_not_a_tracked_example(tmp_path: Path) -> None:
+    import subprocess
+
+    from bot.shell.sandbox_root import workspace_credentials
+
+    example = "ghp_" + "x" * 36
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "README.md").write_text(f"Set GH_TOKEN, e.g. {example}\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "README.md"], check=True)
+    (root / "left-by-a-step.json").write_text(f'{{"token": "{example}"}}\n')
+    (root / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n")
+    (root / "plain.txt").write_text("nothing here\n")
+    assert sorted(p.name for p in workspace_credentials(root)) == ["key.pem", "left-by-a-step.json"]
