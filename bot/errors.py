@@ -7,8 +7,6 @@
     │   ├── ToolInputError         the input was wrong (schema, validation, a missing file)
     │   └── ToolExecutionError     the call ran and failed (a command failed, a server errored)
     ├── RunError               ends the run; the outcome says which and keeps the work
-    │   ├── LimitReached           max turns, budget or wall time
-    │   ├── RunAborted             cancellation signal, or a fatal model/API error
     │   └── CanaryTripped          a decoy credential was seen: stop now, push and post nothing more
     ├── ConfigError            the operator must fix a file: names the file and the line
     ├── GitHubError            a GitHub API call failed (after retries); names the operation
@@ -62,17 +60,6 @@ class ToolExecutionError(ToolError):
 
 class RunError(BotError):
     """Ends the run. The work so far is kept and reported."""
-
-
-class LimitReached(RunError):
-    def __init__(self, limit: str, detail: str) -> None:
-        super().__init__(f"{limit} limit reached: {detail}")
-        self.limit = limit
-        self.detail = detail
-
-
-class RunAborted(RunError):
-    pass
 
 
 class CanaryTripped(RunError):

@@ -69,6 +69,8 @@ def run(
     # Also here, not only in main(): `bot run` may be invoked as a library (typer's CliRunner).
     capture_process_secrets()
     protect_own_environ()
+    if not dry_run:
+        _prefetch_model_sdk()
 
     config = RunConfig(
         workspace=repo, scratch_dir=output_dir / "scratch", policies=_split(policy), allow=allow or [],
@@ -120,3 +122,14 @@ def _our_error(exc: BaseException) -> BotError | None:
     leaf = first_error(exc)
     return leaf if isinstance(leaf, BotError) else None
 
+
+def _prefetch_model_sdk() -> None:
+    """Start importing the model SDK now, in a thread: a run spends its first second or two waiting
+    on git, the sandbox's self-test and MCP servers, and the SDK's import (the largest part of
+    start-up) overlaps with that instead of following it. The import lock makes the client's own
+    import wait for this one rather than import twice."""
+    import importlib
+    import threading
+
+    threading.Thread(target=importlib.import_module, args=("anthropic",), name="prefetch-anthropic",
+                     daemon=True).start()

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar, Generic, TypeVar
@@ -179,11 +178,6 @@ class Tool(ABC, Generic[InputT, OutputT]):
         so on (seeds ``backfillObservableInput``). Never sent back to the model."""
         return input.model_dump(mode="json", exclude_none=True)
 
-    def render_use(self, input: InputT, context: ToolUseContext | None = None) -> str:
-        """One Markdown line for the call."""
-        summary = self.summarize_input(input)
-        return f"**{self.user_facing_name(input)}**" + (f" `{summary}`" if summary else "")
-
     def summarize_input(self, input: InputT) -> str:
         """A short label of the input (the file, the command), for logs and grouped rendering."""
         subject = self.permission_subject(input)
@@ -200,15 +194,6 @@ class Tool(ABC, Generic[InputT, OutputT]):
         label = "Error" if is_error else "Result"
         fence = "````" if "```" in text else "```"
         return f"{label}:\n{fence}\n{text}\n{fence}"
-
-    def render_grouped(self, inputs: Sequence[InputT]) -> str | None:
-        """Consecutive calls of this tool as one line ("Read 5 files: a, b, …"), or ``None``."""
-        if len(inputs) < 2:
-            return None
-        labels = [self.summarize_input(i) for i in inputs]
-        shown = ", ".join(f"`{label}`" for label in labels[:5])
-        more = f", … (+{len(labels) - 5})" if len(labels) > 5 else ""
-        return f"**{self.name}** ×{len(inputs)}: {shown}{more}"
 
 
 AnyTool = Tool[Any, Any]

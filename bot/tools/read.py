@@ -126,13 +126,6 @@ class ReadTool(PathTool[ReadInput, ReadOutput]):
         context.read_file_state.record(path, raw, mtime_ns, input.offset, input.limit)
         return ToolResult(output)
 
-    def render_grouped(self, inputs: Sequence[ReadInput]) -> str | None:
-        if len(inputs) < 2:
-            return None
-        names = [Path(i.file_path).name for i in inputs]
-        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
-        return f"📖 Read {len(inputs)} files: {shown}"
-
 
 def _read_regular_file(path: Path, input: ReadInput, context: ToolUseContext) -> tuple[bytes, int]:
     """The file's bytes and mtime, opened once (no window for a swap between stat and read), never
