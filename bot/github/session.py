@@ -281,7 +281,7 @@ def replaying(cassette: Path, config: RunConfig) -> tuple[AbstractContextManager
     replayed (GitHub and MCP traffic pass through), and no real key is needed."""
     from urllib.parse import urlparse
 
-    from bot.testing.model import use_cassette
+    from bot.agent.replay import use_cassette
 
     base_url = config.provider.base_url or config.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
     host = urlparse(base_url).hostname or "api.anthropic.com"

@@ -1,4 +1,5 @@
-"""Every process the bot starts receives an environment built on purpose, never a copy of the bot's.
+"""What the architecture promises, checked over the source: every process the bot starts receives an
+environment built on purpose (never a copy of the bot's), and production code never imports `bot.testing`.
 
 A call that starts a process without ``env=`` inherits the bot's environment. The secrets are taken
 out of ``os.environ`` at start-up, but what is left (the runner's variables, canaries planted to
@@ -56,3 +57,16 @@ def test_our_process_wrapper_requires_an_environment() -> None:
 
     parameter = inspect.signature(run_process).parameters["env"]
     assert parameter.default is inspect.Parameter.empty
+
+
+def test_production_code_never_imports_the_testing_package() -> None:
+    offenders = []
+    for path in sorted(BOT.rglob("*.py")):
+        if path.is_relative_to(BOT / "testing"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if any(n == "bot.testing" or n.startswith("bot.testing.") for n in names):
+                offenders.append(f"{path.relative_to(BOT.parent)}:{node.lineno}")
+    assert offenders == []
