@@ -35,6 +35,9 @@ from bot.core.redact import Redactor
 
 #: A ``.git`` file or ``commondir`` is one short line; more is not git's.
 MAX_POINTER_BYTES = 4096
+#: Files of a git directory that point git elsewhere: read-only even when git may write the rest.
+REDIRECT_FILES: tuple[str, ...] = ("commondir", "gitdir", "config.worktree", "info/attributes",
+                                   "objects/info/alternates")
 #: Submodule git directories whose configuration is shown without credentials (bwrap takes each on argv).
 MAX_SUBMODULES = 256
 #: The configuration files of a git directory that the sandbox shows without credentials.
@@ -112,6 +115,10 @@ def protect_repository(root: Path, *, allow_git_dir_writes: bool) -> GitProtecti
         with contextlib.suppress(OSError):
             hooks.mkdir(exist_ok=True)
         read_only += [p for p in (hooks, common_dir / "config") if p.exists()]
+    # The files that send git to another git directory's configuration (a worktree's ``commondir``
+    # and ``gitdir`` always exist): rewritten, the bot's host-side git for the worktree would run
+    # that configuration's filters. Those that exist are bound read-only onto themselves.
+    read_only += [d / name for d in dirs for name in REDIRECT_FILES if (d / name).is_file()]
     return GitProtection(read_only=tuple(read_only), writable=tuple(writable), configs=configs)
 
 
@@ -154,5 +161,5 @@ def credential_free_config(text: str, secrets: Mapping[str, str]) -> str:
     return "".join(kept)
 
 
-__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "MAX_SUBMODULES", "GitProtection", "credential_free_config",
-           "git_directories", "protect_repository"]
+__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "MAX_SUBMODULES", "REDIRECT_FILES", "GitProtection",
+           "credential_free_config", "git_directories", "protect_repository"]

@@ -168,3 +168,16 @@ def test_submodule_configs_are_among_those_shown_without_credentials(tmp_path: P
     protection = protect_repository(repo, allow_git_dir_writes=False)
     assert module / "config" in protection.configs
     assert repo / ".git" / "config" in protection.configs
+
+
+def test_a_worktrees_commondir_stays_read_only_even_when_git_may_write(tmp_path: Path) -> None:
+    from bot.shell.sandbox_git import protect_repository
+
+    repo = make_repo(tmp_path / "repo")
+    worktree = tmp_path / "worktree"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(worktree))
+    protection = protect_repository(worktree, allow_git_dir_writes=True)
+    own = repo.resolve() / ".git" / "worktrees" / "worktree"
+    assert own in protection.writable  # git may write the worktree's git directory...
+    # ...but not what would send the bot's host-side git to another directory's configuration.
+    assert {own / "commondir", own / "gitdir"} <= set(protection.read_only)
