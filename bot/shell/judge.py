@@ -377,7 +377,9 @@ class Judge(PathChecks):
             index = min(scan.explicit)
             reason = (f"{scan.explicit[index]}; only a rule that spells out "
                       f"`{' '.join(w.value for w in argv[:index + 1])}` allows it")
-            return Verdict("nomatch", reason, suggestions=exact_suggestion([w.value for w in argv]))
+            # No suggestion: a rule that would allow this spells out the word that runs, loads or
+            # connects (a command, a config, a host) — offering it would offer to approve the attack.
+            return Verdict("nomatch", reason + " (review that value before writing such a rule)")
         if unsafe:
             names = ", ".join(a.name for a in unsafe)
             return Verdict("nomatch", f"the command sets {names}, which can change what it runs",

@@ -42,6 +42,7 @@ from bot.shell.git_flags import (
     git_subcommand_position,
 )
 from bot.shell.interpreter_flags import interpreter_facts, interpreter_key
+from bot.shell.options.lookup import table_facts
 from bot.shell.package_flags import (
     cargo_facts,
     go_facts,
@@ -151,7 +152,21 @@ def _variable_names(program: str, argv: Sequence[Word]) -> list[str]:
 
 
 def program_facts(argv: Sequence[Word], *, install_scripts: bool = True) -> ProgramFacts:
-    """What the analysis must know about one program's options (see the module docstring)."""
+    """What the analysis must know about one program's options (see the module docstring): the
+    hand-written knowledge of this module's families, joined with what the option table read from
+    the program's documentation says (:mod:`bot.shell.options.lookup`)."""
+    known = _known_facts(argv, install_scripts)
+    documented = table_facts(argv) if argv else None
+    if documented is None:
+        return known
+    taken = {index for index, _ in known.explicit}
+    explicit = known.explicit + tuple(e for e in documented.explicit if e[0] not in taken)
+    seen = {use.pos for use in known.paths}
+    paths = known.paths + tuple(use for use in documented.paths if use.pos not in seen)
+    return known._replace(explicit=explicit, paths=paths)
+
+
+def _known_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
     if not argv:
         return NO_FACTS
     program = argv[0].value.rsplit("/", 1)[-1]

@@ -26,8 +26,10 @@ CASES = [
     ("-c glued to its value is not git's", "git -ccore.pager=less log", ["Bash(git:*)"], False),
     ("known global options are skipped", "git -C . --no-pager log -1", ["Bash(git log:*)"], True),
     ("--namespace takes a value", "git --namespace x log", ["Bash(git log *)"], True),
-    ("--attr-source= with difftool spelled out", "git --attr-source=HEAD difftool -x 'sh -c id' HEAD",
-     ["Bash(git difftool *)"], True),
+    ("--attr-source= with difftool spelled out, but not the command -x runs",
+     "git --attr-source=HEAD difftool -x 'sh -c id' HEAD", ["Bash(git difftool *)"], False),
+    ("--attr-source= with difftool and its -x command spelled out",
+     "git --attr-source=HEAD difftool -x 'sh -c id' HEAD", ["Bash(git difftool -x sh -c id *)"], True),
     ("--version is a command", "git --version", ["Bash(git:*)"], True),
     # abbreviated long options (#2)
     ("fetch --upload-pa", "git fetch --upload-pa='sh -c id #' .", ["Bash(git fetch:*)"], False),
