@@ -114,23 +114,34 @@ class TimedClient:
 
 def five_second_turn(tool: str) -> Turn:
     """Tool blocks complete at about 1.3 s, 2.5 s and 3.7 s of a 5.0 s stream."""
-    return Turn([
-        Text("I'll look at the three modules, one at a time as I go. " * 3, seconds=1.0),
-        ToolCall(tool, {"label": "first"}, seconds=0.3),
-        Text("While that runs, the second one matters for the parser. " * 3, seconds=0.9),
-        ToolCall(tool, {"label": "second"}, seconds=0.3),
-        Text("And the third covers the command-line entry point. " * 3, seconds=0.9),
-        ToolCall(tool, {"label": "third"}, seconds=0.3),
-        Text("Once all three are in I will summarise what each one does and how they fit together. " * 4,
-             seconds=1.3),
-    ], usage=Usage(2_000, 400), first_token_s=0.0)
+    return Turn(
+        [
+            Text("I'll look at the three modules, one at a time as I go. " * 3, seconds=1.0),
+            ToolCall(tool, {"label": "first"}, seconds=0.3),
+            Text("While that runs, the second one matters for the parser. " * 3, seconds=0.9),
+            ToolCall(tool, {"label": "second"}, seconds=0.3),
+            Text("And the third covers the command-line entry point. " * 3, seconds=0.9),
+            ToolCall(tool, {"label": "third"}, seconds=0.3),
+            Text(
+                "Once all three are in I will summarise what each one does and how they fit together. " * 4, seconds=1.3
+            ),
+        ],
+        usage=Usage(2_000, 400),
+        first_token_s=0.0,
+    )
 
 
 def session_for(workspace: Path, scratch: Path, tools: Sequence[AnyTool], client: ModelClient) -> AgentSession:
     permission = PermissionContext(allow=tuple(make_rule(t.name, "allow", "bench") for t in tools))
     context = make_context(workspace, scratch_dir=scratch, permission=permission)
-    return AgentSession(context=context, pool=ToolPool(tools), client=client, model="claude-sonnet-5-5",
-                        engine=RuleEngine(), environment=Environment(workspace, "Linux", date(2026, 11, 30)))
+    return AgentSession(
+        context=context,
+        pool=ToolPool(tools),
+        client=client,
+        model="claude-sonnet-5-5",
+        engine=RuleEngine(),
+        environment=Environment(workspace, "Linux", date(2026, 11, 30)),
+    )
 
 
 class Stamps:
@@ -147,8 +158,9 @@ class Stamps:
 
 async def streamed_turn(root: Path, tool: type[TimedTool]) -> tuple[float, float]:
     """(turn wall time, stream time) of the 5-second turn run by the agent loop."""
-    replay = PacedReplay.from_script([five_second_turn(tool.name), Turn([Text("Done.")], first_token_s=0.0)],
-                                     clock=time.perf_counter)
+    replay = PacedReplay.from_script(
+        [five_second_turn(tool.name), Turn([Text("Done.")], first_token_s=0.0)], clock=time.perf_counter
+    )
     stamps = Stamps()
     session = session_for(root, root / "scratch", [tool()], model_client(replay.transport()))
     outcome = await run_agent(AgentTask("Summarise the modules."), session, stamps)
@@ -161,11 +173,18 @@ async def static_turn(root: Path, tool: type[TimedTool]) -> tuple[float, float]:
     replay = PacedReplay.from_script([five_second_turn(tool.name)], clock=time.perf_counter)
     client = model_client(replay.transport())
     instance = tool()
-    context = make_context(root, scratch_dir=root / "scratch-static",
-                           permission=PermissionContext(allow=(make_rule(tool.name, "allow", "bench"),)))
+    context = make_context(
+        root,
+        scratch_dir=root / "scratch-static",
+        permission=PermissionContext(allow=(make_rule(tool.name, "allow", "bench"),)),
+    )
     runner = ToolRunner(ToolPool([instance]), RuleEngine())
-    request = ModelRequest(model="claude-sonnet-5-5", max_tokens=1024, system=[{"type": "text", "text": "s"}],
-                           messages=[{"role": "user", "content": [{"type": "text", "text": "go"}]}])
+    request = ModelRequest(
+        model="claude-sonnet-5-5",
+        max_tokens=1024,
+        system=[{"type": "text", "text": "s"}],
+        messages=[{"role": "user", "content": [{"type": "text", "text": "go"}]}],
+    )
     started = time.perf_counter()
     blocks = [e.block async for e in client.stream(request) if isinstance(e, ToolUseReady)]
     await run_tools(blocks, runner, context)
@@ -173,8 +192,14 @@ async def static_turn(root: Path, tool: type[TimedTool]) -> tuple[float, float]:
 
 
 async def overhead(root: Path, turns: int) -> dict[str, Any]:
-    script = [Turn([Text("Checking the next file now."), ToolCall("Noop", {"label": f"call {i}"})],
-                   usage=Usage(1_000 + 50 * i, 60), first_token_s=0.0) for i in range(turns - 1)]
+    script = [
+        Turn(
+            [Text("Checking the next file now."), ToolCall("Noop", {"label": f"call {i}"})],
+            usage=Usage(1_000 + 50 * i, 60),
+            first_token_s=0.0,
+        )
+        for i in range(turns - 1)
+    ]
     script.append(Turn([Text("All done.")], first_token_s=0.0))
     replay = PacedReplay.from_script(script, clock=time.perf_counter)
     client = TimedClient(model_client(replay.transport()))
@@ -201,9 +226,11 @@ async def main() -> None:
             kind = "concurrency-safe" if tool.safe else "exclusive"
             wall, stream = await streamed_turn(root, tool)
             base_wall, base_stream = await static_turn(root, tool)
-            print(f"  {kind:>16} tools | streaming executor: turn {wall:.3f} s / stream {stream:.3f} s = "
-                  f"{wall / stream:.3f}x | baseline, tools after the stream: {base_wall:.3f} s / "
-                  f"{base_stream:.3f} s = {base_wall / base_stream:.3f}x")
+            print(
+                f"  {kind:>16} tools | streaming executor: turn {wall:.3f} s / stream {stream:.3f} s = "
+                f"{wall / stream:.3f}x | baseline, tools after the stream: {base_wall:.3f} s / "
+                f"{base_stream:.3f} s = {base_wall / base_stream:.3f}x"
+            )
 
         print(f"\n== 2. Loop overhead per turn, model and tool time excluded ({OVERHEAD_TURNS} turns)")
         await overhead(root, 5)  # warm-up: imports, first SDK client
@@ -211,13 +238,19 @@ async def main() -> None:
         turns = OVERHEAD_TURNS
         ours = result["total"] - result["model"] - result["tool"]
         per_turn = result["per_turn"]
-        print(f"  run {ms(result['total'])}: model client {ms(result['model'])}, tools {ms(result['tool'])}, "
-              f"loop {ms(ours)}")
-        print(f"  loop overhead per turn: {ms(ours / turns)} (model-client time per turn, the baseline: "
-              f"{ms(result['model'] / turns)}; ratio {ours / result['model']:.2f}x)")
+        print(
+            f"  run {ms(result['total'])}: model client {ms(result['model'])}, tools {ms(result['tool'])}, "
+            f"loop {ms(ours)}"
+        )
+        print(
+            f"  loop overhead per turn: {ms(ours / turns)} (model-client time per turn, the baseline: "
+            f"{ms(result['model'] / turns)}; ratio {ours / result['model']:.2f}x)"
+        )
         first, last = statistics.median(per_turn[:10]), statistics.median(per_turn[-10:])
-        print(f"  whole turn (loop + model client + tool), median: turns 1-10 {ms(first)}, "
-              f"turns {turns - 9}-{turns} {ms(last)} (the conversation grows each turn)")
+        print(
+            f"  whole turn (loop + model client + tool), median: turns 1-10 {ms(first)}, "
+            f"turns {turns - 9}-{turns} {ms(last)} (the conversation grows each turn)"
+        )
 
 
 if __name__ == "__main__":

@@ -57,8 +57,9 @@ def load_cases(ws: Path) -> list[tuple[str, Any]]:
             if key not in contexts:
                 policy = dict(case.get("policy") or {})
                 cwd = policy.pop("cwd", None)
-                contexts[key] = context_for(ws, case["allow"], case["deny"], case["ask"],
-                                            cwd=ws / cwd if cwd else None, **policy)
+                contexts[key] = context_for(
+                    ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
+                )
             ctx = contexts[key]
             command = case["command"]
             cases.append((command, ctx))
@@ -127,29 +128,43 @@ def main() -> None:
     parse = time_each(cases, bare_parse, args.repeat)
     cold = time_each(cases, cold_decision, args.repeat)
     warm = time_each(cases, warm_decision, args.repeat, prime=True)
-    floors = {name: time_each(cases, fn, args.repeat)
-              for name, fn in (("parse + read every node once", touch_every_node),
-                               ("parse + walk to simple commands", parse_and_walk),
-                               ("text checks alone", text_checks))}
+    floors = {
+        name: time_each(cases, fn, args.repeat)
+        for name, fn in (
+            ("parse + read every node once", touch_every_node),
+            ("parse + walk to simple commands", parse_and_walk),
+            ("text checks alone", text_checks),
+        )
+    }
     n = len(cases)
     ratios = [c / p for c, p in zip(cold, parse, strict=True)]
     benign = _BENIGN_CASES[0]
     print(f"commands: {n} (benign corpus x3 shapes + attack corpus), best of {args.repeat}")
-    print(f"bare tree-sitter parse : mean {statistics.mean(parse) * 1e6:6.1f} us   "
-          f"median {statistics.median(parse) * 1e6:6.1f} us")
-    print(f"full decision (cold)   : mean {statistics.mean(cold) * 1e6:6.1f} us   "
-          f"median {statistics.median(cold) * 1e6:6.1f} us   -> {n / sum(cold):,.0f} decisions/s")
-    print(f"repeat decision (warm) : mean {statistics.mean(warm) * 1e6:6.1f} us   "
-          f"median {statistics.median(warm) * 1e6:6.1f} us   -> {n / sum(warm):,.0f} decisions/s")
-    print(f"ratio full/parse (cold): total {sum(cold) / sum(parse):.2f}x   median per command "
-          f"{statistics.median(ratios):.2f}x   (target <= 3x)")
+    print(
+        f"bare tree-sitter parse : mean {statistics.mean(parse) * 1e6:6.1f} us   "
+        f"median {statistics.median(parse) * 1e6:6.1f} us"
+    )
+    print(
+        f"full decision (cold)   : mean {statistics.mean(cold) * 1e6:6.1f} us   "
+        f"median {statistics.median(cold) * 1e6:6.1f} us   -> {n / sum(cold):,.0f} decisions/s"
+    )
+    print(
+        f"repeat decision (warm) : mean {statistics.mean(warm) * 1e6:6.1f} us   "
+        f"median {statistics.median(warm) * 1e6:6.1f} us   -> {n / sum(warm):,.0f} decisions/s"
+    )
+    print(
+        f"ratio full/parse (cold): total {sum(cold) / sum(parse):.2f}x   median per command "
+        f"{statistics.median(ratios):.2f}x   (target <= 3x)"
+    )
     for name, times in floors.items():
         print(f"  floor: {name:32} {sum(times) / sum(parse):.2f}x the bare parse")
     # The realistic workload: the benign commands in their three shapes (the attack corpus holds
     # 60,000-character commands refused before any walk, which move the totals above).
     b_parse, b_cold = sum(parse[:benign]), sum(cold[:benign])
-    print(f"benign commands only ({benign}): parse {b_parse / benign * 1e6:.1f} us, decision "
-          f"{b_cold / benign * 1e6:.1f} us -> {benign / b_cold:,.0f} decisions/s, ratio {b_cold / b_parse:.2f}x")
+    print(
+        f"benign commands only ({benign}): parse {b_parse / benign * 1e6:.1f} us, decision "
+        f"{b_cold / benign * 1e6:.1f} us -> {benign / b_cold:,.0f} decisions/s, ratio {b_cold / b_parse:.2f}x"
+    )
     for name, times in floors.items():
         print(f"  floor: {name:32} {sum(times[:benign]) / b_parse:.2f}x the bare parse")
 

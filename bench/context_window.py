@@ -93,8 +93,9 @@ async def session(window: int) -> tuple[AgentOutcome, list[dict[str, Any]], floa
         started = time.perf_counter()
         outcome = await run_agent(AgentTask("Bump VERSION to 2 everywhere.", nonce="c0ffee00"), run)
         elapsed = time.perf_counter() - started
-        done = sum("VERSION = 2" in (harness.workspace / scripts.module_name(k)).read_text()
-                   for k in range(scripts.MODULES))
+        done = sum(
+            "VERSION = 2" in (harness.workspace / scripts.module_name(k)).read_text() for k in range(scripts.MODULES)
+        )
         assert done == scripts.MODULES, done
         return outcome, api.bodies, elapsed
 
@@ -113,14 +114,18 @@ async def main() -> None:
         sizes = [estimate_body(b) for b in bodies]
         over = sum(s >= scripts.WINDOW for s in sizes)
         kinds = [c.kind for c in outcome.compactions]
-        print(f"  {name:>9}: {len(sizes)} requests ({kinds.count('summary')} summaries), stop {outcome.stop.reason}, "
-              f"{elapsed:.2f} s | size max {max(sizes):,}, median {statistics.median(sizes):,.0f}, "
-              f"last {sizes[-1]:,} | over the window: {over} | sent in all: {sum(sizes):,}")
+        print(
+            f"  {name:>9}: {len(sizes)} requests ({kinds.count('summary')} summaries), stop {outcome.stop.reason}, "
+            f"{elapsed:.2f} s | size max {max(sizes):,}, median {statistics.median(sizes):,.0f}, "
+            f"last {sizes[-1]:,} | over the window: {over} | sent in all: {sum(sizes):,}"
+        )
         print(f"  {'':>9}  {sparkline(sizes, top)}")
         if kinds:
             saved = sum(c.tokens_saved for c in outcome.compactions)
-            print(f"  {'':>9}  {kinds.count('cleared_tool_results')} clearings, {kinds.count('summary')} compactions, "
-                  f"{saved:,} tokens saved at the moments they happened")
+            print(
+                f"  {'':>9}  {kinds.count('cleared_tool_results')} clearings, {kinds.count('summary')} compactions, "
+                f"{saved:,} tokens saved at the moments they happened"
+            )
 
     print("\n== Prompt-cache hit share (simulated cache: a prefix up to an earlier request's breakpoint)")
     for name, (outcome, bodies, _) in runs.items():
@@ -128,8 +133,10 @@ async def main() -> None:
         total, cached = sum(p for p, _ in shares), sum(c for _, c in shares)
         # Input price in base-input-token units: cache reads bill at 0.1x, the rest is written at 1.25x.
         priced = cached * CACHE_READ_PRICE + (total - cached) * CACHE_WRITE_PRICE
-        line = (f"  {name:>9}: whole run {cached / total:.1%} of {total:,} prompt tokens, input billed as "
-                f"{priced:,.0f} base-token units")
+        line = (
+            f"  {name:>9}: whole run {cached / total:.1%} of {total:,} prompt tokens, input billed as "
+            f"{priced:,.0f} base-token units"
+        )
         task_index = [i for i, b in enumerate(bodies) if scripts.purpose_of(json.dumps(b)) != "compaction"]
         after: list[float] = []
         first: list[float] = []
@@ -138,12 +145,14 @@ async def main() -> None:
                 continue
             i = task_index[c.turn - 1]  # the first request of the new conversation
             first.append(shares[i][1] / shares[i][0])
-            after += [shares[j][1] / shares[j][0] for j in task_index[c.turn:c.turn + 3]]
+            after += [shares[j][1] / shares[j][0] for j in task_index[c.turn : c.turn + 3]]
         summary_reqs = [i for i, b in enumerate(bodies) if scripts.purpose_of(json.dumps(b)) == "compaction"]
         if first:
-            line += (f" | first request after a compaction {statistics.mean(first):.1%}, the next three "
-                     f"{statistics.mean(after):.1%} | summary requests "
-                     f"{statistics.mean(shares[i][1] / shares[i][0] for i in summary_reqs):.1%}")
+            line += (
+                f" | first request after a compaction {statistics.mean(first):.1%}, the next three "
+                f"{statistics.mean(after):.1%} | summary requests "
+                f"{statistics.mean(shares[i][1] / shares[i][0] for i in summary_reqs):.1%}"
+            )
         print(line)
 
 

@@ -59,11 +59,17 @@ def main() -> None:
 
         report("PyGithubApi.default_branch (fresh client)", median_ms(fresh_read, runs), "ms", baseline=raw_read)
 
-        raw_write = median_ms(lambda: session.post(f"{base}/issues/{issue}/comments", json={"body": "x"},
-                                                   headers=headers, timeout=5), runs)
+        raw_write = median_ms(
+            lambda: session.post(f"{base}/issues/{issue}/comments", json={"body": "x"}, headers=headers, timeout=5),
+            runs,
+        )
         report("raw POST comment (baseline)", raw_write, "ms")
-        report("PyGithubApi.create_issue_comment", median_ms(lambda: api.create_issue_comment(issue, "x"), runs),
-               "ms", baseline=raw_write)
+        report(
+            "PyGithubApi.create_issue_comment",
+            median_ms(lambda: api.create_issue_comment(issue, "x"), runs),
+            "ms",
+            baseline=raw_write,
+        )
 
         def sticky() -> None:
             comment = api.create_issue_comment(issue, "working…")

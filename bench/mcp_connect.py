@@ -60,8 +60,13 @@ def free_port() -> int:
 def start_everything(mode: str) -> tuple[subprocess.Popen[str], int]:
     assert NODE is not None
     port = free_port()
-    proc = subprocess.Popen([NODE, str(EVERYTHING_JS), mode], env={**os.environ, "PORT": str(port)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [NODE, str(EVERYTHING_JS), mode],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     for line in proc.stderr:
         if f"port {port}" in line:
@@ -130,10 +135,14 @@ def main() -> None:
             servers["everything-http"] = {"type": "http", "url": f"http://127.0.0.1:{http_port}/mcp"}
             servers["everything-sse"] = {"type": "sse", "url": f"http://127.0.0.1:{sse_port}/sse"}
         else:
-            print("server-everything not installed (npm install --prefix .ci @modelcontextprotocol/server-everything):"
-                  " its rows are skipped")
-        configs = [*parse_mcp_config({"mcpServers": servers}, environ={}).servers,
-                   in_process_server("in-process", in_process())]
+            print(
+                "server-everything not installed (npm install --prefix .ci @modelcontextprotocol/server-everything):"
+                " its rows are skipped"
+            )
+        configs = [
+            *parse_mcp_config({"mcpServers": servers}, environ={}).servers,
+            in_process_server("in-process", in_process()),
+        ]
         try:
             python_s = spawn_s([sys.executable, "-c", "pass"], runs)
             node_s = spawn_s([NODE, "-e", "0"], runs) if NODE else None
@@ -148,18 +157,28 @@ def main() -> None:
                 slowest = max(slowest, connect + listing)
                 base = node_s if config.kind == "stdio" and "everything" in config.name else python_s
                 print(f"\n{config.name} ({config.kind}, {tools} tools)")
-                report("  connect (handshake; stdio: spawn too)", connect * 1000, "ms",
-                       baseline=base * 1000 if config.kind == "stdio" and base else None)
+                report(
+                    "  connect (handshake; stdio: spawn too)",
+                    connect * 1000,
+                    "ms",
+                    baseline=base * 1000 if config.kind == "stdio" and base else None,
+                )
                 report("  tools/list", listing * 1000, "ms")
                 report("  close", close * 1000, "ms")
             together = anyio.run(all_at_once, configs, runs)
             print()
-            report(f"all {len(configs)} servers, one manager (connect + list)", together * 1000, "ms",
-                   baseline=total * 1000)
+            report(
+                f"all {len(configs)} servers, one manager (connect + list)",
+                together * 1000,
+                "ms",
+                baseline=total * 1000,
+            )
             report("sum of single connects + lists (sequential)", total * 1000, "ms")
             report("slowest single connect + list (the ideal)", slowest * 1000, "ms")
-            print(f"(stdio Python servers spend their start-up importing on the CPU: with {os.cpu_count()} cores, "
-                  "shared, concurrent spawns overlap only as far as cores are free)")
+            print(
+                f"(stdio Python servers spend their start-up importing on the CPU: with {os.cpu_count()} cores, "
+                "shared, concurrent spawns overlap only as far as cores are free)"
+            )
         finally:
             for proc in procs:
                 proc.terminate()

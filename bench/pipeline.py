@@ -67,8 +67,9 @@ class Sleeper(Tool[SleepInput, str]):
 
 def pipeline_overhead(calls: int, workspace: Path) -> None:
     tool = Trivial()
-    context = make_context(workspace, scratch_dir=workspace / ".s",
-                           permission=flag_permission_context(["Trivial"], [], []))
+    context = make_context(
+        workspace, scratch_dir=workspace / ".s", permission=flag_permission_context(["Trivial"], [], [])
+    )
     runner = ToolRunner(ToolPool([tool]))
     raw = {"text": "hello"}
 
@@ -97,8 +98,9 @@ def pipeline_overhead(calls: int, workspace: Path) -> None:
 
 def streaming_overlap(stream_s: float, workspace: Path) -> None:
     step = stream_s / 5
-    context = make_context(workspace, scratch_dir=workspace / ".s",
-                           permission=flag_permission_context(["Sleeper"], [], []))
+    context = make_context(
+        workspace, scratch_dir=workspace / ".s", permission=flag_permission_context(["Sleeper"], [], [])
+    )
     runner = ToolRunner(ToolPool([Sleeper()]))
     blocks = [ToolUseBlock(f"t{i}", "Sleeper", {"seconds": step}) for i in range(3)]
 
@@ -134,8 +136,10 @@ def streaming_overlap(stream_s: float, workspace: Path) -> None:
     streamed = anyio.run(streaming_turn)
     sequential = anyio.run(sequential_turn)
     batched = anyio.run(batched_turn)
-    print(f"streaming overlap: a {stream_s:g} s stream, tool_use blocks complete at "
-          f"{step:g}/{2 * step:g}/{3 * step:g} s, each tool takes {step:g} s:")
+    print(
+        f"streaming overlap: a {stream_s:g} s stream, tool_use blocks complete at "
+        f"{step:g}/{2 * step:g}/{3 * step:g} s, each tool takes {step:g} s:"
+    )
     report("  stream time", stream_s, "s")
     report("  streaming executor: turn wall time", streamed, "s", baseline=stream_s, target="≤ 1.1×")
     report("  static batch after the stream", batched, "s", baseline=stream_s)

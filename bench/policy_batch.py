@@ -45,8 +45,11 @@ def corpus(n: int, other_ws: Path) -> list[str]:
         {"tool": "Grep", "input": {"pattern": "TODO", "path": "src/{i}"}, "policy": fix},
         {"tool": "Edit", "input": {"file_path": "src/f{i}.py", "old_string": "a", "new_string": "b"}, "policy": fix},
         {"tool": "Write", "input": {"file_path": ".github/workflows/w{i}.yml", "content": "x"}, "policy": fix},
-        {"tool": "WebFetch", "input": {"url": "https://docs{i}.example.com/", "prompt": "p"},
-         "allow": ["WebFetch(domain:*.example.com)"]},
+        {
+            "tool": "WebFetch",
+            "input": {"url": "https://docs{i}.example.com/", "prompt": "p"},
+            "allow": ["WebFetch(domain:*.example.com)"],
+        },
         {"tool": "Read", "input": {"file_path": "/etc/hosts"}, "allow": ["Read"]},
         {"tool": "mcp__github__list_issues", "input": {"state": "open"}, "allow": ["mcp__github"]},
         {"tool": "Read", "input": {"file_path": "a{i}.txt"}, "allow": ["Read"], "workspace": str(other_ws)},
@@ -97,8 +100,9 @@ def cli(lines: list[str], ws: Path, tmp: Path) -> tuple[float, int]:
     batch.write_text("\n".join(lines) + "\n")
     bot = Path(sys.executable).parent / "bot"
     started = time.perf_counter()
-    done = subprocess.run([str(bot), "policy", "check", "--batch", str(batch), "-w", str(ws)], check=False,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [str(bot), "policy", "check", "--batch", str(batch), "-w", str(ws)], check=False, capture_output=True, text=True
+    )
     elapsed = time.perf_counter() - started
     return elapsed, len(done.stdout.splitlines())
 

@@ -73,8 +73,7 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def compare(name: str, runs: int, ours: Callable[[], object], baseline: Callable[[], object],
-            base_name: str) -> None:
+def compare(name: str, runs: int, ours: Callable[[], object], baseline: Callable[[], object], base_name: str) -> None:
     ours(), baseline()  # warm
     our_times: list[float] = []
     base_times: list[float] = []
@@ -109,14 +108,29 @@ def main() -> None:
 
     print(f"{args.secrets} secrets ({sum(map(len, values)):,} characters), {size / 1e6:g} MB of text:")
     print("known values, plain text:")
-    compare("leak-form matcher (every form)", args.runs, lambda: matcher.sub(plain),
-            lambda: replace_loop(plain), "str.replace loop (raw values only)")
+    compare(
+        "leak-form matcher (every form)",
+        args.runs,
+        lambda: matcher.sub(plain),
+        lambda: replace_loop(plain),
+        "str.replace loop (raw values only)",
+    )
     print("whole redactor (values + shapes), plain text:")
-    compare("Redactor", args.runs, lambda: redactor(plain), lambda: replace_loop(plain),
-            "str.replace loop (raw values only)")
+    compare(
+        "Redactor",
+        args.runs,
+        lambda: redactor(plain),
+        lambda: replace_loop(plain),
+        "str.replace loop (raw values only)",
+    )
     print("text with %XX escapes and zero-width characters (normalised view):")
-    compare("leak-form matcher (every form)", args.runs, lambda: matcher.sub(escaped),
-            lambda: replace_loop(escaped), "str.replace loop (raw values only)")
+    compare(
+        "leak-form matcher (every form)",
+        args.runs,
+        lambda: matcher.sub(escaped),
+        lambda: replace_loop(escaped),
+        "str.replace loop (raw values only)",
+    )
     print("building the matcher (cold, once per run and value set):")
     alternation = "|".join(re.escape(v) for v in values)
 

@@ -1,6 +1,6 @@
 """Run every benchmark script in this folder, one after the other, and print their figures.
 
-    python bench/run.py [name ...]     # e.g. python bench/run.py pipeline search
+python bench/run.py [name ...]     # e.g. python bench/run.py pipeline search
 """
 
 from __future__ import annotations

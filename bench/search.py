@@ -51,8 +51,7 @@ GREP_CASES: list[tuple[str, dict[str, Any]]] = [
     ("files_with_matches, glob + -i", {"pattern": "class .*error", "glob": "*.py", "-i": True}),
     ("count", {"pattern": "self", "output_mode": "count", "type": "py"}),
     ("content, default page of 250", {"pattern": "import os", "output_mode": "content"}),
-    ("content, everything (head_limit 0)", {"pattern": "raise ValueError", "output_mode": "content",
-                                            "head_limit": 0}),
+    ("content, everything (head_limit 0)", {"pattern": "raise ValueError", "output_mode": "content", "head_limit": 0}),
 ]
 GLOB_CASES = ["*.txt", "**/test_*.py", "**/*.py", "**/*"]
 #: Deny rules a policy typically has: Glob leaves out what they cover (seeds 8.4.1).
@@ -90,8 +89,15 @@ async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
     return time.perf_counter() - started
 
 
-async def compare(name: str, runs: int, tool_fn: Callable[[], Awaitable[Any]], args: list[str], cwd: Path,
-                  target: str, extras: Sequence[tuple[str, list[str]]] = ()) -> float:
+async def compare(
+    name: str,
+    runs: int,
+    tool_fn: Callable[[], Awaitable[Any]],
+    args: list[str],
+    cwd: Path,
+    target: str,
+    extras: Sequence[tuple[str, list[str]]] = (),
+) -> float:
     """Median of ``runs`` of each, interleaved A B B A so drift and noise hit both alike. ``extras``
     are other rg commands shown next to the baseline (not part of the ratio to the target)."""
     await tool_fn()  # warm: page cache, imports
@@ -155,8 +161,9 @@ async def bench_glob(ctx: ToolUseContext, runs: int) -> list[float]:
         # rg doing the same job (every match stat'ed for newest-first) puts the stat cost in view;
         # the tool's own rg command (its walker threads, no stat) shows what the stat adds
         sortr = ("rg-sortr", ["--files", "--sortr=modified", "-g", pattern])
-        ratios.append(await compare(name, runs, run, raw_args, case_ctx.workspace, "≤ 1.3×",
-                                    [sortr, ("rg-tool", ours_args)]))
+        ratios.append(
+            await compare(name, runs, run, raw_args, case_ctx.workspace, "≤ 1.3×", [sortr, ("rg-tool", ours_args)])
+        )
     return ratios
 
 
@@ -174,8 +181,9 @@ async def bench_edit(runs: int) -> None:
         tool_times, bare_times = [], []
         for k in range(runs + 1):
             i = 100_000 + k
-            inp = edit.parse_input({"file_path": "big.txt", "old_string": f"line {i:07d} ",
-                                    "new_string": f"LINE {i:07d} "})
+            inp = edit.parse_input(
+                {"file_path": "big.txt", "old_string": f"line {i:07d} ", "new_string": f"LINE {i:07d} "}
+            )
             started = time.perf_counter()
             assert (await edit.validate_input(inp, ctx)).__class__.__name__ == "ValidationOk"
             await edit.call(inp, ctx, Progress("b", "Edit"))
@@ -190,8 +198,12 @@ async def bench_edit(runs: int) -> None:
                 bare_times.append(bare)
         base = statistics.median(bare_times) * 1000
         report(f"  bare read+replace+write ({size / 1e6:.1f} MB)", base, "ms")
-        report(f"  Edit tool ({size / 1e6:.1f} MB, incl. validate, diff)", statistics.median(tool_times) * 1000,
-               "ms", baseline=base)
+        report(
+            f"  Edit tool ({size / 1e6:.1f} MB, incl. validate, diff)",
+            statistics.median(tool_times) * 1000,
+            "ms",
+            baseline=base,
+        )
 
 
 def main() -> None:

@@ -46,8 +46,17 @@ BOT: list[str] = [str(BOT_SCRIPT)] if BOT_SCRIPT.exists() else [PYTHON, "-c", "f
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
 CLAUDE_DIR = Path(tempfile.gettempdir()) / "bot-bench-claude-code"
 #: What npm needs from the caller to reach its registry: proxies and the CA bundle a proxy signs with.
-NPM_PASSTHROUGH = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
-                   "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR")
+NPM_PASSTHROUGH = (
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+)
 #: A run that has not reached the fake server by then has failed; the bench says so.
 RUN_TIMEOUT_S = 60.0
 
@@ -71,14 +80,21 @@ def npm_env() -> dict[str, str]:
     return child_env(passed)
 
 
-def wall_times(cmd: Sequence[str], runs: int, *, cwd: Path | None = None, env: Mapping[str, str] | None = None,
-               ok_codes: tuple[int, ...] = (0,)) -> list[float]:
+def wall_times(
+    cmd: Sequence[str],
+    runs: int,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    ok_codes: tuple[int, ...] = (0,),
+) -> list[float]:
     """Wall time of ``runs`` fresh processes (after one warm-up that fills the OS file cache)."""
     times: list[float] = []
     for i in range(runs + 1):
         t0 = time.perf_counter()
-        done = subprocess.run(cmd, cwd=cwd, env=dict(env or child_env()), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, check=False)
+        done = subprocess.run(
+            cmd, cwd=cwd, env=dict(env or child_env()), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+        )
         elapsed = time.perf_counter() - t0
         if done.returncode not in ok_codes:
             raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.decode()[-500:]}")
@@ -99,20 +115,44 @@ def _sse(event: str, data: dict[str, object]) -> bytes:
 
 
 #: One assistant turn that says "done." and ends: the smallest stream the SDK accepts as a message.
-FAKE_STREAM = b"".join([
-    _sse("message_start", {"type": "message_start", "message": {
-        "id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-bench", "content": [],
-        "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1}}}),
-    _sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
-    _sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": "done."}}),
-    _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-    _sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                           "usage": {"output_tokens": 2}}),
-    _sse("message_stop", {"type": "message_stop"}),
-])
+FAKE_STREAM = b"".join(
+    [
+        _sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_bench",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-bench",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 1},
+                },
+            },
+        ),
+        _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        _sse(
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "done."}},
+        ),
+        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 2},
+            },
+        ),
+        _sse("message_stop", {"type": "message_stop"}),
+    ]
+)
 
 
 class FakeModelServer:
@@ -157,9 +197,16 @@ def make_repo(root: Path) -> Path:
     repo = root / "repo"
     repo.mkdir()
     (repo / "README.md").write_text("hello\n")
-    git_env = child_env({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-                         "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
-                         "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"})
+    git_env = child_env(
+        {
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_AUTHOR_NAME": "b",
+            "GIT_AUTHOR_EMAIL": "b@example.com",
+            "GIT_COMMITTER_NAME": "b",
+            "GIT_COMMITTER_EMAIL": "b@example.com",
+        }
+    )
     for args in (["init", "-q", "-b", "main"], ["add", "README.md"], ["commit", "-q", "-m", "init"]):
         subprocess.run(["git", *args], cwd=repo, env=git_env, check=True)
     return repo
@@ -174,17 +221,36 @@ def first_request(root: Path, runs: int, bot: Sequence[str]) -> tuple[list[float
         work.mkdir()
         repo = make_repo(work)
         with FakeModelServer() as server:
-            env = child_env({"ANTHROPIC_API_KEY": "sk-ant-bench-" + "x" * 24, "ANTHROPIC_BASE_URL": server.url,
-                             "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull})
-            cmd = [*bot, "run", "--local", "--repo", str(repo), "--prompt", "say done", "--policy", "read-only",
-                   "--output-dir", str(work / "out")]
+            env = child_env(
+                {
+                    "ANTHROPIC_API_KEY": "sk-ant-bench-" + "x" * 24,
+                    "ANTHROPIC_BASE_URL": server.url,
+                    "GIT_CONFIG_NOSYSTEM": "1",
+                    "GIT_CONFIG_GLOBAL": os.devnull,
+                }
+            )
+            cmd = [
+                *bot,
+                "run",
+                "--local",
+                "--repo",
+                str(repo),
+                "--prompt",
+                "say done",
+                "--policy",
+                "read-only",
+                "--output-dir",
+                str(work / "out"),
+            ]
             t0 = time.perf_counter()
-            proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  timeout=RUN_TIMEOUT_S, check=False)
+            proc = subprocess.run(
+                cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=RUN_TIMEOUT_S, check=False
+            )
             t_exit = time.perf_counter()
         if not server.arrivals:
-            raise RuntimeError(f"bot run never reached the fake server (exit {proc.returncode}): "
-                               f"{proc.stderr.decode()[-800:]}")
+            raise RuntimeError(
+                f"bot run never reached the fake server (exit {proc.returncode}): {proc.stderr.decode()[-800:]}"
+            )
         if i:
             to_request.append(server.arrivals[0] - t0)
             to_exit.append(t_exit - t0)
@@ -205,9 +271,22 @@ def claude_command(allowed: bool) -> tuple[list[str] | None, str]:
             return None, "skipped: npm is not on PATH"
         CLAUDE_DIR.mkdir(parents=True, exist_ok=True)
         try:
-            done = subprocess.run([npm, "install", "--prefix", str(CLAUDE_DIR), "--no-audit", "--no-fund",
-                                   "--loglevel=error", CLAUDE_PACKAGE], env=npm_env(), capture_output=True,
-                                  timeout=300, check=False)
+            done = subprocess.run(
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(CLAUDE_DIR),
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    CLAUDE_PACKAGE,
+                ],
+                env=npm_env(),
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return None, f"skipped: npm install {CLAUDE_PACKAGE} failed ({exc})"
         if done.returncode != 0 or not bin_path.exists():
@@ -247,25 +326,59 @@ def main() -> None:
         else:
             print(f"  claude --help: {why_not}")
         bot_help = median_s(wall_times([*bot, "--help"], runs))
-        report("  bot --help", bot_help, "s", baseline=baseline,
-               target="≤ claude --help" + (f" = {claude_help:.3f} s" if claude_help is not None else ""))
+        report(
+            "  bot --help",
+            bot_help,
+            "s",
+            baseline=baseline,
+            target="≤ claude --help" + (f" = {claude_help:.3f} s" if claude_help is not None else ""),
+        )
         if claude_help is not None:
             report("    bot --help / claude --help", bot_help / claude_help, "×", target="≤ 1")
         report("  bot tools list", median_s(wall_times([*bot, "tools", "list"], runs)), "s", baseline=baseline)
-        check = [*bot, "policy", "check", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
-                 "--preset", "read-only", "--workspace", str(tree)]
-        report("  bot policy check (one call)", median_s(wall_times(check, runs, ok_codes=(0, 1))), "s",
-               baseline=baseline)
-        call = [*bot, "tools", "call", "Read", json.dumps({"file_path": str(tree / "hello.txt")}),
-                "--workspace", str(tree), "--allow", "Read"]
-        report("  bot tools call Read (a one-file tree)", median_s(wall_times(call, runs)), "s",
-               baseline=baseline, target="≤ 0.3 s")
+        check = [
+            *bot,
+            "policy",
+            "check",
+            "Read",
+            json.dumps({"file_path": str(tree / "hello.txt")}),
+            "--preset",
+            "read-only",
+            "--workspace",
+            str(tree),
+        ]
+        report(
+            "  bot policy check (one call)", median_s(wall_times(check, runs, ok_codes=(0, 1))), "s", baseline=baseline
+        )
+        call = [
+            *bot,
+            "tools",
+            "call",
+            "Read",
+            json.dumps({"file_path": str(tree / "hello.txt")}),
+            "--workspace",
+            str(tree),
+            "--allow",
+            "Read",
+        ]
+        report(
+            "  bot tools call Read (a one-file tree)",
+            median_s(wall_times(call, runs)),
+            "s",
+            baseline=baseline,
+            target="≤ 0.3 s",
+        )
         # The floor under the first-request figure while the run talks to the model through the SDK.
         sdk = median_s(wall_times([PYTHON, "-c", "import anthropic"], runs))
         report("  python -c 'import anthropic' (the SDK alone)", sdk, "s", baseline=baseline)
         to_request, to_exit = first_request(root, runs, bot)
-        report("  bot run --local: start → first model request", median_s(to_request), "s", baseline=baseline,
-               target="≤ 0.5 s")
+        report(
+            "  bot run --local: start → first model request",
+            median_s(to_request),
+            "s",
+            baseline=baseline,
+            target="≤ 0.5 s",
+        )
         report("  bot run --local: start → exit (one turn)", median_s(to_exit), "s", baseline=baseline)
 
 

@@ -69,8 +69,10 @@ class CanaryTripped(RunError):
     message names the canary and where it was seen, never its value."""
 
     def __init__(self, label: str, where: str) -> None:
-        super().__init__(f"secret canary tripped: {label} appeared in {where}; the run was stopped and nothing "
-                         "more is pushed or posted")
+        super().__init__(
+            f"secret canary tripped: {label} appeared in {where}; the run was stopped and nothing "
+            "more is pushed or posted"
+        )
         self.label = label
         self.where = where
 

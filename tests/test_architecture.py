@@ -16,10 +16,19 @@ import pytest
 
 BOT = Path(__file__).resolve().parents[1] / "bot"
 #: (module attribute, function) pairs that start a process.
-STARTERS = {("subprocess", "run"), ("subprocess", "Popen"), ("subprocess", "call"), ("subprocess", "check_call"),
-            ("subprocess", "check_output"), ("anyio", "open_process"), ("anyio", "run_process"),
-            ("asyncio", "create_subprocess_exec"), ("asyncio", "create_subprocess_shell"), ("os", "system"),
-            ("os", "popen")}
+STARTERS = {
+    ("subprocess", "run"),
+    ("subprocess", "Popen"),
+    ("subprocess", "call"),
+    ("subprocess", "check_call"),
+    ("subprocess", "check_output"),
+    ("anyio", "open_process"),
+    ("anyio", "run_process"),
+    ("asyncio", "create_subprocess_exec"),
+    ("asyncio", "create_subprocess_shell"),
+    ("os", "system"),
+    ("os", "popen"),
+}
 #: Call sites that start a process through our own wrapper, which requires ``env`` by signature.
 WRAPPERS = {"run_process"}
 
@@ -65,8 +74,13 @@ def test_production_code_never_imports_the_testing_package() -> None:
         if path.is_relative_to(BOT / "testing"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             if any(n == "bot.testing" or n.startswith("bot.testing.") for n in names):
                 offenders.append(f"{path.relative_to(BOT.parent)}:{node.lineno}")
     assert offenders == []

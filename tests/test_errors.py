@@ -35,8 +35,10 @@ def test_classify_tool_error(description: str, error: object, expected: str) -> 
 
 
 def test_filesystem_errors_use_stable_wording() -> None:
-    assert describe_os_error(FileNotFoundError(errno.ENOENT, "No such file", "a.txt")) == \
-        "a.txt: no such file or directory"
+    assert (
+        describe_os_error(FileNotFoundError(errno.ENOENT, "No such file", "a.txt"))
+        == "a.txt: no such file or directory"
+    )
     assert describe_os_error(IsADirectoryError(errno.EISDIR, "Is a dir"), "src") == "src: is a directory"
 
 

@@ -36,8 +36,9 @@ def cache_marker(ttl: CacheTTL = "5m") -> dict[str, str]:
     return {"type": "ephemeral"} if ttl == "5m" else {"type": "ephemeral", "ttl": ttl}
 
 
-def tool_definitions(tools: Sequence[AnyTool], *, server_tool_search: bool, discovered: Sequence[str] = (),
-                     ttl: CacheTTL = "5m") -> list[Block]:
+def tool_definitions(
+    tools: Sequence[AnyTool], *, server_tool_search: bool, discovered: Sequence[str] = (), ttl: CacheTTL = "5m"
+) -> list[Block]:
     """The request's ``tools``. Pool order is kept within the loaded and the deferred groups."""
     loaded = [t for t in tools if not is_deferred(t)]
     defs: list[Block] = [dict(t.to_api()) for t in loaded]

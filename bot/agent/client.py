@@ -115,29 +115,47 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
             auth_token = None if api_key else secret("ANTHROPIC_AUTH_TOKEN")
             if not (api_key or auth_token):
                 raise ConfigError("no model API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
-            sdk = anthropic.AsyncAnthropic(api_key=api_key, auth_token=auth_token, base_url=config.base_url,
-                                           max_retries=0, timeout=config.timeout_s, http_client=http_client)
+            sdk = anthropic.AsyncAnthropic(
+                api_key=api_key,
+                auth_token=auth_token,
+                base_url=config.base_url,
+                max_retries=0,
+                timeout=config.timeout_s,
+                http_client=http_client,
+            )
         case "bedrock":
             from anthropic.lib.bedrock import AsyncAnthropicBedrock
 
             if importlib.util.find_spec("botocore") is None:
-                raise ConfigError("the Bedrock provider needs the `anthropic[bedrock]` extra "
-                                  "(pip install 'headless-bot[bedrock]')")
-            sdk = AsyncAnthropicBedrock(aws_region=config.aws_region, aws_profile=config.aws_profile,
-                                        aws_access_key=secret("AWS_ACCESS_KEY_ID"),
-                                        aws_secret_key=secret("AWS_SECRET_ACCESS_KEY"),
-                                        aws_session_token=secret("AWS_SESSION_TOKEN"),
-                                        api_key=config.api_key, base_url=config.base_url, max_retries=0,
-                                        timeout=config.timeout_s, http_client=http_client)
+                raise ConfigError(
+                    "the Bedrock provider needs the `anthropic[bedrock]` extra (pip install 'headless-bot[bedrock]')"
+                )
+            sdk = AsyncAnthropicBedrock(
+                aws_region=config.aws_region,
+                aws_profile=config.aws_profile,
+                aws_access_key=secret("AWS_ACCESS_KEY_ID"),
+                aws_secret_key=secret("AWS_SECRET_ACCESS_KEY"),
+                aws_session_token=secret("AWS_SESSION_TOKEN"),
+                api_key=config.api_key,
+                base_url=config.base_url,
+                max_retries=0,
+                timeout=config.timeout_s,
+                http_client=http_client,
+            )
         case "vertex":
             from anthropic.lib.vertex import AsyncAnthropicVertex
 
             if not config.vertex_region:
                 raise ConfigError("the Vertex provider needs a region (CLOUD_ML_REGION)")
-            sdk = AsyncAnthropicVertex(region=config.vertex_region,
-                                       project_id=config.vertex_project_id or anthropic.NOT_GIVEN,
-                                       access_token=config.vertex_access_token, base_url=config.base_url,
-                                       max_retries=0, timeout=config.timeout_s, http_client=http_client)
+            sdk = AsyncAnthropicVertex(
+                region=config.vertex_region,
+                project_id=config.vertex_project_id or anthropic.NOT_GIVEN,
+                access_token=config.vertex_access_token,
+                base_url=config.base_url,
+                max_retries=0,
+                timeout=config.timeout_s,
+                http_client=http_client,
+            )
     return AnthropicModel(sdk, provider=config.provider, supports_tool_search=config.supports_tool_search)
 
 
@@ -181,28 +199,32 @@ class AnthropicModel:
         except anthropic.APITimeoutError as exc:
             raise ModelError("timeout", "the request timed out", retryable=True, request_id=request_id) from exc
         except anthropic.APIConnectionError as exc:
-            raise ModelError("connection", f"connection error: {exc.__cause__ or exc}", retryable=True,
-                             request_id=request_id) from exc
+            raise ModelError(
+                "connection", f"connection error: {exc.__cause__ or exc}", retryable=True, request_id=request_id
+            ) from exc
         except httpx2.TimeoutException as exc:
-            raise ModelError("timeout", f"the stream stalled: {type(exc).__name__}", retryable=True,
-                             request_id=request_id) from exc
+            raise ModelError(
+                "timeout", f"the stream stalled: {type(exc).__name__}", retryable=True, request_id=request_id
+            ) from exc
         except httpx2.TransportError as exc:
-            raise ModelError("stream_cut", f"the connection broke mid-stream: {exc}", retryable=True,
-                             request_id=request_id) from exc
+            raise ModelError(
+                "stream_cut", f"the connection broke mid-stream: {exc}", retryable=True, request_id=request_id
+            ) from exc
         except anthropic.AnthropicError as exc:
-            raise ModelError("other", f"{type(exc).__name__}: {exc}", retryable=False,
-                             request_id=request_id) from exc
+            raise ModelError("other", f"{type(exc).__name__}: {exc}", retryable=False, request_id=request_id) from exc
         except json.JSONDecodeError as exc:  # an event's data cut short: the connection broke mid-event
-            raise ModelError("stream_cut", f"a stream event was cut short: {exc}", retryable=True,
-                             request_id=request_id) from exc
+            raise ModelError(
+                "stream_cut", f"a stream event was cut short: {exc}", retryable=True, request_id=request_id
+            ) from exc
         except ValueError as exc:
             # The SDK could not parse the model's tool JSON: the model's output, not our request.
             if "tool parameter JSON" not in str(exc):
                 raise
             raise ModelError("server", str(exc)[:300], retryable=True, request_id=request_id) from exc
         if not finished:
-            raise ModelError("stream_cut", "the stream ended before message_stop", retryable=True,
-                             request_id=request_id)
+            raise ModelError(
+                "stream_cut", "the stream ended before message_stop", retryable=True, request_id=request_id
+            )
 
 
 class _StreamParser:
@@ -248,8 +270,11 @@ class _StreamParser:
         if kind == "message_stop":
             message = event.message
             content = tuple(_block_param(b) for b in message.content)
-            return [StreamFinished(message.id, message.model, content, message.stop_reason, _usage(message.usage),
-                                   self._request_id)]
+            return [
+                StreamFinished(
+                    message.id, message.model, content, message.stop_reason, _usage(message.usage), self._request_id
+                )
+            ]
         return []
 
 
@@ -323,9 +348,14 @@ def _status_error(exc: anthropic.APIStatusError) -> ModelError:
     if should_retry in ("true", "false"):
         retryable = should_retry == "true"  # the server knows best (the SDK obeys this header too)
     message = exc.api_message or str(exc)
-    return ModelError(kind, message, retryable=retryable, status=None if status == 200 else status,
-                      retry_after_s=parse_retry_after(headers) if status != 200 else None,
-                      request_id=exc.request_id)
+    return ModelError(
+        kind,
+        message,
+        retryable=retryable,
+        status=None if status == 200 else status,
+        retry_after_s=parse_retry_after(headers) if status != 200 else None,
+        request_id=exc.request_id,
+    )
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

@@ -103,10 +103,15 @@ class Compaction:
         return max(0, self.tokens_before - self.tokens_after)
 
     def describe(self) -> str:
-        what = (f"{self.items} old tool result{'s' if self.items != 1 else ''} cleared"
-                if self.kind == "cleared_tool_results" else f"{self.items} messages compacted into a summary")
-        return (f"turn {self.turn} ({self.at_s:.0f} s): {what}, {self.tokens_before:,} → {self.tokens_after:,} tokens "
-                f"(saved {self.tokens_saved:,})")
+        what = (
+            f"{self.items} old tool result{'s' if self.items != 1 else ''} cleared"
+            if self.kind == "cleared_tool_results"
+            else f"{self.items} messages compacted into a summary"
+        )
+        return (
+            f"turn {self.turn} ({self.at_s:.0f} s): {what}, {self.tokens_before:,} → {self.tokens_after:,} tokens "
+            f"(saved {self.tokens_saved:,})"
+        )
 
 
 # ----- 1. clearing old tool results -------------------------------------------------------------
@@ -156,27 +161,35 @@ class ServerClearing:
         self.keep_last = keep_last
 
     def request_params(self, budget: ContextBudget) -> Mapping[str, Any]:
-        edit = {"type": "clear_tool_uses_20250919",
-                "trigger": {"type": "input_tokens", "value": budget.clear_at},
-                "keep": {"type": "tool_uses", "value": self.keep_last},
-                "clear_at_least": {"type": "input_tokens", "value": budget.clear_at - budget.clear_down_to}}
+        edit = {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": budget.clear_at},
+            "keep": {"type": "tool_uses", "value": self.keep_last},
+            "clear_at_least": {"type": "input_tokens", "value": budget.clear_at - budget.clear_down_to},
+        }
         return {"extra_headers": {"anthropic-beta": self.BETA}, "extra_body": {"context_management": {"edits": [edit]}}}
 
     def clear(self, messages: Sequence[Message], size: int, budget: ContextBudget) -> Cleared | None:
         return None
 
 
-def clear_old_tool_results(messages: Sequence[Message], *, size: int, target: int,
-                           keep_last: int = KEEP_RECENT_RESULTS) -> Cleared:
+def clear_old_tool_results(
+    messages: Sequence[Message], *, size: int, target: int, keep_last: int = KEEP_RECENT_RESULTS
+) -> Cleared:
     """Replace the oldest tool results by stubs until the estimate (``size`` now) is under
     ``target``. Never clears the last ``keep_last`` results, results the model has not answered
     yet (after the last assistant message), errors, or results too small to matter. Returns new
     message lists; the given ones are not changed."""
     calls = _tool_uses(messages)
     last_assistant = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
-    positions = [(i, j) for i, m in enumerate(messages) if m["role"] == "user" and i < last_assistant
-                 for j, b in enumerate(_blocks(m)) if b.get("type") == "tool_result"]
-    answered_recent = {p for p in positions[len(positions) - keep_last:]} if keep_last else set()
+    positions = [
+        (i, j)
+        for i, m in enumerate(messages)
+        if m["role"] == "user" and i < last_assistant
+        for j, b in enumerate(_blocks(m))
+        if b.get("type") == "tool_result"
+    ]
+    answered_recent = {p for p in positions[len(positions) - keep_last :]} if keep_last else set()
     out = [dict(m) for m in messages]
     count = saved = 0
     for i, j in positions:
@@ -189,8 +202,11 @@ def clear_old_tool_results(messages: Sequence[Message], *, size: int, target: in
         text = _result_text(block.get("content"))
         if block.get("is_error") or estimate_tokens(block) < MIN_CLEARABLE_TOKENS or text.startswith(CLEARED_PREFIX):
             continue
-        stub = {"type": "tool_result", "tool_use_id": block["tool_use_id"],
-                "content": cleared_stub(calls.get(block["tool_use_id"]), text, _attachments(block.get("content")))}
+        stub = {
+            "type": "tool_result",
+            "tool_use_id": block["tool_use_id"],
+            "content": cleared_stub(calls.get(block["tool_use_id"]), text, _attachments(block.get("content"))),
+        }
         saved += estimate_tokens(block) - estimate_tokens(stub)
         content[j] = stub
         out[i] = {**out[i], "content": content}
@@ -216,8 +232,11 @@ def cleared_stub(call: Block | None, text: str, attachments: int = 0) -> str:
         again = f"run `{_one_line(str(args['command']))}` again if you need its output and it is safe to repeat"
     else:
         again = f"call {name} again if you need it"
-    size = f"{len(text):,} characters" + (f", {attachments} image{'s' if attachments != 1 else ''} or document"
-                                          f"{'s' if attachments != 1 else ''}" if attachments else "")
+    size = f"{len(text):,} characters" + (
+        f", {attachments} image{'s' if attachments != 1 else ''} or document{'s' if attachments != 1 else ''}"
+        if attachments
+        else ""
+    )
     what = f"{name} result ({size})"
     if name in ("Read", "Write", "Edit") and args.get("file_path"):
         what = f"{name} of {args['file_path']} ({size})"
@@ -230,8 +249,13 @@ def _one_line(command: str, limit: int = 120) -> str:
 
 
 def _tool_uses(messages: Sequence[Message]) -> dict[str, Block]:
-    return {b["id"]: b for m in messages if m["role"] == "assistant" for b in _blocks(m)
-            if b.get("type") == "tool_use" and "id" in b}
+    return {
+        b["id"]: b
+        for m in messages
+        if m["role"] == "assistant"
+        for b in _blocks(m)
+        if b.get("type") == "tool_use" and "id" in b
+    }
 
 
 def _blocks(message: Message) -> list[Block]:
@@ -240,8 +264,11 @@ def _blocks(message: Message) -> list[Block]:
 
 
 def _attachments(content: Any) -> int:
-    return sum(1 for b in content if isinstance(b, Mapping) and b.get("type") in ("image", "document")) \
-        if isinstance(content, list) else 0
+    return (
+        sum(1 for b in content if isinstance(b, Mapping) and b.get("type") in ("image", "document"))
+        if isinstance(content, list)
+        else 0
+    )
 
 
 def _result_text(content: Any) -> str:
@@ -255,8 +282,9 @@ def _result_text(content: Any) -> str:
 # ----- 2. compaction ----------------------------------------------------------------------------
 
 
-def summary_request(messages: Sequence[Message], with_breakpoint: Callable[[Sequence[Message]], list[Message]]
-                    ) -> list[Message]:
+def summary_request(
+    messages: Sequence[Message], with_breakpoint: Callable[[Sequence[Message]], list[Message]]
+) -> list[Message]:
     """The conversation with the summary instructions appended (a copy). The cache breakpoint
     stays on the conversation itself, so the summary request reads it from the cache."""
     out = with_breakpoint(messages)
@@ -281,22 +309,32 @@ class RestoredFile:
 
 def recently_read(messages: Sequence[Message], limit: int = RESTORED_FILES) -> list[str]:
     """The ``file_path`` of the last ``limit`` distinct files read successfully, newest first."""
-    failed = {b.get("tool_use_id") for m in messages if m["role"] == "user" for b in _blocks(m)
-              if b.get("type") == "tool_result" and b.get("is_error")}
+    failed = {
+        b.get("tool_use_id")
+        for m in messages
+        if m["role"] == "user"
+        for b in _blocks(m)
+        if b.get("type") == "tool_result" and b.get("is_error")
+    }
     seen: list[str] = []
     for message in reversed(messages):
         if message["role"] != "assistant":
             continue
         for block in reversed(_blocks(message)):
             path = (block.get("input") or {}).get("file_path") if block.get("type") == "tool_use" else None
-            if block.get("name") == "Read" and isinstance(path, str) and block.get("id") not in failed \
-                    and path not in seen:
+            if (
+                block.get("name") == "Read"
+                and isinstance(path, str)
+                and block.get("id") not in failed
+                and path not in seen
+            ):
                 seen.append(path)
     return seen[:limit]
 
 
-def reread_files(paths: Sequence[str], *, workspace: Path, cwd: Path, budget_chars: int,
-                 redact: Callable[[str], str]) -> list[RestoredFile]:
+def reread_files(
+    paths: Sequence[str], *, workspace: Path, cwd: Path, budget_chars: int, redact: Callable[[str], str]
+) -> list[RestoredFile]:
     """The files as they are on disk now, inside the workspace only (symlinks resolved first: the
     workspace may have been rewritten since they were read), text only, within ``budget_chars``."""
     root = workspace.resolve()
@@ -326,8 +364,14 @@ def restored_files_budget(budget: ContextBudget) -> int:
     return int(budget.usable * RESTORED_FILES_SHARE * CHARS_PER_TOKEN)
 
 
-def pending_results(messages: Sequence[Message], restored: Sequence[RestoredFile], *, workspace: Path,
-                    cwd: Path, limit_chars: int = MAX_PENDING_RESULT_CHARS) -> list[str]:
+def pending_results(
+    messages: Sequence[Message],
+    restored: Sequence[RestoredFile],
+    *,
+    workspace: Path,
+    cwd: Path,
+    limit_chars: int = MAX_PENDING_RESULT_CHARS,
+) -> list[str]:
     """The results the model has not seen yet (the conversation ends with them), as text for the
     compacted conversation — except Reads of files that are re-read anyway."""
     if not messages or messages[-1]["role"] != "user":
@@ -351,49 +395,77 @@ def pending_results(messages: Sequence[Message], restored: Sequence[RestoredFile
     return out
 
 
-def compacted_conversation(first: Message, summary: str, todos: Sequence[tuple[str, str]],
-                           files: Sequence[RestoredFile], *, workspace: Path, summarised: int,
-                           pending: Sequence[str] = ()) -> list[Message]:
+def compacted_conversation(
+    first: Message,
+    summary: str,
+    todos: Sequence[tuple[str, str]],
+    files: Sequence[RestoredFile],
+    *,
+    workspace: Path,
+    summarised: int,
+    pending: Sequence[str] = (),
+) -> list[Message]:
     """The new conversation: the first user message as it was (the task, and what hooks added to
     it), then the summary, the todo list, the results of the last calls the model has not seen
     and the re-read files, in one more block each."""
     blocks: list[Block] = [dict(b) for b in _blocks(first)]
-    blocks.append({"type": "text", "text": (
-        "<conversation-summary>\nThis run continues from an earlier conversation that outgrew the context "
-        f"window; its {summarised} messages were replaced by the summary you wrote:\n\n{summary}\n"
-        "</conversation-summary>\nContinue the task from where it stopped, without repeating finished steps. "
-        "Results of earlier tool calls are gone: read files again when you need their content.")})
+    blocks.append(
+        {
+            "type": "text",
+            "text": (
+                "<conversation-summary>\nThis run continues from an earlier conversation that outgrew the context "
+                f"window; its {summarised} messages were replaced by the summary you wrote:\n\n{summary}\n"
+                "</conversation-summary>\nContinue the task from where it stopped, without repeating finished steps. "
+                "Results of earlier tool calls are gone: read files again when you need their content."
+            ),
+        }
+    )
     if todos:
         lines = "\n".join(f"- [{status}] {content}" for content, status in todos)
         blocks.append({"type": "text", "text": f"<todo-list>\nYour current todo list:\n{lines}\n</todo-list>"})
     if pending:
-        blocks.append({"type": "text", "text": "<last-tool-results>\nThe results of your last tool calls, which "
-                                               "arrived as the conversation was compacted:\n\n"
-                                               + "\n\n".join(pending) + "\n</last-tool-results>"})
+        blocks.append(
+            {
+                "type": "text",
+                "text": "<last-tool-results>\nThe results of your last tool calls, which "
+                "arrived as the conversation was compacted:\n\n" + "\n\n".join(pending) + "\n</last-tool-results>",
+            }
+        )
     for f in files:
         shown = f.path.relative_to(workspace.resolve()) if workspace.resolve() in f.path.parents else f.path
         cut = "\n(truncated: Read the file for the rest)" if f.truncated else ""
-        blocks.append({"type": "text", "text": f"<file path=\"{shown}\" reread-after-compaction=\"true\">\n"
-                                               f"{f.text}{cut}\n</file>"})
+        blocks.append(
+            {"type": "text", "text": f'<file path="{shown}" reread-after-compaction="true">\n{f.text}{cut}\n</file>'}
+        )
     return [{"role": "user", "content": blocks}]
 
 
-def rebuild_conversation(messages: Sequence[Message], first: Message, summary: str, todos: Sequence[tuple[str, str]],
-                         context: ToolUseContext, budget: ContextBudget, measure: Callable[[list[Message]], int],
-                         redact: Callable[[str], str]) -> list[Message]:
+def rebuild_conversation(
+    messages: Sequence[Message],
+    first: Message,
+    summary: str,
+    todos: Sequence[tuple[str, str]],
+    context: ToolUseContext,
+    budget: ContextBudget,
+    measure: Callable[[list[Message]], int],
+    redact: Callable[[str], str],
+) -> list[Message]:
     """The compacted conversation for ``messages``: the files read last are re-read (and may be
     edited again without a Read), unless they would leave the conversation above the compaction
     threshold, in which case the model reads them again when it needs them."""
     workspace, cwd = context.workspace, context.working_directory
-    files = reread_files(recently_read(messages), workspace=workspace, cwd=cwd,
-                         budget_chars=restored_files_budget(budget), redact=redact)
+    files = reread_files(
+        recently_read(messages), workspace=workspace, cwd=cwd, budget_chars=restored_files_budget(budget), redact=redact
+    )
     pending = pending_results(messages, files, workspace=workspace, cwd=cwd)
-    new = compacted_conversation(first, summary, todos, files, workspace=workspace, summarised=len(messages),
-                                 pending=pending)
+    new = compacted_conversation(
+        first, summary, todos, files, workspace=workspace, summarised=len(messages), pending=pending
+    )
     if files and measure(new) >= budget.compact_at:
         files = []
-        new = compacted_conversation(first, summary, todos, (), workspace=workspace, summarised=len(messages),
-                                     pending=pending)
+        new = compacted_conversation(
+            first, summary, todos, (), workspace=workspace, summarised=len(messages), pending=pending
+        )
     for restored in files:
         if not restored.truncated:  # the model has seen the whole file again
             raw = restored.path.read_bytes()
@@ -401,8 +473,9 @@ def rebuild_conversation(messages: Sequence[Message], first: Message, summary: s
     return new
 
 
-async def stream_summary(client: ModelClient, request: ModelRequest, abort: AbortSignal,
-                         bill: Callable[[Usage, str | None], None]) -> StreamFinished | None:
+async def stream_summary(
+    client: ModelClient, request: ModelRequest, abort: AbortSignal, bill: Callable[[Usage, str | None], None]
+) -> StreamFinished | None:
     """One attempt at the summary, its stream read to the end (the request forbids tool calls).
     ``None`` when the run was aborted meanwhile; raises :class:`ModelError` (an empty summary is a
     retryable one). ``bill`` receives what the attempt cost, failed or not."""
@@ -440,11 +513,29 @@ async def stream_summary(client: ModelClient, request: ModelRequest, abort: Abor
 def prompt_too_long(error: ModelError) -> bool:
     """The API refused the request for its size (400 ``prompt is too long``, 413 request too large)."""
     text = error.message.lower()
-    return error.kind == "invalid_request" and ("prompt is too long" in text or error.status == 413
-                                                 or "too large" in text)
+    return error.kind == "invalid_request" and (
+        "prompt is too long" in text or error.status == 413 or "too large" in text
+    )
 
 
-__all__ = ["CLEARED_PREFIX", "KEEP_RECENT_RESULTS", "SUMMARY_INSTRUCTIONS", "SUMMARY_MAX_TOKENS", "ClientClearing",
-           "Compaction", "ServerClearing", "ToolResultClearing", "clear_old_tool_results", "cleared_stub",
-           "compacted_conversation", "pending_results", "prompt_too_long", "rebuild_conversation", "recently_read",
-           "reread_files", "stream_summary", "summary_request", "summary_text"]
+__all__ = [
+    "CLEARED_PREFIX",
+    "KEEP_RECENT_RESULTS",
+    "SUMMARY_INSTRUCTIONS",
+    "SUMMARY_MAX_TOKENS",
+    "ClientClearing",
+    "Compaction",
+    "ServerClearing",
+    "ToolResultClearing",
+    "clear_old_tool_results",
+    "cleared_stub",
+    "compacted_conversation",
+    "pending_results",
+    "prompt_too_long",
+    "rebuild_conversation",
+    "recently_read",
+    "reread_files",
+    "stream_summary",
+    "summary_request",
+    "summary_text",
+]

@@ -101,8 +101,13 @@ def estimate_tokens(value: Any) -> int:
             if item.get("type") in ("image", "document"):
                 attachments += 1
                 continue
-            chars += len(json.dumps({k: v for k, v in item.items() if not isinstance(v, list | dict)},
-                                    ensure_ascii=False, separators=(",", ":")))
+            chars += len(
+                json.dumps(
+                    {k: v for k, v in item.items() if not isinstance(v, list | dict)},
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                )
+            )
             stack += [v for v in item.values() if isinstance(v, list | dict)]
         elif isinstance(item, list | tuple):
             stack += list(item)
@@ -119,8 +124,11 @@ def estimate_request(system: Sequence[Block], tools: Sequence[Block], messages: 
 def estimate_body(body: Mapping[str, Any]) -> int:
     """The estimate for a request body as sent on the wire (tests and benchmarks)."""
     system = body.get("system") or []
-    return estimate_request([{"type": "text", "text": system}] if isinstance(system, str) else system,
-                            body.get("tools") or [], body.get("messages") or [])
+    return estimate_request(
+        [{"type": "text", "text": system}] if isinstance(system, str) else system,
+        body.get("tools") or [],
+        body.get("messages") or [],
+    )
 
 
 class ContextMeter:
@@ -152,7 +160,7 @@ class ContextMeter:
         copies), so that each is estimated once."""
         estimate = self._once(system) + self._tools_tokens(tools) + sum(self._once(m) for m in messages)
         if self._reported is not None:
-            estimate = max(estimate, self._reported + sum(self._once(m) for m in messages[self._messages_then:]))
+            estimate = max(estimate, self._reported + sum(self._once(m) for m in messages[self._messages_then :]))
         return estimate
 
     def _once(self, item: Any) -> int:
@@ -171,5 +179,13 @@ class ContextMeter:
         return self._tools[1]
 
 
-__all__ = ["DEFAULT_WINDOW", "MODEL_WINDOWS", "ContextBudget", "ContextMeter", "estimate_body", "estimate_request",
-           "estimate_tokens", "window_for"]
+__all__ = [
+    "DEFAULT_WINDOW",
+    "MODEL_WINDOWS",
+    "ContextBudget",
+    "ContextMeter",
+    "estimate_body",
+    "estimate_request",
+    "estimate_tokens",
+    "window_for",
+]

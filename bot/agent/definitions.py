@@ -58,26 +58,31 @@ class AgentDefinition:
         """The sub-agent's pool: the parent's, minus the Agent tool, through the allow and deny lists."""
         allowed = None if self.tools is None or "*" in self.tools else set(self.tools)
         denied = {*self.disallowed_tools, AGENT_TOOL_NAME}
-        return [t for t in tools
-                if t.name not in denied and (allowed is None or t.name in allowed)]
+        return [t for t in tools if t.name not in denied and (allowed is None or t.name in allowed)]
 
 
 BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (
     AgentDefinition(
         agent_type=GENERAL_PURPOSE,
-        description=("General-purpose agent for researching complex questions, searching for code, and "
-                     "executing multi-step tasks. Use it when a search may take several rounds, or to do "
-                     "an independent piece of work."),
+        description=(
+            "General-purpose agent for researching complex questions, searching for code, and "
+            "executing multi-step tasks. Use it when a search may take several rounds, or to do "
+            "an independent piece of work."
+        ),
         prompt="",
     ),
     AgentDefinition(
         agent_type=EXPLORE,
-        description=("Fast read-only agent for exploring a codebase: find files by pattern, search code for "
-                     "keywords, answer questions about how the code works. It cannot change files. Say how "
-                     "thorough it should be: quick, medium or very thorough."),
-        prompt=("You explore a codebase and report what you find. You are read-only: you cannot create, "
-                "edit or delete files, and shell commands that change anything are denied. Search broadly "
-                "first, then read what matters; answer with file paths and line numbers."),
+        description=(
+            "Fast read-only agent for exploring a codebase: find files by pattern, search code for "
+            "keywords, answer questions about how the code works. It cannot change files. Say how "
+            "thorough it should be: quick, medium or very thorough."
+        ),
+        prompt=(
+            "You explore a codebase and report what you find. You are read-only: you cannot create, "
+            "edit or delete files, and shell commands that change anything are denied. Search broadly "
+            "first, then read what matters; answer with file paths and line numbers."
+        ),
         disallowed_tools=(*FILE_WRITING_TOOLS, "TodoWrite"),
         model="haiku",
         permission_mode="plan",
@@ -95,8 +100,12 @@ def stricter_mode(parent: PermissionMode, requested: PermissionMode | None) -> P
     return requested if _MODE_STRICTNESS[requested] < _MODE_STRICTNESS[parent] else parent
 
 
-def resolve_model(call_model: str | None, definition: AgentDefinition, parent_model: str,
-                  aliases: Mapping[str, str] = DEFAULT_MODEL_ALIASES) -> str:
+def resolve_model(
+    call_model: str | None,
+    definition: AgentDefinition,
+    parent_model: str,
+    aliases: Mapping[str, str] = DEFAULT_MODEL_ALIASES,
+) -> str:
     """Seeds 4.7 stage 2: the call's ``model`` > the definition's > the parent's."""
     for choice in (call_model, definition.model):
         if choice and choice != "inherit":
@@ -113,8 +122,9 @@ def find_definition(definitions: Sequence[AgentDefinition], agent_type: str | No
     return next((d for d in definitions if d.agent_type.lower() == lowered), None)
 
 
-def merge_definitions(builtin: Sequence[AgentDefinition],
-                      user: Sequence[AgentDefinition]) -> tuple[AgentDefinition, ...]:
+def merge_definitions(
+    builtin: Sequence[AgentDefinition], user: Sequence[AgentDefinition]
+) -> tuple[AgentDefinition, ...]:
     """User definitions override built-ins of the same type; order: built-ins, then users' by type."""
     by_type = {d.agent_type: d for d in builtin}
     for d in sorted(user, key=lambda d: d.agent_type):
@@ -174,8 +184,9 @@ def parse_agent_file(path: Path) -> AgentDefinition:
         elif isinstance(value, list) and all(isinstance(v, str) for v in value):
             items = [v.strip() for v in value]
         else:
-            raise ConfigError(f"`{key}` must be a comma-separated string or a list of tool names",
-                              path=path, line=field_line(key))
+            raise ConfigError(
+                f"`{key}` must be a comma-separated string or a list of tool names", path=path, line=field_line(key)
+            )
         return tuple(i for i in items if i)
 
     name = text_field("name", required=True)
@@ -183,16 +194,20 @@ def parse_agent_file(path: Path) -> AgentDefinition:
     assert name is not None and description is not None
     mode = text_field("permissionMode")
     if mode is not None and mode not in PERMISSION_MODES:
-        raise ConfigError(f"`permissionMode` must be one of {', '.join(PERMISSION_MODES)}", path=path,
-                          line=field_line("permissionMode"))
+        raise ConfigError(
+            f"`permissionMode` must be one of {', '.join(PERMISSION_MODES)}",
+            path=path,
+            line=field_line("permissionMode"),
+        )
     max_turns_raw = meta.get("maxTurns")
-    if max_turns_raw is not None and (not isinstance(max_turns_raw, int) or isinstance(max_turns_raw, bool)
-                                      or max_turns_raw < 1):
+    if max_turns_raw is not None and (
+        not isinstance(max_turns_raw, int) or isinstance(max_turns_raw, bool) or max_turns_raw < 1
+    ):
         raise ConfigError("`maxTurns` must be a positive integer", path=path, line=field_line("maxTurns"))
     return AgentDefinition(
         agent_type=name,
         description=description,
-        prompt="\n".join(lines[end + 1:]).strip(),
+        prompt="\n".join(lines[end + 1 :]).strip(),
         tools=list_field("tools"),
         disallowed_tools=list_field("disallowedTools") or (),
         model=text_field("model"),

@@ -128,8 +128,19 @@ class RunFinished:
     agent_id: str | None = None
 
 
-RunEvent = (TurnStarted | TextDelta | ToolStarted | ToolProgressed | ToolFinished | TodosChanged
-            | ModelRetrying | TurnFinished | LimitReached | ContextCompacted | RunFinished)
+RunEvent = (
+    TurnStarted
+    | TextDelta
+    | ToolStarted
+    | ToolProgressed
+    | ToolFinished
+    | TodosChanged
+    | ModelRetrying
+    | TurnFinished
+    | LimitReached
+    | ContextCompacted
+    | RunFinished
+)
 
 EventSink = Callable[[RunEvent], None]
 

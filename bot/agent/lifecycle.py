@@ -58,8 +58,9 @@ class LifecycleHooks(Protocol):
 
     async def stop(self, info: SessionInfo, stop_hook_active: bool) -> LifecycleOutcome: ...
 
-    async def subagent_stop(self, info: SessionInfo, stop_hook_active: bool,
-                            agent_transcript_path: Path) -> LifecycleOutcome: ...
+    async def subagent_stop(
+        self, info: SessionInfo, stop_hook_active: bool, agent_transcript_path: Path
+    ) -> LifecycleOutcome: ...
 
 
 class NoLifecycleHooks:
@@ -72,8 +73,9 @@ class NoLifecycleHooks:
     async def stop(self, info: SessionInfo, stop_hook_active: bool) -> LifecycleOutcome:
         return NO_LIFECYCLE_OUTCOME
 
-    async def subagent_stop(self, info: SessionInfo, stop_hook_active: bool,
-                            agent_transcript_path: Path) -> LifecycleOutcome:
+    async def subagent_stop(
+        self, info: SessionInfo, stop_hook_active: bool, agent_transcript_path: Path
+    ) -> LifecycleOutcome:
         return NO_LIFECYCLE_OUTCOME
 
 
@@ -95,8 +97,9 @@ class LifecycleCommandRunner(Protocol):
 
     async def user_prompt_submit(self, prompt: str, cwd: Path) -> Any: ...
 
-    async def stop(self, cwd: Path, *, stop_hook_active: bool, agent_id: str | None = ...,
-                   agent_transcript_path: Path | None = ...) -> Any: ...
+    async def stop(
+        self, cwd: Path, *, stop_hook_active: bool, agent_id: str | None = ..., agent_transcript_path: Path | None = ...
+    ) -> Any: ...
 
 
 class CommandLifecycle:
@@ -117,9 +120,13 @@ class CommandLifecycle:
         verdict: _StopVerdict = await self._runner.stop(info.cwd, stop_hook_active=stop_hook_active)
         return LifecycleOutcome(block_reason=verdict.continue_with, stop_reason=verdict.stop_reason)
 
-    async def subagent_stop(self, info: SessionInfo, stop_hook_active: bool,
-                            agent_transcript_path: Path) -> LifecycleOutcome:
-        verdict: _StopVerdict = await self._runner.stop(info.cwd, stop_hook_active=stop_hook_active,
-                                                        agent_id=info.agent_id,
-                                                        agent_transcript_path=agent_transcript_path)
+    async def subagent_stop(
+        self, info: SessionInfo, stop_hook_active: bool, agent_transcript_path: Path
+    ) -> LifecycleOutcome:
+        verdict: _StopVerdict = await self._runner.stop(
+            info.cwd,
+            stop_hook_active=stop_hook_active,
+            agent_id=info.agent_id,
+            agent_transcript_path=agent_transcript_path,
+        )
         return LifecycleOutcome(block_reason=verdict.continue_with, stop_reason=verdict.stop_reason)

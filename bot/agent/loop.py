@@ -102,8 +102,10 @@ from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools
 
 _T = TypeVar("_T")
 
-MAX_TOKENS_NOTICE = ("Your response was cut off at the output token limit. Continue where you stopped; "
-                     "split large outputs (a big file) into several smaller tool calls.")
+MAX_TOKENS_NOTICE = (
+    "Your response was cut off at the output token limit. Continue where you stopped; "
+    "split large outputs (a big file) into several smaller tool calls."
+)
 
 
 async def run_agent(task: AgentTask, session: AgentSession, events: EventSink = drop_events) -> AgentOutcome:
@@ -159,9 +161,12 @@ class _AgentRun:
         self.tasks: BackgroundTasks | None = None
         self.owns_tasks = False
         self.runner: SubagentRunner | None = None
-        self.transcript = Transcript(transcript_path_for(session.context.scratch_dir, self.agent_id),
-                                     session_id=session.session_id, cwd=session.context.working_directory,
-                                     agent_id=self.agent_id)
+        self.transcript = Transcript(
+            transcript_path_for(session.context.scratch_dir, self.agent_id),
+            session_id=session.session_id,
+            cwd=session.context.working_directory,
+            agent_id=self.agent_id,
+        )
         self.context = self._make_context(session.context)
         self._billed = ZERO_USAGE
         self._request_id: str | None = None
@@ -214,8 +219,9 @@ class _AgentRun:
 
     async def _drive(self) -> Stop:
         env = self.session.environment or await gather_environment(self.context.working_directory)
-        prompt = build_system_prompt(env, self.session.instructions, base=self.session.system_prompt,
-                                     append=self.session.append_system_prompt)
+        prompt = build_system_prompt(
+            env, self.session.instructions, base=self.session.system_prompt, append=self.session.append_system_prompt
+        )
         self.system = system_blocks(prompt, self.session.cache_ttl)
         first: list[Block] = [{"type": "text", "text": render_task(self.task)}]
         if self.is_main:
@@ -244,8 +250,12 @@ class _AgentRun:
     def _check_limits(self) -> Stop | None:
         if self.context.abort.aborted:
             return self._abort_stop()
-        hit = limit_before_turn(self.session.limits, turns_done=self.turns, cost_usd=self.ledger.total_cost_usd,
-                                elapsed_s=self.clock() - self.ledger.started_at)
+        hit = limit_before_turn(
+            self.session.limits,
+            turns_done=self.turns,
+            cost_usd=self.ledger.total_cost_usd,
+            elapsed_s=self.clock() - self.ledger.started_at,
+        )
         return None if hit is None else self._limit_stop(hit)
 
     def _limit_stop(self, hit: LimitHit) -> Stop:
@@ -271,8 +281,12 @@ class _AgentRun:
             self._record_turn(turn, None, attempts)
             if self.context.abort.aborted:
                 return self._abort_stop()
-            if (isinstance(exc, ModelError) and prompt_too_long(exc) and self._forced_compaction != turn
-                    and len(self.messages) > 1):
+            if (
+                isinstance(exc, ModelError)
+                and prompt_too_long(exc)
+                and self._forced_compaction != turn
+                and len(self.messages) > 1
+            ):
                 # The estimate was short of the API's count: compact now, then run the turn again.
                 # (A conversation that is only the task has nothing to summarise: that stays an error.)
                 # Every clearable result goes first, so the summary request itself is not refused too.
@@ -337,15 +351,25 @@ class _AgentRun:
         return Stop("completed")
 
     def _tools(self) -> list[Block]:
-        return tool_definitions(self.pool.tools, server_tool_search=self.deferred.server_side,
-                                discovered=self.deferred.discovered, ttl=self.session.cache_ttl)
+        return tool_definitions(
+            self.pool.tools,
+            server_tool_search=self.deferred.server_side,
+            discovered=self.deferred.discovered,
+            ttl=self.session.cache_ttl,
+        )
 
     def _request(self) -> ModelRequest:
         ttl = self.session.cache_ttl
         tools = self._tools()
         extra = _merged(self.session.extra_params, self.clearing.request_params(self.budget))
-        return ModelRequest(model=self.session.model, max_tokens=self.session.max_tokens, system=self.system,
-                            messages=with_message_breakpoint(self.messages, ttl), tools=tools, extra=extra)
+        return ModelRequest(
+            model=self.session.model,
+            max_tokens=self.session.max_tokens,
+            system=self.system,
+            messages=with_message_breakpoint(self.messages, ttl),
+            tools=tools,
+            extra=extra,
+        )
 
     # ----- the context window -------------------------------------------------------------------
 
@@ -387,34 +411,55 @@ class _AgentRun:
         turn = self.turns + 1
         ttl = self.session.cache_ttl
         base = self._request()
-        request = replace(base, max_tokens=min(self.session.max_tokens, SUMMARY_MAX_TOKENS),
-                          messages=summary_request(self.messages, lambda m: with_message_breakpoint(m, ttl)),
-                          extra={**base.extra, "tool_choice": {"type": "none"}})
+        request = replace(
+            base,
+            max_tokens=min(self.session.max_tokens, SUMMARY_MAX_TOKENS),
+            messages=summary_request(self.messages, lambda m: with_message_breakpoint(m, ttl)),
+            extra={**base.extra, "tool_choice": {"type": "none"}},
+        )
         self._billed, self._request_id = ZERO_USAGE, None
         finished, attempts, exc = await self._retried(
-            turn, lambda: stream_summary(self.session.client, request, self.context.abort, self._bill))
+            turn, lambda: stream_summary(self.session.client, request, self.context.abort, self._bill)
+        )
         if exc is not None:
             self._record_turn(turn, None, attempts, compaction=True)
             if self.context.abort.aborted:
                 return self._abort_stop()
             why = str(exc) if isinstance(exc, ModelRetriesExhausted) else exc.describe()
-            return self._limit_stop(LimitHit("context_window", f"the conversation ({size:,} tokens) is close to the "
-                                             f"{self.budget.window:,}-token context window and the summary to "
-                                             f"compact it failed: {why}"))
+            return self._limit_stop(
+                LimitHit(
+                    "context_window",
+                    f"the conversation ({size:,} tokens) is close to the "
+                    f"{self.budget.window:,}-token context window and the summary to "
+                    f"compact it failed: {why}",
+                )
+            )
         self._record_turn(turn, finished, attempts, compaction=True)
         if finished is None:
             return self._abort_stop()
         summarised = len(self.messages)
-        self.messages = rebuild_conversation(self.messages, self.first_message, summary_text(finished.content),
-                                             self._todo_pairs(), self.context, self.budget, self._measure_messages,
-                                             tool_redactor(self.context.services))
+        self.messages = rebuild_conversation(
+            self.messages,
+            self.first_message,
+            summary_text(finished.content),
+            self._todo_pairs(),
+            self.context,
+            self.budget,
+            self._measure_messages,
+            tool_redactor(self.context.services),
+        )
         self.meter.rewritten()
         after = self._measure()
         self._compacted("summary", size, after, summarised)
         self.transcript.append({**self.messages[0]}, isCompactSummary=True)
         if after >= self.budget.usable:
-            return self._limit_stop(LimitHit("context_window", f"even compacted, the conversation ({after:,} tokens) "
-                                             f"does not fit the {self.budget.window:,}-token context window"))
+            return self._limit_stop(
+                LimitHit(
+                    "context_window",
+                    f"even compacted, the conversation ({after:,} tokens) "
+                    f"does not fit the {self.budget.window:,}-token context window",
+                )
+            )
         return None
 
     def _bill(self, usage: Usage, request_id: str | None) -> None:
@@ -422,14 +467,29 @@ class _AgentRun:
         self._request_id = request_id or self._request_id
 
     def _compacted(self, kind: CompactionKind, before: int, after: int, items: int) -> None:
-        record = Compaction(kind, self.turns + 1, self.clock() - self.ledger.started_at, before, after, items,
-                            self.agent_id, self.clearing.server_side and kind == "cleared_tool_results")
+        record = Compaction(
+            kind,
+            self.turns + 1,
+            self.clock() - self.ledger.started_at,
+            before,
+            after,
+            items,
+            self.agent_id,
+            self.clearing.server_side and kind == "cleared_tool_results",
+        )
         self.compactions.append(record)
         self.ledger.compactions.append(record)
-        self.transcript.append({"role": "system", "content": [{"type": "text", "text": record.describe()}]},
-                               subtype="compact_boundary",
-                               compactMetadata={"trigger": "auto", "kind": kind, "preTokens": before,
-                                                "postTokens": after, "turn": record.turn})
+        self.transcript.append(
+            {"role": "system", "content": [{"type": "text", "text": record.describe()}]},
+            subtype="compact_boundary",
+            compactMetadata={
+                "trigger": "auto",
+                "kind": kind,
+                "preTokens": before,
+                "postTokens": after,
+                "turn": record.turn,
+            },
+        )
         self._emit(ContextCompacted(kind, record.turn, before, after, items))
 
     def _todo_pairs(self) -> list[tuple[str, str]]:
@@ -460,8 +520,9 @@ class _AgentRun:
             raise error
         return state
 
-    async def _consume(self, request: ModelRequest, executor: StreamingToolExecutor, state: _Attempt,
-                       turn: int) -> None:
+    async def _consume(
+        self, request: ModelRequest, executor: StreamingToolExecutor, state: _Attempt, turn: int
+    ) -> None:
         """Read the stream until ``message_stop``; return early (``state.finished`` is None) on abort."""
         abort = self.context.abort
         if abort.aborted:
@@ -495,8 +556,9 @@ class _AgentRun:
         if failure is not None:
             raise failure
 
-    async def _retried(self, turn: int, attempt: Callable[[], Awaitable[_T]]
-                       ) -> tuple[_T | None, int, ModelRetriesExhausted | ModelError | None]:
+    async def _retried(
+        self, turn: int, attempt: Callable[[], Awaitable[_T]]
+    ) -> tuple[_T | None, int, ModelRetriesExhausted | ModelError | None]:
         """``attempt`` under the retry policy: (its result, attempts made, the error that ended them)."""
         attempts = 0
 
@@ -537,8 +599,10 @@ class _AgentRun:
     def _results_content(self, result: _Attempt) -> list[Block]:
         content: list[Block] = [o.result.to_api() for o in result.outcomes]
         for block in result.truncated:
-            text = tool_use_error(f"The {block.name} call was cut off by the output token limit before its input "
-                                  "was complete, so it did not run. Send it again, smaller if needed.")
+            text = tool_use_error(
+                f"The {block.name} call was cut off by the output token limit before its input "
+                "was complete, so it did not run. Send it again, smaller if needed."
+            )
             content.append(ToolResultBlock(block.id, text, is_error=True).to_api())
         for outcome in result.outcomes:
             content += outcome.new_messages
@@ -550,12 +614,23 @@ class _AgentRun:
             return []
         return [{"type": "text", "text": task_notification(t)} for t in self.tasks.take_finished()]
 
-    def _record_turn(self, turn: int, finished: StreamFinished | None, attempts: int, *,
-                     compaction: bool = False) -> None:
+    def _record_turn(
+        self, turn: int, finished: StreamFinished | None, attempts: int, *, compaction: bool = False
+    ) -> None:
         model = finished.model if finished is not None else self.session.model
         cost = self.session.prices.cost(model, self._billed)
-        record = TurnRecord(turn, model, self._billed, cost.usd, finished.stop_reason if finished else None,
-                            attempts, self._request_id, self.agent_id, cost.estimated, compaction)
+        record = TurnRecord(
+            turn,
+            model,
+            self._billed,
+            cost.usd,
+            finished.stop_reason if finished else None,
+            attempts,
+            self._request_id,
+            self.agent_id,
+            cost.estimated,
+            compaction,
+        )
         self.ledger.turns.append(record)
         self._emit(TurnFinished(turn, record.stop_reason, record.usage, record.cost_usd, self.ledger.total_cost_usd))
 
@@ -568,9 +643,16 @@ class _AgentRun:
         text = "".join(b.get("text", "") for b in finished.content if b.get("type") == "text").strip()
         if text:
             self.last_text = text
-        self.transcript.append({**message, "id": finished.message_id, "model": finished.model,
-                                "stop_reason": finished.stop_reason, "usage": finished.usage.to_dict()},
-                               requestId=finished.request_id)
+        self.transcript.append(
+            {
+                **message,
+                "id": finished.message_id,
+                "model": finished.model,
+                "stop_reason": finished.stop_reason,
+                "usage": finished.usage.to_dict(),
+            },
+            requestId=finished.request_id,
+        )
 
     def _append(self, message: Message) -> None:
         self.messages.append(message)
@@ -581,15 +663,28 @@ class _AgentRun:
         turns = [t for t in self.ledger.turns if self.is_main or t.agent_id == self.agent_id]
         calls = [c for c in self.ledger.tool_calls if self.is_main or c.agent_id == self.agent_id]
         compactions = [c for c in self.ledger.compactions if self.is_main or c.agent_id == self.agent_id]
-        return AgentOutcome(stop=stop, final_text=self.last_text, turns=turns, tool_calls=calls,
-                            messages=list(self.messages), transcript_path=self.transcript.path,
-                            agent_id=self.agent_id, total_cost_usd=self.ledger.total_cost_usd,
-                            compactions=compactions)
+        return AgentOutcome(
+            stop=stop,
+            final_text=self.last_text,
+            turns=turns,
+            tool_calls=calls,
+            messages=list(self.messages),
+            transcript_path=self.transcript.path,
+            agent_id=self.agent_id,
+            total_cost_usd=self.ledger.total_cost_usd,
+            compactions=compactions,
+        )
 
     def _info(self) -> SessionInfo:
         main_transcript = transcript_path_for(self.session.context.scratch_dir, None)
-        return SessionInfo(self.session.session_id, main_transcript, self.context.working_directory,
-                           self.context.permission.mode, self.agent_id, self.session.agent_type)
+        return SessionInfo(
+            self.session.session_id,
+            main_transcript,
+            self.context.working_directory,
+            self.context.permission.mode,
+            self.agent_id,
+            self.session.agent_type,
+        )
 
     def _emit(self, event: RunEvent) -> None:
         if self.agent_id is not None and getattr(event, "agent_id", None) is None:
@@ -615,8 +710,9 @@ class _ObservedRunner(ToolRunner):
         self._owner = run
         self._turn = turn
 
-    async def run(self, block: ToolUseBlock, context: ToolUseContext,
-                  sink: ProgressSink = drop_progress) -> ToolCallOutcome:
+    async def run(
+        self, block: ToolUseBlock, context: ToolUseContext, sink: ProgressSink = drop_progress
+    ) -> ToolCallOutcome:
         self._owner._emit(ToolStarted(self._turn, block.id, block.name, block.input))
         outcome = await super().run(block, context, sink)
         record = outcome.record
@@ -629,8 +725,18 @@ class _ObservedRunner(ToolRunner):
                 outcome.new_messages.append({"type": "text", "text": guidance})
         elif record.decision is not None:
             self._owner.denials.record_allowed(record.tool_name)
-        self._owner._emit(ToolFinished(self._turn, block.id, record.tool_name, record.summary, outcome.result.is_error,
-                                     record.denied, denial, record.duration_s))
+        self._owner._emit(
+            ToolFinished(
+                self._turn,
+                block.id,
+                record.tool_name,
+                record.summary,
+                outcome.result.is_error,
+                record.denied,
+                denial,
+                record.duration_s,
+            )
+        )
         return outcome
 
 

@@ -97,14 +97,14 @@ class ModelClient(Protocol):
 # ----- errors ------------------------------------------------------------------------------------
 
 ModelErrorKind = Literal[
-    "rate_limit",    # 429
-    "overloaded",    # 529, or an overloaded_error event mid-stream
-    "server",        # other 5xx, api_error mid-stream
-    "timeout",       # 408, or a read timeout
-    "conflict",      # 409
-    "connection",    # could not connect, connection reset
-    "stream_cut",    # the stream ended before message_stop
-    "auth",          # 401/403: the operator must fix the key or its permissions
+    "rate_limit",  # 429
+    "overloaded",  # 529, or an overloaded_error event mid-stream
+    "server",  # other 5xx, api_error mid-stream
+    "timeout",  # 408, or a read timeout
+    "conflict",  # 409
+    "connection",  # could not connect, connection reset
+    "stream_cut",  # the stream ended before message_stop
+    "auth",  # 401/403: the operator must fix the key or its permissions
     "invalid_request",  # 400/404/413/422: our request is wrong; retrying cannot help
     "other",
 ]
@@ -113,8 +113,16 @@ ModelErrorKind = Literal[
 class ModelError(RunError):
     """A model call failed. ``retryable`` says whether the same request may succeed later."""
 
-    def __init__(self, kind: ModelErrorKind, message: str, *, retryable: bool, status: int | None = None,
-                 retry_after_s: float | None = None, request_id: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: ModelErrorKind,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+        request_id: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind: ModelErrorKind = kind
         self.message = message

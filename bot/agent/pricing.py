@@ -42,8 +42,11 @@ class ModelPrice:
     long_prompt_rates: Rates | None = None
 
     def rates_for(self, usage: Usage) -> Rates:
-        if (self.long_prompt_threshold is not None and self.long_prompt_rates is not None
-                and usage.prompt_tokens > self.long_prompt_threshold):
+        if (
+            self.long_prompt_threshold is not None
+            and self.long_prompt_rates is not None
+            and usage.prompt_tokens > self.long_prompt_threshold
+        ):
             return self.long_prompt_rates
         return self.rates
 

@@ -182,16 +182,16 @@ def render_environment(env: Environment) -> str:
 def render_instructions(instructions: Sequence[Instruction]) -> str:
     if not instructions:
         return ""
-    parts = ["# Repository instructions",
-             "The maintainers' instructions for working in this repository. Follow them."]
+    parts = ["# Repository instructions", "The maintainers' instructions for working in this repository. Follow them."]
     for item in instructions:
         text = _cut(item.text, MAX_INSTRUCTIONS_CHARS, item.name)
         parts.append(f'<instructions file="{item.name}">\n{text}\n</instructions>')
     return "\n\n".join(parts)
 
 
-def build_system_prompt(env: Environment, instructions: Sequence[Instruction] = (), *,
-                        base: str = STATIC_SYSTEM_PROMPT, append: str = "") -> list[str]:
+def build_system_prompt(
+    env: Environment, instructions: Sequence[Instruction] = (), *, base: str = STATIC_SYSTEM_PROMPT, append: str = ""
+) -> list[str]:
     """The system prompt as text blocks, most stable first (each becomes one system block)."""
     tail = "\n\n".join(p for p in (render_environment(env), render_instructions(instructions), append) if p)
     return [base, tail]

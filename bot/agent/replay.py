@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 
-def use_cassette(path: str | Path, *, by_model: bool = False, model_hosts: Sequence[str] | None = None,
-                 **kwargs: Any) -> AbstractContextManager[Any]:
+def use_cassette(
+    path: str | Path, *, by_model: bool = False, model_hosts: Sequence[str] | None = None, **kwargs: Any
+) -> AbstractContextManager[Any]:
     """Replay a model cassette strictly: requests in order, none unrecorded, never recording.
 
     ``by_model`` also matches each request's ``model``, so agents running concurrently on different
@@ -30,8 +31,7 @@ def use_cassette(path: str | Path, *, by_model: bool = False, model_hosts: Seque
     if by_model:
         recorder.register_matcher("model", _same_model)
         match_on.append("model")
-    options: dict[str, Any] = {"record_mode": "none", "match_on": match_on, "allow_playback_repeats": False,
-                               **kwargs}
+    options: dict[str, Any] = {"record_mode": "none", "match_on": match_on, "allow_playback_repeats": False, **kwargs}
     if model_hosts is not None:
         hosts = frozenset(model_hosts)
         options["before_record_request"] = lambda request: request if request.host in hosts else None

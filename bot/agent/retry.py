@@ -53,8 +53,11 @@ class RetryPolicy:
         backoff = min(self.base_delay_s * 2.0 ** (attempt - 1), self.max_delay_s)
         return backoff * (1 + random.uniform(0, self.jitter))
 
-    def retrying(self, on_retry: Callable[[RetryNotice], None] = lambda _: None,
-                 time_left: Callable[[], float | None] = lambda: None) -> AsyncRetrying:
+    def retrying(
+        self,
+        on_retry: Callable[[RetryNotice], None] = lambda _: None,
+        time_left: Callable[[], float | None] = lambda: None,
+    ) -> AsyncRetrying:
         """``async for attempt in policy.retrying(...): with attempt: ...``"""
 
         def wait(state: RetryCallState) -> float:

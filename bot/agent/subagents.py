@@ -105,15 +105,25 @@ class SubagentRunner:
         for abort in self._background.values():
             abort.abort(reason)
 
-    async def _run(self, agent_id: str, definition: AgentDefinition, model: str, request: SubagentRequest,
-                   parent: ToolUseContext, abort: AbortSignal) -> SubagentReport:
+    async def _run(
+        self,
+        agent_id: str,
+        definition: AgentDefinition,
+        model: str,
+        request: SubagentRequest,
+        parent: ToolUseContext,
+        abort: AbortSignal,
+    ) -> SubagentReport:
         worktree: Worktree | None = None
         workspace = parent.workspace
         if request.isolation == "worktree":
             seal = parent.services.get(GIT_SEAL_SERVICE)
-            worktree = await create_worktree(parent.workspace, parent.scratch_dir / "worktrees" / agent_id,
-                                             f"bot/agent-{agent_id}",
-                                             seal=seal if isinstance(seal, GitDirSeal) else None)
+            worktree = await create_worktree(
+                parent.workspace,
+                parent.scratch_dir / "worktrees" / agent_id,
+                f"bot/agent-{agent_id}",
+                seal=seal if isinstance(seal, GitDirSeal) else None,
+            )
             workspace = worktree.workspace
         report: WorktreeReport | None = None
         try:
@@ -127,25 +137,61 @@ class SubagentRunner:
         finally:
             if worktree is not None:
                 await remove_worktree(worktree)
-        return SubagentReport(agent_id, definition.agent_type, model, outcome.final_text, outcome.stop.reason,
-                              outcome.stop.detail, len(outcome.turns), outcome.cost_usd, report)
+        return SubagentReport(
+            agent_id,
+            definition.agent_type,
+            model,
+            outcome.final_text,
+            outcome.stop.reason,
+            outcome.stop.detail,
+            len(outcome.turns),
+            outcome.cost_usd,
+            report,
+        )
 
-    def _child_session(self, agent_id: str, definition: AgentDefinition, model: str, parent: ToolUseContext,
-                       workspace: Path, abort: AbortSignal) -> AgentSession:
+    def _child_session(
+        self,
+        agent_id: str,
+        definition: AgentDefinition,
+        model: str,
+        parent: ToolUseContext,
+        workspace: Path,
+        abort: AbortSignal,
+    ) -> AgentSession:
         base = self._session
         permission = replace(parent.permission, mode=stricter_mode(parent.permission.mode, definition.permission_mode))
         services = {k: v for k, v in parent.services.items() if k != SUBAGENT_SERVICE}
-        context = ToolUseContext(workspace=workspace, scratch_dir=parent.scratch_dir, permission=permission,
-                                 read_file_state=ReadFileState(), abort=abort, limits=parent.limits,
-                                 agent_id=agent_id, services=services)
-        limits = RunLimits(max_turns=_smaller(definition.max_turns, base.limits.max_turns),
-                           max_budget_usd=base.limits.max_budget_usd, wall_time_s=base.limits.wall_time_s,
-                           context_window=base.limits.context_window)
+        context = ToolUseContext(
+            workspace=workspace,
+            scratch_dir=parent.scratch_dir,
+            permission=permission,
+            read_file_state=ReadFileState(),
+            abort=abort,
+            limits=parent.limits,
+            agent_id=agent_id,
+            services=services,
+        )
+        limits = RunLimits(
+            max_turns=_smaller(definition.max_turns, base.limits.max_turns),
+            max_budget_usd=base.limits.max_budget_usd,
+            wall_time_s=base.limits.wall_time_s,
+            context_window=base.limits.context_window,
+        )
         environment = None if base.environment is None else replace(base.environment, working_directory=workspace)
         prompt = SUBAGENT_SYSTEM_PROMPT + (f"\n\n{definition.prompt}" if definition.prompt else "")
-        return replace(base, context=context, pool=ToolPool(definition.filter_tools(base.pool.tools)), model=model,
-                       limits=limits, environment=environment, system_prompt=prompt, append_system_prompt="",
-                       agent_id=agent_id, agent_type=definition.agent_type, ledger=self._ledger)
+        return replace(
+            base,
+            context=context,
+            pool=ToolPool(definition.filter_tools(base.pool.tools)),
+            model=model,
+            limits=limits,
+            environment=environment,
+            system_prompt=prompt,
+            append_system_prompt="",
+            agent_id=agent_id,
+            agent_type=definition.agent_type,
+            ledger=self._ledger,
+        )
 
 
 async def wait_for_background_agents(tasks: BackgroundTasks, abort: AbortSignal) -> None:
@@ -180,17 +226,21 @@ def task_notification(task: BackgroundTask) -> str:
     exit_code = "" if task.exit_code is None else f" (exit code {task.exit_code})"
     reason = f"\nStopped: {task.stop_reason}" if task.stop_reason else ""
     output = (task.final_output or "").strip()
-    return (f"<task-notification>\nBackground {task.kind} task {task.id} ({task.description}) "
-            f"{task.state}{exit_code}.{reason}\nRead its whole output with TaskOutput (task_id {task.id}).\n"
-            f"<output>\n{output}\n</output>\n</task-notification>")
+    return (
+        f"<task-notification>\nBackground {task.kind} task {task.id} ({task.description}) "
+        f"{task.state}{exit_code}.{reason}\nRead its whole output with TaskOutput (task_id {task.id}).\n"
+        f"<output>\n{output}\n</output>\n</task-notification>"
+    )
 
 
 def _task_prompt(request: SubagentRequest, worktree: Worktree | None) -> str:
     if worktree is None:
         return request.prompt
-    return (f"{request.prompt}\n\n(You work in an isolated git worktree at {worktree.workspace}, created from "
-            f"commit {worktree.base[:12]}; uncommitted changes of the main workspace are not in it. Your changes "
-            "are returned as a diff when you finish.)")
+    return (
+        f"{request.prompt}\n\n(You work in an isolated git worktree at {worktree.workspace}, created from "
+        f"commit {worktree.base[:12]}; uncommitted changes of the main workspace are not in it. Your changes "
+        "are returned as a diff when you finish.)"
+    )
 
 
 def _smaller(a: int | None, b: int | None) -> int | None:

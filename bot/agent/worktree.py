@@ -88,8 +88,10 @@ async def create_worktree(workspace: Path, dest: Path, branch: str, *, seal: Git
         top = _resolved(Path(top_raw.strip()))
         git_dir = Path((await git(top, "rev-parse", "--absolute-git-dir")).strip())
     if (top / ".git").is_dir() and any((top / ".git" / name).exists() for name in REDIRECTING_FILES):
-        raise ToolExecutionError("worktree isolation is not available: the repository's .git has a "
-                                 f"{' or '.join(REDIRECTING_FILES)} a command may have written")
+        raise ToolExecutionError(
+            "worktree isolation is not available: the repository's .git has a "
+            f"{' or '.join(REDIRECTING_FILES)} a command may have written"
+        )
     base = (await git(top, "rev-parse", "--verify", "HEAD^{commit}", check=False, git_dir=git_dir)).strip()
     if not base:
         raise ToolExecutionError("worktree isolation needs at least one commit in the repository")
@@ -109,8 +111,9 @@ async def worktree_diff(worktree: Worktree) -> WorktreeDiff:
     worktree's own index is used; the main checkout's is untouched)."""
     named = worktree.git_dir
     await git(worktree.path, "add", "-A", git_dir=named)
-    diff = await git(worktree.path, "diff", "--cached", "--binary", "--no-ext-diff", "--no-textconv", worktree.base,
-                     git_dir=named)
+    diff = await git(
+        worktree.path, "diff", "--cached", "--binary", "--no-ext-diff", "--no-textconv", worktree.base, git_dir=named
+    )
     stat = await git(worktree.path, "diff", "--cached", "--stat", worktree.base, git_dir=named)
     names = await git(worktree.path, "diff", "--cached", "--name-only", worktree.base, git_dir=named)
     return WorktreeDiff(diff, stat.strip(), len([n for n in names.splitlines() if n.strip()]))

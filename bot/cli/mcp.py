@@ -19,8 +19,10 @@ DEFAULT_CONFIG = ".mcp.json"
 
 @mcp_app.command("list")
 def mcp_list(
-    config: Annotated[Path | None, typer.Option(
-        "--config", help=f"The MCP configuration (default: {DEFAULT_CONFIG} in the workspace).")] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help=f"The MCP configuration (default: {DEFAULT_CONFIG} in the workspace)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the servers as JSON.")] = False,
     workspace: WorkspaceOpt = Path("."),
 ) -> None:

@@ -13,23 +13,30 @@ import typer
 from bot.cli.common import AllowOpt, AskOpt, DenyOpt, WorkspaceOpt, fail
 from bot.errors import ConfigError
 
-policy_app = typer.Typer(help="Check calls against policies, run policy expectation files, show merged policies.",
-                         no_args_is_help=True)
+policy_app = typer.Typer(
+    help="Check calls against policies, run policy expectation files, show merged policies.", no_args_is_help=True
+)
 
-PolicyOpt = Annotated[list[Path] | None, typer.Option(
-    "--policy", help="A policy file (JSON, YAML or TOML; Claude Code settings schema). Repeatable.")]
-RepoPolicyOpt = Annotated[Path | None, typer.Option(
-    "--repo-policy", help="The repository's policy file (as read from the default branch).")]
-OrgPolicyOpt = Annotated[Path | None, typer.Option(
-    "--org-policy", help="The organisation's policy file (as given by the workflow).")]
+PolicyOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--policy", help="A policy file (JSON, YAML or TOML; Claude Code settings schema). Repeatable."),
+]
+RepoPolicyOpt = Annotated[
+    Path | None, typer.Option("--repo-policy", help="The repository's policy file (as read from the default branch).")
+]
+OrgPolicyOpt = Annotated[
+    Path | None, typer.Option("--org-policy", help="The organisation's policy file (as given by the workflow).")
+]
 PresetOpt = Annotated[str | None, typer.Option("--preset", help="A shipped preset: read-only, fix, maintenance.")]
-ModeOpt = Annotated[str | None, typer.Option("--mode", help="Permission mode: default, acceptEdits, plan, "
-                                                          "bypassPermissions, dontAsk.")]
+ModeOpt = Annotated[
+    str | None, typer.Option("--mode", help="Permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk.")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def policy_layers(policy: list[Path] | None, repo: Path | None = None, org: Path | None = None,
-                  preset: str | None = None) -> list[Any]:
+def policy_layers(
+    policy: list[Path] | None, repo: Path | None = None, org: Path | None = None, preset: str | None = None
+) -> list[Any]:
     """The layers the options name, in source order (for ``bot tools call --policy`` too)."""
     from bot.permissions.stack import PolicyLayer, layer_for
 
@@ -48,8 +55,9 @@ def policy_layers(policy: list[Path] | None, repo: Path | None = None, org: Path
 def policy_check(
     tool: Annotated[str | None, typer.Argument(help="The tool's name.")] = None,
     input_json: Annotated[str | None, typer.Argument(help="The tool input as a JSON object.")] = None,
-    batch: Annotated[str | None, typer.Option("--batch", help="JSON lines to check, one per call; - for stdin.")]
-    = None,
+    batch: Annotated[
+        str | None, typer.Option("--batch", help="JSON lines to check, one per call; - for stdin.")
+    ] = None,
     policy: PolicyOpt = None,
     repo_policy: RepoPolicyOpt = None,
     org_policy: OrgPolicyOpt = None,
@@ -67,8 +75,9 @@ def policy_check(
     layers = policy_layers(policy, repo_policy, org_policy, preset)
     if not workspace.is_dir():
         raise fail(f"--workspace {workspace}: no such directory")
-    checker = PolicyChecker(workspace=workspace, layers=layers, allow=allow or [], deny=deny or [], ask=ask or [],
-                            mode=mode)
+    checker = PolicyChecker(
+        workspace=workspace, layers=layers, allow=allow or [], deny=deny or [], ask=ask or [], mode=mode
+    )
     with checker:
         if batch is not None:
             if tool is not None:
@@ -113,8 +122,10 @@ def _run_batch(checker: Any, batch: str) -> None:
 
 @policy_app.command("test")
 def policy_test(
-    paths: Annotated[list[Path] | None, typer.Argument(
-        help="Expectation files (*.expect.jsonl) or directories holding them. Default: policies/.")] = None,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Expectation files (*.expect.jsonl) or directories holding them. Default: policies/."),
+    ] = None,
     workspace: WorkspaceOpt = Path("."),
 ) -> None:
     """Run expectation files: print each mismatch, then 'N passed, N failed'. Exit 1 on any mismatch."""
@@ -152,8 +163,13 @@ def policy_show(
     from bot.permissions.stack import load_policy_stack
 
     try:
-        merged = load_policy_stack(policy_layers(policy, repo_policy, org_policy, preset), allow=allow or [],
-                                   deny=deny or [], ask=ask or [], mode=mode)
+        merged = load_policy_stack(
+            policy_layers(policy, repo_policy, org_policy, preset),
+            allow=allow or [],
+            deny=deny or [],
+            ask=ask or [],
+            mode=mode,
+        )
     except ConfigError as exc:
         raise fail(str(exc)) from None
     if as_json:

@@ -27,26 +27,38 @@ def _split(values: list[str] | None) -> list[str]:
 @run_app.callback()
 def run(
     local: Annotated[bool, typer.Option("--local", help="Run without GitHub: a branch in a local repository.")] = False,
-    repo: Annotated[Path, typer.Option("--repo", "-C", envvar="GITHUB_WORKSPACE",
-                                       help="The repository (default: current directory).")] = Path("."),
+    repo: Annotated[
+        Path,
+        typer.Option("--repo", "-C", envvar="GITHUB_WORKSPACE", help="The repository (default: current directory)."),
+    ] = Path("."),
     prompt: Annotated[str | None, typer.Option("--prompt", envvar="BOT_PROMPT", help="The task.")] = None,
-    policy: Annotated[list[str] | None, typer.Option("--policy", envvar="BOT_POLICY",
-                                                     help="Policy files or preset names (repeatable).")] = None,
+    policy: Annotated[
+        list[str] | None,
+        typer.Option("--policy", envvar="BOT_POLICY", help="Policy files or preset names (repeatable)."),
+    ] = None,
     allow: AllowOpt = None,
     deny: DenyOpt = None,
     model: Annotated[str | None, typer.Option("--model", envvar="BOT_MODEL")] = None,
     max_turns: Annotated[int | None, typer.Option("--max-turns", envvar="BOT_MAX_TURNS", min=1)] = None,
-    max_budget_usd: Annotated[float | None, typer.Option("--max-budget-usd", envvar="BOT_MAX_BUDGET_USD",
-                                                         min=0)] = None,
-    timeout_minutes: Annotated[float | None, typer.Option("--timeout-minutes", envvar="BOT_TIMEOUT_MINUTES",
-                                                          min=0.1)] = None,
-    mcp_config: Annotated[str | None, typer.Option("--mcp-config", envvar="BOT_MCP_CONFIG",
-                                                   help="A trusted .mcp.json (relative to the repository).")] = None,
-    replay: Annotated[Path | None, typer.Option("--replay", envvar="BOT_REPLAY",
-                                                help="Replay the model from a recorded cassette.")] = None,
-    output_dir: Annotated[Path, typer.Option("--output-dir", "-o", envvar="BOT_OUTPUT_DIR",
-                                             help="Where the comment, outcome and transcript go.")
-                          ] = Path("bot-output"),
+    max_budget_usd: Annotated[
+        float | None, typer.Option("--max-budget-usd", envvar="BOT_MAX_BUDGET_USD", min=0)
+    ] = None,
+    timeout_minutes: Annotated[
+        float | None, typer.Option("--timeout-minutes", envvar="BOT_TIMEOUT_MINUTES", min=0.1)
+    ] = None,
+    mcp_config: Annotated[
+        str | None,
+        typer.Option("--mcp-config", envvar="BOT_MCP_CONFIG", help="A trusted .mcp.json (relative to the repository)."),
+    ] = None,
+    replay: Annotated[
+        Path | None, typer.Option("--replay", envvar="BOT_REPLAY", help="Replay the model from a recorded cassette.")
+    ] = None,
+    output_dir: Annotated[
+        Path,
+        typer.Option(
+            "--output-dir", "-o", envvar="BOT_OUTPUT_DIR", help="Where the comment, outcome and transcript go."
+        ),
+    ] = Path("bot-output"),
     branch: Annotated[str | None, typer.Option("--branch", help="Local mode: the branch to work on.")] = None,
     event_name: Annotated[str | None, typer.Option("--event-name", envvar="GITHUB_EVENT_NAME")] = None,
     event_path: Annotated[Path | None, typer.Option("--event-path", envvar="GITHUB_EVENT_PATH")] = None,
@@ -56,8 +68,9 @@ def run(
     assignee_trigger: Annotated[str | None, typer.Option("--assignee-trigger", envvar="BOT_ASSIGNEE_TRIGGER")] = None,
     bot_login: Annotated[str, typer.Option("--bot-login", envvar="BOT_LOGIN")] = "github-actions[bot]",
     reply_on_refusal: Annotated[bool, typer.Option("--reply-on-refusal", envvar="BOT_REPLY_ON_REFUSAL")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run",
-                                          help="Decide whether the event triggers; change nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Decide whether the event triggers; change nothing.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --dry-run: print the decision as JSON.")] = False,
 ) -> None:
     """Start a run. Locally: `bot run --local --repo PATH --prompt TEXT [--replay CASSETTE]`.
@@ -73,9 +86,16 @@ def run(
         _prefetch_model_sdk()
 
     config = RunConfig(
-        workspace=repo, scratch_dir=output_dir / "scratch", policies=_split(policy), allow=allow or [],
-        deny=deny or [], model=model or None, max_turns=max_turns, max_budget_usd=max_budget_usd,
-        timeout_minutes=timeout_minutes, mcp_config=mcp_config or None,
+        workspace=repo,
+        scratch_dir=output_dir / "scratch",
+        policies=_split(policy),
+        allow=allow or [],
+        deny=deny or [],
+        model=model or None,
+        max_turns=max_turns,
+        max_budget_usd=max_budget_usd,
+        timeout_minutes=timeout_minutes,
+        mcp_config=mcp_config or None,
     )
     try:
         if local:
@@ -87,25 +107,39 @@ def run(
                 raise fail(f"--repo {repo}: no such directory")
             from bot.github.local import LocalRun, run_local
 
-            local_run = LocalRun(repo=repo, prompt=prompt, output_dir=output_dir.resolve(), config=config,
-                                 replay=replay, branch=branch)
+            local_run = LocalRun(
+                repo=repo, prompt=prompt, output_dir=output_dir.resolve(), config=config, replay=replay, branch=branch
+            )
             raise typer.Exit(anyio.run(run_local, local_run))
         from bot.github.events import TriggerSettings
         from bot.github.run import GitHubRun, dry_run_decision, run_github
 
-        settings = TriggerSettings(trigger_phrase=trigger_phrase, bot_login=bot_login or None,
-                                   allowed_bots=frozenset(_split(allowed_bots)), label_trigger=label_trigger or None,
-                                   assignee_trigger=assignee_trigger or None, prompt=prompt or None,
-                                   run_id=os.environ.get("GITHUB_RUN_ID"))
+        settings = TriggerSettings(
+            trigger_phrase=trigger_phrase,
+            bot_login=bot_login or None,
+            allowed_bots=frozenset(_split(allowed_bots)),
+            label_trigger=label_trigger or None,
+            assignee_trigger=assignee_trigger or None,
+            prompt=prompt or None,
+            run_id=os.environ.get("GITHUB_RUN_ID"),
+        )
         if not event_name or event_path is None:
-            raise fail("no event: set GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (or --event-name/--event-path), "
-                       "or use --local")
+            raise fail(
+                "no event: set GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (or --event-name/--event-path), or use --local"
+            )
         if dry_run:
             decision = dry_run_decision(event_name, event_path, settings, repo)
             typer.echo(json.dumps(decision, indent=None if as_json else 2, ensure_ascii=False))
             raise typer.Exit(0)
-        github_run = GitHubRun(event_name=event_name, event_path=event_path, settings=settings, config=config,
-                               output_dir=output_dir.resolve(), replay=replay, reply_on_refusal=reply_on_refusal)
+        github_run = GitHubRun(
+            event_name=event_name,
+            event_path=event_path,
+            settings=settings,
+            config=config,
+            output_dir=output_dir.resolve(),
+            replay=replay,
+            reply_on_refusal=reply_on_refusal,
+        )
         raise typer.Exit(anyio.run(run_github, github_run))
     except (BotError, BaseExceptionGroup) as exc:
         error = _our_error(exc)
@@ -131,5 +165,6 @@ def _prefetch_model_sdk() -> None:
     import importlib
     import threading
 
-    threading.Thread(target=importlib.import_module, args=("anthropic",), name="prefetch-anthropic",
-                     daemon=True).start()
+    threading.Thread(
+        target=importlib.import_module, args=("anthropic",), name="prefetch-anthropic", daemon=True
+    ).start()

@@ -14,8 +14,7 @@ from bot.cli.policy import PolicyOpt
 from bot.errors import ConfigError
 from bot.permissions.rules import RuleSyntaxError
 
-tools_app = typer.Typer(help="Inspect the tool pool and call tools through the full pipeline.",
-                        no_args_is_help=True)
+tools_app = typer.Typer(help="Inspect the tool pool and call tools through the full pipeline.", no_args_is_help=True)
 
 
 @tools_app.command("list")
@@ -51,8 +50,10 @@ def tools_call(
     deny: DenyOpt = None,
     ask: AskOpt = None,
     scratch_dir: Annotated[Path | None, typer.Option("--scratch-dir", help="Where large results go.")] = None,
-    mcp_config: Annotated[Path | None, typer.Option(
-        "--mcp-config", help="A trusted .mcp.json: its servers' tools join the pool for this call.")] = None,
+    mcp_config: Annotated[
+        Path | None,
+        typer.Option("--mcp-config", help="A trusted .mcp.json: its servers' tools join the pool for this call."),
+    ] = None,
     policy: PolicyOpt = None,
 ) -> None:
     """One call through the whole pipeline. Prints the tool_result and the decision as JSON."""
@@ -65,12 +66,19 @@ def tools_call(
         raise fail(f"INPUT_JSON is not valid JSON: {exc}") from None
     if not workspace.is_dir():
         raise fail(f"--workspace {workspace}: no such directory")
-    request = CallRequest(tool=name, input=payload, workspace=workspace, allow=allow or [], deny=deny or [],
-                          ask=ask or [], scratch_dir=scratch_dir, mcp_config=mcp_config,
-                          policies=[str(p) for p in policy or []])
+    request = CallRequest(
+        tool=name,
+        input=payload,
+        workspace=workspace,
+        allow=allow or [],
+        deny=deny or [],
+        ask=ask or [],
+        scratch_dir=scratch_dir,
+        mcp_config=mcp_config,
+        policies=[str(p) for p in policy or []],
+    )
     try:
         outcome = call_tool_sync(request)
     except (RuleSyntaxError, ConfigError) as exc:
         raise fail(str(exc)) from None
     typer.echo(outcome_json(outcome))
-

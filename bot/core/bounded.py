@@ -81,7 +81,7 @@ def nesting_depth(text: str, *, toml: bool = False, max_depth: int | None = None
         elif c in "]}":
             depth -= 1
         elif c == '"' or (c == "'" and toml):
-            quote = text[i:i + 3] if toml and text.startswith(c * 3, i) else c
+            quote = text[i : i + 3] if toml and text.startswith(c * 3, i) else c
             j = i + len(quote)
             while j < n and not text.startswith(quote, j):
                 j += 2 if text[j] == "\\" and c == '"' else 1
@@ -98,8 +98,12 @@ def nesting_depth(text: str, *, toml: bool = False, max_depth: int | None = None
 def _check_depth(text: str, source: str, max_depth: int, toml: bool = False) -> None:
     deepest, at = nesting_depth(text, toml=toml, max_depth=max_depth)
     if deepest > max_depth:
-        raise ConfigError(f"nested more than {max_depth} levels deep (arrays and objects inside each other); "
-                          f"at most {max_depth} are read", path=source, line=_line_at(text, at))
+        raise ConfigError(
+            f"nested more than {max_depth} levels deep (arrays and objects inside each other); "
+            f"at most {max_depth} are read",
+            path=source,
+            line=_line_at(text, at),
+        )
 
 
 def load_json(text: str, *, source: str, max_bytes: int = MAX_POLICY_BYTES, max_depth: int = MAX_DEPTH) -> Any:
@@ -110,14 +114,14 @@ def load_json(text: str, *, source: str, max_bytes: int = MAX_POLICY_BYTES, max_
         return json.loads(text)
     except json.JSONDecodeError as exc:
         hint = "; comments are not allowed in JSON" if text.startswith(("//", "/*"), exc.pos) else ""
-        raise ConfigError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=source,
-                          line=exc.lineno) from None
+        raise ConfigError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=source, line=exc.lineno) from None
     except (ValueError, RecursionError) as exc:  # an integer of more than 4,300 digits; belt and braces
         raise ConfigError(f"invalid JSON: {exc}", path=source) from None
 
 
-def load_toml(text: str, *, source: str, max_bytes: int = MAX_POLICY_BYTES, max_depth: int = MAX_DEPTH
-              ) -> dict[str, Any]:
+def load_toml(
+    text: str, *, source: str, max_bytes: int = MAX_POLICY_BYTES, max_depth: int = MAX_DEPTH
+) -> dict[str, Any]:
     """``tomllib.loads`` within bounds (its inline arrays and tables are parsed recursively)."""
     _check_size(text, source, max_bytes)
     _check_depth(text, source, max_depth, toml=True)
@@ -139,8 +143,9 @@ class BoundedLoader(yaml.SafeLoader):
     """A ``SafeLoader`` that stops composing past ``max_depth`` levels and ``max_aliases`` alias
     uses. Use :func:`load_yaml`, or :func:`compose_yaml` for the node graph (line numbers)."""
 
-    def __init__(self, stream: str, *, source: str, max_depth: int = MAX_DEPTH,
-                 max_aliases: int = MAX_YAML_ALIASES) -> None:
+    def __init__(
+        self, stream: str, *, source: str, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_YAML_ALIASES
+    ) -> None:
         super().__init__(stream)
         self.source = source
         self.max_depth = max_depth
@@ -154,14 +159,20 @@ class BoundedLoader(yaml.SafeLoader):
         if self.check_event(AliasEvent):
             self.aliases += 1
             if self.aliases > self.max_aliases:
-                raise ConfigError(f"more than {self.max_aliases} YAML aliases (*name); at most "
-                                  f"{self.max_aliases} are expanded", path=self.source, line=line)
+                raise ConfigError(
+                    f"more than {self.max_aliases} YAML aliases (*name); at most {self.max_aliases} are expanded",
+                    path=self.source,
+                    line=line,
+                )
         nests = int(self.check_event(SequenceStartEvent, MappingStartEvent))
         self._depth += nests
         try:
             if self._depth > self.max_depth:
-                raise ConfigError(f"nested more than {self.max_depth} levels deep; at most {self.max_depth} "
-                                  "are read", path=self.source, line=line)
+                raise ConfigError(
+                    f"nested more than {self.max_depth} levels deep; at most {self.max_depth} are read",
+                    path=self.source,
+                    line=line,
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= nests
@@ -186,11 +197,19 @@ def _expanded(root: Node, source: str, max_depth: int, max_nodes: int) -> None:
             depth[key] = nests + max((depth[id(k)] for k in kids), default=0)
             line = node.start_mark.line + 1 if node.start_mark is not None else None
             if depth[key] > max_depth:
-                raise ConfigError(f"with its aliases expanded, nested more than {max_depth} levels deep; at most "
-                                  f"{max_depth} are read", path=source, line=line)
+                raise ConfigError(
+                    f"with its aliases expanded, nested more than {max_depth} levels deep; at most "
+                    f"{max_depth} are read",
+                    path=source,
+                    line=line,
+                )
             if size[key] > max_nodes:
-                raise ConfigError(f"with its aliases and merge keys expanded, more than {max_nodes:,} values "
-                                  f"(an alias bomb?); at most {max_nodes:,} are read", path=source, line=line)
+                raise ConfigError(
+                    f"with its aliases and merge keys expanded, more than {max_nodes:,} values "
+                    f"(an alias bomb?); at most {max_nodes:,} are read",
+                    path=source,
+                    line=line,
+                )
             continue
         if key in size:
             continue
@@ -210,8 +229,15 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
-def compose_yaml(text: str, *, source: str, max_bytes: int = MAX_POLICY_BYTES, max_depth: int = MAX_DEPTH,
-                 max_aliases: int = MAX_YAML_ALIASES, max_nodes: int = MAX_YAML_NODES) -> tuple[Any, Node | None]:
+def compose_yaml(
+    text: str,
+    *,
+    source: str,
+    max_bytes: int = MAX_POLICY_BYTES,
+    max_depth: int = MAX_DEPTH,
+    max_aliases: int = MAX_YAML_ALIASES,
+    max_nodes: int = MAX_YAML_NODES,
+) -> tuple[Any, Node | None]:
     """The data of a single-document YAML text and its node graph (for line numbers), both
     within bounds. A YAML error becomes a :class:`ConfigError` with the line."""
     _check_size(text, source, max_bytes)
@@ -227,19 +253,28 @@ def compose_yaml(text: str, *, source: str, max_bytes: int = MAX_POLICY_BYTES, m
         problem = getattr(exc, "problem", None) or str(exc)
         if isinstance(exc, ComposerError) and "undefined alias" in str(problem):
             problem = f"{problem} (an alias must come after its anchor)"
-        raise ConfigError(f"invalid YAML: {problem}", path=source,
-                          line=None if mark is None else mark.line + 1) from None
+        raise ConfigError(
+            f"invalid YAML: {problem}", path=source, line=None if mark is None else mark.line + 1
+        ) from None
     except RecursionError:  # belt and braces: the depth limit stops the composer well before this
         raise ConfigError(f"nested too deeply; at most {max_depth} levels are read", path=source) from None
     finally:
         loader.dispose()
 
 
-def load_yaml(text: str, *, source: str, max_bytes: int = MAX_POLICY_BYTES, max_depth: int = MAX_DEPTH,
-              max_aliases: int = MAX_YAML_ALIASES, max_nodes: int = MAX_YAML_NODES) -> Any:
+def load_yaml(
+    text: str,
+    *,
+    source: str,
+    max_bytes: int = MAX_POLICY_BYTES,
+    max_depth: int = MAX_DEPTH,
+    max_aliases: int = MAX_YAML_ALIASES,
+    max_nodes: int = MAX_YAML_NODES,
+) -> Any:
     """``yaml.safe_load`` of one document, within bounds (see the module docstring)."""
-    return compose_yaml(text, source=source, max_bytes=max_bytes, max_depth=max_depth, max_aliases=max_aliases,
-                        max_nodes=max_nodes)[0]
+    return compose_yaml(
+        text, source=source, max_bytes=max_bytes, max_depth=max_depth, max_aliases=max_aliases, max_nodes=max_nodes
+    )[0]
 
 
 # ----- values already decoded ----------------------------------------------------------------------
@@ -255,8 +290,10 @@ def check_input_bounds(value: Any, *, max_depth: int = MAX_INPUT_DEPTH) -> str |
         if not isinstance(item, dict | list | tuple):
             continue
         if level > max_depth:
-            return (f"InputValidationError: the input is nested more than {max_depth} levels deep (objects and "
-                    "arrays inside each other); send the same call with a flatter input.")
+            return (
+                f"InputValidationError: the input is nested more than {max_depth} levels deep (objects and "
+                "arrays inside each other); send the same call with a flatter input."
+            )
         if id(item) in seen:
             continue
         seen.add(id(item))
@@ -270,6 +307,8 @@ def json_nesting_problem(text: str, *, max_depth: int = MAX_INPUT_DEPTH) -> str 
     ``json.loads`` itself recurses, so the depth is checked first, by a linear scan."""
     deepest, _ = nesting_depth(text, max_depth=max_depth)
     if deepest > max_depth:
-        return (f"InputValidationError: the input is nested more than {max_depth} levels deep (objects and "
-                "arrays inside each other); send the same call with a flatter input.")
+        return (
+            f"InputValidationError: the input is nested more than {max_depth} levels deep (objects and "
+            "arrays inside each other); send the same call with a flatter input."
+        )
     return None

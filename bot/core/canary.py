@@ -45,8 +45,12 @@ _AWS_SECRET_ALPHABET = _ALNUM + "/+"
 #: bot or a library in it, only found by something that dumps the environment. All are secret-named
 #: (:func:`bot.core.redact.is_secret_name`), so the allowlisted environments of the bot's children
 #: never carry them.
-DECOY_ENV_NAMES: tuple[str, ...] = ("GH_DEPLOY_TOKEN", "NPM_PUBLISH_TOKEN", "DEPLOY_AWS_ACCESS_KEY_ID",
-                                    "DEPLOY_AWS_SECRET_ACCESS_KEY")
+DECOY_ENV_NAMES: tuple[str, ...] = (
+    "GH_DEPLOY_TOKEN",
+    "NPM_PUBLISH_TOKEN",
+    "DEPLOY_AWS_ACCESS_KEY_ID",
+    "DEPLOY_AWS_SECRET_ACCESS_KEY",
+)
 #: The hosts of the decoy ``.netrc``: plausible, and none the run talks to — curl (git over https)
 #: and requests send a matching ``.netrc`` entry on their own, and a decoy must never be sent.
 DECOY_NETRC_HOSTS: tuple[str, ...] = ("registry.npmjs.org", "ghcr.io")
@@ -105,8 +109,9 @@ class Canaries:
 
     # ----- planting -------------------------------------------------------------------------------
 
-    def plant_environ(self, environ: MutableMapping[str, str] | None = None, *,
-                      taken: Collection[str] | None = None) -> list[str]:
+    def plant_environ(
+        self, environ: MutableMapping[str, str] | None = None, *, taken: Collection[str] | None = None
+    ) -> list[str]:
         """Put decoy variables into ``environ`` (``os.environ``), each only where no variable of that
         name is set and no captured secret has it (``taken``: by default the names of
         :func:`bot.core.secrets.process_secrets`, which the start-up capture took out of the
@@ -117,8 +122,9 @@ class Canaries:
             taken = set(process_secrets())
         key_id, secret_key = aws_key_pair()
         values = dict(zip(DECOY_ENV_NAMES, (github_token(), npm_token(), key_id, secret_key), strict=True))
-        kinds = dict(zip(DECOY_ENV_NAMES, ("GitHub token", "npm token", "AWS access key id", "AWS secret key"),
-                         strict=True))
+        kinds = dict(
+            zip(DECOY_ENV_NAMES, ("GitHub token", "npm token", "AWS access key id", "AWS secret key"), strict=True)
+        )
         taken_upper = {n.upper() for n in taken}
         planted: list[str] = []
         for name, value in values.items():
@@ -138,18 +144,30 @@ class Canaries:
         git_token, gh_token, npm = github_token(), github_token("gho_"), npm_token()
         netrc_passwords = (npm_token(), github_token())
         key_id, secret_key = aws_key_pair()
-        netrc = "".join(f"machine {host}\n  login deploy-bot\n  password {value}\n"
-                        for host, value in zip(DECOY_NETRC_HOSTS, netrc_passwords, strict=True))
+        netrc = "".join(
+            f"machine {host}\n  login deploy-bot\n  password {value}\n"
+            for host, value in zip(DECOY_NETRC_HOSTS, netrc_passwords, strict=True)
+        )
         files: list[tuple[str, str, list[Canary]]] = [
-            (".git-credentials", f"https://x-access-token:{git_token}@github.com\n",
-             [Canary("GitHub token", "~/.git-credentials", git_token)]),
+            (
+                ".git-credentials",
+                f"https://x-access-token:{git_token}@github.com\n",
+                [Canary("GitHub token", "~/.git-credentials", git_token)],
+            ),
             (".netrc", netrc, [Canary("registry password", "~/.netrc", value) for value in netrc_passwords]),
-            (".config/gh/hosts.yml", f"github.com:\n    oauth_token: {gh_token}\n    user: deploy-bot\n"
-                                     "    git_protocol: https\n",
-             [Canary("GitHub OAuth token", "~/.config/gh/hosts.yml", gh_token)]),
-            (".aws/credentials", f"[default]\naws_access_key_id = {key_id}\naws_secret_access_key = {secret_key}\n",
-             [Canary("AWS access key id", "~/.aws/credentials", key_id),
-              Canary("AWS secret key", "~/.aws/credentials", secret_key)]),
+            (
+                ".config/gh/hosts.yml",
+                f"github.com:\n    oauth_token: {gh_token}\n    user: deploy-bot\n    git_protocol: https\n",
+                [Canary("GitHub OAuth token", "~/.config/gh/hosts.yml", gh_token)],
+            ),
+            (
+                ".aws/credentials",
+                f"[default]\naws_access_key_id = {key_id}\naws_secret_access_key = {secret_key}\n",
+                [
+                    Canary("AWS access key id", "~/.aws/credentials", key_id),
+                    Canary("AWS secret key", "~/.aws/credentials", secret_key),
+                ],
+            ),
             (".npmrc", f"//registry.npmjs.org/:_authToken={npm}\n", [Canary("npm token", "~/.npmrc", npm)]),
         ]
         written: list[Path] = []
@@ -244,5 +262,4 @@ def _base62(number: int, width: int) -> str:
     return digits.rjust(width, "0")
 
 
-__all__ = ["DECOY_ENV_NAMES", "DECOY_NETRC_HOSTS", "Canaries", "Canary", "aws_key_pair", "github_token",
-           "npm_token"]
+__all__ = ["DECOY_ENV_NAMES", "DECOY_NETRC_HOSTS", "Canaries", "Canary", "aws_key_pair", "github_token", "npm_token"]

@@ -35,8 +35,9 @@ MAX_CONTENT_DEPTH = 32
 NESTED_TOO_DEEP = "[content nested too deeply to be screened for secrets; omitted]"
 
 #: Keys whose string values are structure, not content: never redacted (a ``type`` of "text").
-_STRUCTURAL_KEYS = frozenset({"type", "media_type", "tool_use_id", "tool_name", "id", "name", "mime_type",
-                              "mimeType", "cache_control"})
+_STRUCTURAL_KEYS = frozenset(
+    {"type", "media_type", "tool_use_id", "tool_name", "id", "name", "mime_type", "mimeType", "cache_control"}
+)
 
 
 @dataclass(slots=True)
@@ -71,8 +72,13 @@ class SecretGuard:
     with ``extra_names``, the variables a policy marks secret).
     """
 
-    def __init__(self, secrets: Mapping[str, str] | None = None, canaries: Canaries | None = None, *,
-                 extra_names: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        secrets: Mapping[str, str] | None = None,
+        canaries: Canaries | None = None,
+        *,
+        extra_names: Iterable[str] = (),
+    ) -> None:
         self.extra_names = tuple(extra_names)
         self.canaries = canaries if canaries is not None else Canaries()
         self.redactor = Redactor(process_secrets(self.extra_names) if secrets is None else secrets)
@@ -175,8 +181,10 @@ def _map_strings(value: Any, fn: Callable[[str], str], depth: int = 0) -> Any:
         return tuple(_map_strings(item, fn, depth + 1) for item in value)
     if isinstance(value, Mapping):
         binary = value.get("type") == "base64"
-        return {key: inner if key in _STRUCTURAL_KEYS or (binary and key == "data")
-                else _map_strings(inner, fn, depth + 1) for key, inner in value.items()}
+        return {
+            key: inner if key in _STRUCTURAL_KEYS or (binary and key == "data") else _map_strings(inner, fn, depth + 1)
+            for key, inner in value.items()
+        }
     return value
 
 

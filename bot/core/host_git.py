@@ -69,15 +69,31 @@ GIT_SEAL_SERVICE = "git_seal"
 
 #: Files of a git directory that redirect git elsewhere or configure it: their bytes are sealed.
 SEALED_FILES: tuple[str, ...] = (
-    "config", "config.worktree", "commondir", "gitdir", "info/attributes", "objects/info/alternates",
+    "config",
+    "config.worktree",
+    "commondir",
+    "gitdir",
+    "info/attributes",
+    "objects/info/alternates",
 )
 
 #: Copied from the bot's environment for every host-side git command: what git needs to run.
 _BASE_NAMES = ("PATH",)
 #: Copied for commands that reach the remote: the runner's network settings (trusted, set by the
 #: workflow or the machine's administrator, never by the workspace).
-_NETWORK_NAMES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
-                  "ALL_PROXY", "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "GIT_SSL_CAINFO")
+_NETWORK_NAMES = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "GIT_SSL_CAINFO",
+)
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -92,8 +108,15 @@ def hardened_args() -> list[str]:
     return args
 
 
-def host_git_env(*, git_dir: Path | None, work_tree: Path | None, home: Path, parent: Mapping[str, str] | None = None,
-                 remote: bool = False, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def host_git_env(
+    *,
+    git_dir: Path | None,
+    work_tree: Path | None,
+    home: Path,
+    parent: Mapping[str, str] | None = None,
+    remote: bool = False,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """The environment of one host-side git command. Pure given ``parent`` (the bot's environment,
     from which only :data:`_BASE_NAMES` — and for remote commands :data:`_NETWORK_NAMES` — are read)."""
     parent = os.environ if parent is None else parent
@@ -101,15 +124,24 @@ def host_git_env(*, git_dir: Path | None, work_tree: Path | None, home: Path, pa
     env.setdefault("PATH", _DEFAULT_PATH)
     if remote:
         env.update({name: parent[name] for name in _NETWORK_NAMES if parent.get(name)})
-    env.update({
-        # git's messages are parsed ("fetch first", "couldn't find remote ref"): keep them English.
-        "LC_ALL": "C", "LANGUAGE": "C",
-        # No configuration but the repository's sealed one and our command line.
-        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_ATTR_NOSYSTEM": "1",
-        # Nobody is at the terminal.
-        "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never", "GIT_PAGER": "cat", "GIT_EDITOR": "true",
-    })
+    env.update(
+        {
+            # git's messages are parsed ("fetch first", "couldn't find remote ref"): keep them English.
+            "LC_ALL": "C",
+            "LANGUAGE": "C",
+            # No configuration but the repository's sealed one and our command line.
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_ATTR_NOSYSTEM": "1",
+            # Nobody is at the terminal.
+            "GIT_TERMINAL_PROMPT": "0",
+            "GCM_INTERACTIVE": "never",
+            "GIT_PAGER": "cat",
+            "GIT_EDITOR": "true",
+        }
+    )
     if git_dir is not None and work_tree is not None:
         # The repository is named, never discovered: a .git file or directory the model planted
         # elsewhere in the tree is never taken for it.
@@ -174,8 +206,14 @@ class GitDirSeal:
 
     @classmethod
     def take(cls, work_tree: Path, git_dir: Path, common_dir: Path) -> GitDirSeal:
-        return cls(work_tree, git_dir, common_dir, _identity(work_tree / ".git"), _identity(git_dir),
-                   _sealed_files(git_dir, common_dir))
+        return cls(
+            work_tree,
+            git_dir,
+            common_dir,
+            _identity(work_tree / ".git"),
+            _identity(git_dir),
+            _sealed_files(git_dir, common_dir),
+        )
 
     def broken(self) -> list[str]:
         """What changed since the seal, in words (empty: intact)."""
@@ -187,8 +225,10 @@ class GitDirSeal:
         now = dict(_sealed_files(self.git_dir, self.common_dir))
         for name, digest in self.files:
             if now.get(name) != digest:
-                changes.append(f"`{name}` " + ("appeared" if digest is None else
-                                              "was removed" if now.get(name) is None else "changed"))
+                changes.append(
+                    f"`{name}` "
+                    + ("appeared" if digest is None else "was removed" if now.get(name) is None else "changed")
+                )
         return changes
 
     def check(self) -> None:
@@ -197,7 +237,8 @@ class GitDirSeal:
             raise GitDirTampered(
                 "the workspace's git directory changed during the run (" + "; ".join(changes) + "); the bot's "
                 "own git does not run in a repository a command may have reconfigured, so nothing was committed "
-                "or pushed from it")
+                "or pushed from it"
+            )
 
 
 def _sealed_files(git_dir: Path, common_dir: Path) -> tuple[tuple[str, str | None], ...]:
@@ -209,5 +250,13 @@ def _sealed_files(git_dir: Path, common_dir: Path) -> tuple[tuple[str, str | Non
     return tuple(out)
 
 
-__all__ = ["GIT_SEAL_SERVICE", "HARDENED_CONFIG", "SEALED_FILES", "GitDirSeal", "GitDirTampered", "credential_pipe",
-           "hardened_args", "host_git_env"]
+__all__ = [
+    "GIT_SEAL_SERVICE",
+    "HARDENED_CONFIG",
+    "SEALED_FILES",
+    "GitDirSeal",
+    "GitDirTampered",
+    "credential_pipe",
+    "hardened_args",
+    "host_git_env",
+]

@@ -26,16 +26,33 @@ from functools import lru_cache
 from bot.core.secret_match import MIN_SECRET_LENGTH, leak_forms, normalised_spans, secret_matcher
 
 #: Words that make a variable a secret wherever they appear in its name (``PGPASSWORD``).
-_SECRET_NAME_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "API_KEY",
-                      "PRIVATE_KEY", "ACCESS_KEY")
+_SECRET_NAME_WORDS = (
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PASSPHRASE",
+    "CREDENTIAL",
+    "APIKEY",
+    "API_KEY",
+    "PRIVATE_KEY",
+    "ACCESS_KEY",
+)
 #: Short words that make a variable a secret only as a whole part of its name (``MYSQL_PWD``, not ``PWD``).
-_SECRET_NAME_PARTS = frozenset({"KEY", "KEYS", "PAT", "AUTH", "PWD", "PASS", "COOKIE", "CREDS", "PRIVATE",
-                                "SIGNATURE"})
+_SECRET_NAME_PARTS = frozenset({"KEY", "KEYS", "PAT", "AUTH", "PWD", "PASS", "COOKIE", "CREDS", "PRIVATE", "SIGNATURE"})
 #: The shell's own variables that merely look like secrets.
 _NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD"})
 #: Whole-name prefixes of secrets: the runner's internals and cloud credential families.
-_SECRET_NAME_PREFIXES = ("ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_REQUEST_", "ACTIONS_CACHE_", "ACTIONS_RESULTS_",
-                         "AWS_SECRET", "AWS_SESSION", "AZURE_CLIENT_SECRET", "GOOGLE_CREDENTIALS")
+_SECRET_NAME_PREFIXES = (
+    "ACTIONS_RUNTIME_",
+    "ACTIONS_ID_TOKEN_REQUEST_",
+    "ACTIONS_CACHE_",
+    "ACTIONS_RESULTS_",
+    "AWS_SECRET",
+    "AWS_SESSION",
+    "AZURE_CLIENT_SECRET",
+    "GOOGLE_CREDENTIALS",
+)
 
 
 @lru_cache(maxsize=4096)
@@ -75,22 +92,33 @@ class Shape:
 # (a leading ``\b`` or character class makes it try each one: ~25 ms per MB and pattern). The word
 # boundary the shape needs is checked by a look-behind right after the literal instead.
 SHAPES: tuple[Shape, ...] = (
-    Shape("private-key", re.compile(
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)")),
+    Shape(
+        "private-key",
+        re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"),
+    ),
     # GitHub: classic, OAuth, user-to-server, server-to-server (installation), refresh; fine-grained.
-    Shape("github-token", re.compile(
-        r"gh(?<!\wgh)[pousr]_[A-Za-z0-9]{30,255}\b|github_pat_(?<!\wgithub_pat_)[A-Za-z0-9_]{22,255}\b")),
+    Shape(
+        "github-token",
+        re.compile(r"gh(?<!\wgh)[pousr]_[A-Za-z0-9]{30,255}\b|github_pat_(?<!\wgithub_pat_)[A-Za-z0-9_]{22,255}\b"),
+    ),
     Shape("anthropic-key", re.compile(r"sk-ant-(?<!\wsk-ant-)[A-Za-z0-9_\-]{20,}")),
     Shape("aws-access-key-id", re.compile(r"A(?<!\wA)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b")),
     # The names end in "ey" or "en": the engine jumps to those two letters, then looks back for the name.
-    Shape("aws-secret", re.compile(
-        r"(?i)(?:ey(?:(?<=aws_secret_access_key)|(?<=secretaccesskey))|en(?:(?<=aws_session_token)|(?<=sessiontoken)))"
-        r"[\"']?\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40,})"), group=1),
+    Shape(
+        "aws-secret",
+        re.compile(
+            r"(?i)(?:ey(?:(?<=aws_secret_access_key)|(?<=secretaccesskey))|en(?:(?<=aws_session_token)|(?<=sessiontoken)))"
+            r"[\"']?\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40,})"
+        ),
+        group=1,
+    ),
     Shape("jwt", re.compile(r"eyJ(?<!\weyJ)[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
     Shape("slack-token", re.compile(r"xox(?<!\wxox)[abposr]-[A-Za-z0-9\-]{10,}")),
-    Shape("authorization", re.compile(
-        r"(?i)authorization(?<!\wauthorization)\s*[:=]\s*(?:basic|bearer|token)\s+([A-Za-z0-9+/=._\-]{8,})"),
-        group=1),
+    Shape(
+        "authorization",
+        re.compile(r"(?i)authorization(?<!\wauthorization)\s*[:=]\s*(?:basic|bearer|token)\s+([A-Za-z0-9+/=._\-]{8,})"),
+        group=1,
+    ),
     # ``scheme://user:password@``: found from its "://", the scheme's last character looked back at.
     Shape("url-credentials", re.compile(r"(?i)://(?<=[a-z0-9+.\-]://)[^/\s:@]+:([^/\s@]{8,})@"), group=1),
 )
@@ -108,8 +136,13 @@ class Redactor:
     decoy that has a secret's shape.
     """
 
-    def __init__(self, secrets: Mapping[str, str] | Iterable[str] = (), *, shapes: Iterable[Shape] = SHAPES,
-                 check: Callable[[str], object] | None = None) -> None:
+    def __init__(
+        self,
+        secrets: Mapping[str, str] | Iterable[str] = (),
+        *,
+        shapes: Iterable[Shape] = SHAPES,
+        check: Callable[[str], object] | None = None,
+    ) -> None:
         named = dict(secrets) if isinstance(secrets, Mapping) else {f"secret-{i}": v for i, v in enumerate(secrets)}
         self._known = secret_matcher(named)
         self._shapes = tuple(shapes)
@@ -126,7 +159,7 @@ class Redactor:
         # A token spelled with markup (``ghp\_…``, ``ghp_ab<b></b>cd…``) renders as the token.
         shapes = [(shape.pattern, shape.group, shape.kind) for shape in self._shapes]
         for match in reversed(normalised_spans(text, shapes)):
-            text = text[:match.start] + marker(match.label) + text[match.end:]
+            text = text[: match.start] + marker(match.label) + text[match.end :]
         return text
 
 
@@ -137,7 +170,7 @@ def _replacer(shape: Shape) -> Callable[[re.Match[str]], str]:
         start, end = match.span(shape.group)
         whole_start = match.start(0)
         whole = match.group(0)
-        return whole[: start - whole_start] + marker(shape.kind) + whole[end - whole_start:]
+        return whole[: start - whole_start] + marker(shape.kind) + whole[end - whole_start :]
 
     return replace
 
@@ -147,5 +180,13 @@ def redact(text: str, secrets: Mapping[str, str] | Iterable[str] = ()) -> str:
     return Redactor(secrets)(text)
 
 
-__all__ = ["MIN_SECRET_LENGTH", "SHAPES", "Redactor", "Shape", "is_secret_name", "leak_forms", "redact",
-           "secrets_from_environ"]
+__all__ = [
+    "MIN_SECRET_LENGTH",
+    "SHAPES",
+    "Redactor",
+    "Shape",
+    "is_secret_name",
+    "leak_forms",
+    "redact",
+    "secrets_from_environ",
+]

@@ -60,7 +60,8 @@ MAX_DROPPED_MARKUP = 256
 _SPECIAL = re.compile(
     rf"%[0-9A-Fa-f]{{2}}|[{INVISIBLE_CLASS}]+|\\[!-/:-@\[-`{{-~]|&#[0-9]{{1,7}};|&#[xX][0-9A-Fa-f]{{1,6}};"
     rf"|&[A-Za-z][A-Za-z0-9]{{1,31}};|<!--(?s:.){{0,{MAX_DROPPED_MARKUP}}}?-->"
-    rf"|</?[A-Za-z][A-Za-z0-9-]{{0,31}}(?:\s[^<>]{{0,{MAX_DROPPED_MARKUP}}})?/?>")
+    rf"|</?[A-Za-z][A-Za-z0-9-]{{0,31}}(?:\s[^<>]{{0,{MAX_DROPPED_MARKUP}}})?/?>"
+)
 
 #: How many compiled matchers are kept: a run builds the same few (process secrets, canaries) again
 #: and again (the Bash tool per call), and each compile costs milliseconds.
@@ -189,7 +190,7 @@ class SecretMatcher:
         pieces: list[str] = []
         last = 0
         for match in self.finditer(text):
-            pieces += [text[last:match.start], marker.format(label=match.label)]
+            pieces += [text[last : match.start], marker.format(label=match.label)]
             last = match.end
         if not pieces:
             return text
@@ -327,7 +328,7 @@ class _View:
                 starts.append(at)
                 sources.append(last)
                 decoded.append(0)
-                pieces.append(text[last:m.start()])
+                pieces.append(text[last : m.start()])
                 at += m.start() - last
             token = m.group(0)
             char = _decode(token)
@@ -371,5 +372,17 @@ class _View:
         return self._sources[seg] + index - self._starts[seg] + 1
 
 
-__all__ = ["BASIC_AUTH_USER", "INVISIBLE_CLASS", "MAX_DROPPED_MARKUP", "MIN_SECRET_LENGTH", "Form", "Match",
-           "SecretMatcher", "base64_cores", "leak_forms", "normalised_spans", "secret_matcher", "value_forms"]
+__all__ = [
+    "BASIC_AUTH_USER",
+    "INVISIBLE_CLASS",
+    "MAX_DROPPED_MARKUP",
+    "MIN_SECRET_LENGTH",
+    "Form",
+    "Match",
+    "SecretMatcher",
+    "base64_cores",
+    "leak_forms",
+    "normalised_spans",
+    "secret_matcher",
+    "value_forms",
+]

@@ -29,8 +29,9 @@ _lock = threading.Lock()
 _captured: dict[str, str] = {}
 
 
-def capture_process_secrets(environ: MutableMapping[str, str] | None = None,
-                            extra_names: Iterable[str] = ()) -> dict[str, str]:
+def capture_process_secrets(
+    environ: MutableMapping[str, str] | None = None, extra_names: Iterable[str] = ()
+) -> dict[str, str]:
     """Move every secret-named variable (and ``extra_names``) out of ``environ`` (``os.environ``)
     into the store; returns what this call moved. Safe to call more than once: later calls merge."""
     environ = os.environ if environ is None else environ

@@ -166,8 +166,7 @@ def _message(error: GithubException) -> str:
 def _is_secondary_limit(error: GithubException) -> bool:
     if error.status not in (403, 429):
         return False
-    return Requester.isSecondaryRateLimitError(_message(error)) or \
-        _header(error.headers, "retry-after") is not None
+    return Requester.isSecondaryRateLimitError(_message(error)) or _header(error.headers, "retry-after") is not None
 
 
 def _is_primary_limit(error: GithubException) -> bool:
@@ -220,8 +219,9 @@ def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
 def translate(error: BaseException, operation: str) -> GitHubError:
     """A PyGithub or requests failure as our error, naming the operation (never the token)."""
     if isinstance(error, requests.RequestException):
-        return GitHubUnavailable(f"GitHub could not be reached to {operation}: {type(error).__name__}",
-                                 operation=operation)
+        return GitHubUnavailable(
+            f"GitHub could not be reached to {operation}: {type(error).__name__}", operation=operation
+        )
     if not isinstance(error, GithubException):
         return GitHubError(f"GitHub call to {operation} failed: {type(error).__name__}", operation=operation)
     status = error.status
@@ -237,8 +237,7 @@ def translate(error: BaseException, operation: str) -> GitHubError:
         return GitHubNotFound(text, operation=operation, status=status)
     if status == 422:
         return GitHubValidationError(text, operation=operation, status=status)
-    if status == 429 or _is_secondary_limit(error) or _is_primary_limit(error) or \
-            Requester.isRateLimitError(message):
+    if status == 429 or _is_secondary_limit(error) or _is_primary_limit(error) or Requester.isRateLimitError(message):
         return GitHubRateLimited(text, operation=operation, status=status)
     if status == 403:
         return GitHubAuthError(f"{text} (the token lacks a permission)", operation=operation, status=status)
@@ -249,9 +248,13 @@ def translate(error: BaseException, operation: str) -> GitHubError:
 
 def call_with_retries(operation: str, fn: Callable[[], T], policy: RetryPolicy) -> T:
     """Run ``fn`` under the retry policy; raise our error for the last failure."""
-    retrying = Retrying(stop=stop_after_attempt(policy.attempts), wait=_wait(policy),
-                        retry=retry_if_exception(lambda e: is_retryable(e, policy)), sleep=policy.sleep,
-                        reraise=True)
+    retrying = Retrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=_wait(policy),
+        retry=retry_if_exception(lambda e: is_retryable(e, policy)),
+        sleep=policy.sleep,
+        reraise=True,
+    )
     try:
         return retrying(fn)
     except (GithubException, requests.RequestException) as error:
@@ -264,26 +267,44 @@ def call_with_retries(operation: str, fn: Callable[[], T], policy: RetryPolicy) 
 def _pull_info(pr: PullRequest) -> PullRequestInfo:
     head_repo = pr.head.repo
     return PullRequestInfo(
-        number=pr.number, state=pr.state, draft=bool(pr.draft), title=pr.title or "", body=pr.body or "",
-        head_ref=pr.head.ref, head_sha=pr.head.sha, head_repository=head_repo.full_name if head_repo else None,
-        base_ref=pr.base.ref, html_url=pr.html_url,
+        number=pr.number,
+        state=pr.state,
+        draft=bool(pr.draft),
+        title=pr.title or "",
+        body=pr.body or "",
+        head_ref=pr.head.ref,
+        head_sha=pr.head.sha,
+        head_repository=head_repo.full_name if head_repo else None,
+        base_ref=pr.base.ref,
+        html_url=pr.html_url,
     )
 
 
 def _comment_info(data: Mapping[str, Any]) -> CommentInfo:
     user = data.get("user")
     login = user.get("login") if isinstance(user, Mapping) else None
-    return CommentInfo(id=int(data["id"]), body=str(data.get("body") or ""), html_url=str(data.get("html_url") or ""),
-                       author=login if isinstance(login, str) else None)
+    return CommentInfo(
+        id=int(data["id"]),
+        body=str(data.get("body") or ""),
+        html_url=str(data.get("html_url") or ""),
+        author=login if isinstance(login, str) else None,
+    )
 
 
 class PyGithubApi:
     """``GitHubApi`` over PyGithub, for one repository (``owner/name``)."""
 
-    def __init__(self, *, repository: str, token: str, api_url: str = DEFAULT_API_URL,
-                 policy: RetryPolicy | None = None, timeout: int = REQUEST_TIMEOUT,
-                 seconds_between_requests: float = SECONDS_BETWEEN_REQUESTS,
-                 seconds_between_writes: float = SECONDS_BETWEEN_WRITES) -> None:
+    def __init__(
+        self,
+        *,
+        repository: str,
+        token: str,
+        api_url: str = DEFAULT_API_URL,
+        policy: RetryPolicy | None = None,
+        timeout: int = REQUEST_TIMEOUT,
+        seconds_between_requests: float = SECONDS_BETWEEN_REQUESTS,
+        seconds_between_writes: float = SECONDS_BETWEEN_WRITES,
+    ) -> None:
         if repository.count("/") != 1 or not all(repository.split("/")):
             raise ConfigError(f"GITHUB_REPOSITORY must be owner/name, got {repository!r}")
         if not token:
@@ -291,24 +312,36 @@ class PyGithubApi:
         self._repository = repository
         self._policy = policy or RetryPolicy()
         # lazy: objects are built from URLs without a GET each; retry=None: one retry policy, ours.
-        self._github = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token), retry=None, lazy=True,
-                              timeout=timeout, seconds_between_requests=seconds_between_requests,
-                              seconds_between_writes=seconds_between_writes, user_agent="headless-bot")
+        self._github = Github(
+            base_url=api_url.rstrip("/"),
+            auth=Auth.Token(token),
+            retry=None,
+            lazy=True,
+            timeout=timeout,
+            seconds_between_requests=seconds_between_requests,
+            seconds_between_writes=seconds_between_writes,
+            user_agent="headless-bot",
+        )
         self._repo = self._github.get_repo(repository)
         self._path = f"/repos/{repository}"
         self._default_branch: str | None = None
 
     @classmethod
-    def from_environment(cls, env: Mapping[str, str] | None = None, *, token: str | None = None,
-                         policy: RetryPolicy | None = None) -> PyGithubApi:
+    def from_environment(
+        cls, env: Mapping[str, str] | None = None, *, token: str | None = None, policy: RetryPolicy | None = None
+    ) -> PyGithubApi:
         """From the Actions environment: ``GITHUB_API_URL``, ``GITHUB_REPOSITORY`` and the token
         (the argument, else ``GITHUB_TOKEN``, from the secret store)."""
         env = full_environ() if env is None else env
         repository = env.get("GITHUB_REPOSITORY", "")
         if not repository:
             raise ConfigError("GITHUB_REPOSITORY is not set (owner/name of the repository)")
-        return cls(repository=repository, token=token if token is not None else env.get("GITHUB_TOKEN", ""),
-                   api_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL, policy=policy)
+        return cls(
+            repository=repository,
+            token=token if token is not None else env.get("GITHUB_TOKEN", ""),
+            api_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+            policy=policy,
+        )
 
     @property
     def repository(self) -> str:
@@ -332,8 +365,11 @@ class PyGithubApi:
     def collaborator_permission(self, login: str) -> CollaboratorPermission:
         def read() -> CollaboratorPermission:
             data = self._request("GET", f"/collaborators/{quote(login, safe='')}/permission")
-            return CollaboratorPermission(login=login, permission=str(data.get("permission") or "none"),
-                                          role_name=str(data.get("role_name") or ""))
+            return CollaboratorPermission(
+                login=login,
+                permission=str(data.get("permission") or "none"),
+                role_name=str(data.get("role_name") or ""),
+            )
 
         return self._call(f"read the permission of {login}", read)
 
@@ -355,8 +391,10 @@ class PyGithubApi:
 
     def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool) -> PullRequestInfo:
         try:
-            return self._call(f"open a PR from {head}", lambda: _pull_info(
-                self._repo.create_pull(base=base, head=head, title=title, body=body, draft=draft)))
+            return self._call(
+                f"open a PR from {head}",
+                lambda: _pull_info(self._repo.create_pull(base=base, head=head, title=title, body=body, draft=draft)),
+            )
         except GitHubValidationError as error:
             # A retried create whose first attempt went through (or a race with another run): the
             # PR exists, so use it rather than fail.
@@ -375,25 +413,39 @@ class PyGithubApi:
         return self._call(f"update PR #{number}", update)
 
     def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
-        return self._call(f"comment on #{issue}",
-                          lambda: _comment_info(self._request("POST", f"/issues/{issue}/comments", {"body": body})))
+        return self._call(
+            f"comment on #{issue}",
+            lambda: _comment_info(self._request("POST", f"/issues/{issue}/comments", {"body": body})),
+        )
 
     def get_issue_comment(self, comment_id: int) -> CommentInfo:
-        return self._call(f"read comment {comment_id}",
-                          lambda: _comment_info(self._request("GET", f"/issues/comments/{comment_id}")))
+        return self._call(
+            f"read comment {comment_id}", lambda: _comment_info(self._request("GET", f"/issues/comments/{comment_id}"))
+        )
 
     def update_issue_comment(self, comment_id: int, body: str) -> CommentInfo:
-        return self._call(f"update comment {comment_id}", lambda: _comment_info(
-            self._request("PATCH", f"/issues/comments/{comment_id}", {"body": body})))
+        return self._call(
+            f"update comment {comment_id}",
+            lambda: _comment_info(self._request("PATCH", f"/issues/comments/{comment_id}", {"body": body})),
+        )
 
     def add_reaction(self, target: ReactionTarget, ident: int, content: str = "eyes") -> None:
         if content not in REACTIONS:
             raise ValueError(f"unknown reaction {content!r}; GitHub has {', '.join(REACTIONS)}")
-        path = {"issue": f"/issues/{ident}", "issue_comment": f"/issues/comments/{ident}",
-                "review_comment": f"/pulls/comments/{ident}"}[target]
-        self._call(f"react to {target.replace('_', ' ')} {ident}",
-                   lambda: self._request("POST", f"{path}/reactions", {"content": content}))
+        path = {
+            "issue": f"/issues/{ident}",
+            "issue_comment": f"/issues/comments/{ident}",
+            "review_comment": f"/pulls/comments/{ident}",
+        }[target]
+        self._call(
+            f"react to {target.replace('_', ' ')} {ident}",
+            lambda: self._request("POST", f"{path}/reactions", {"content": content}),
+        )
 
     def reply_to_review_comment(self, pull: int, comment_id: int, body: str) -> CommentInfo:
-        return self._call(f"reply to review comment {comment_id}", lambda: _comment_info(
-            self._request("POST", f"/pulls/{pull}/comments/{comment_id}/replies", {"body": body})))
+        return self._call(
+            f"reply to review comment {comment_id}",
+            lambda: _comment_info(
+                self._request("POST", f"/pulls/{pull}/comments/{comment_id}/replies", {"body": body})
+            ),
+        )

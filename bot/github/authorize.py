@@ -69,11 +69,16 @@ def decide(actor: str, answer: CollaboratorPermission, *, is_bot: bool = False) 
     who = f"the bot {actor}" if is_bot else actor
     role = f" (role {answer.role_name})" if answer.role_name and answer.role_name != answer.permission else ""
     if answer.permission in ALLOWED_PERMISSIONS:
-        return Authorized(actor, answer.permission, answer.role_name or None,
-                          f"{who} has {answer.permission} permission{role}")
-    return Refused(actor, "insufficient_permission",
-                   f"{who} has {answer.permission or 'no'} permission{role}; write, maintain or admin is needed",
-                   answer.permission or None, answer.role_name or None)
+        return Authorized(
+            actor, answer.permission, answer.role_name or None, f"{who} has {answer.permission} permission{role}"
+        )
+    return Refused(
+        actor,
+        "insufficient_permission",
+        f"{who} has {answer.permission or 'no'} permission{role}; write, maintain or admin is needed",
+        answer.permission or None,
+        answer.role_name or None,
+    )
 
 
 def authorize(trigger: Trigger, source: PermissionSource) -> Authorization:
@@ -84,8 +89,9 @@ def authorize(trigger: Trigger, source: PermissionSource) -> Authorization:
     actor = trigger.actor
     if actor is None:
         if trigger.kind in ACTORLESS_KINDS:
-            return Authorized(None, None, None, f"a {trigger.kind} run has no actor; the workflow on the default "
-                                                "branch started it")
+            return Authorized(
+                None, None, None, f"a {trigger.kind} run has no actor; the workflow on the default branch started it"
+            )
         return Refused(None, "no_actor", f"the {trigger.event_name or trigger.kind} event names no actor to check")
     try:
         answer = source.collaborator_permission(actor)

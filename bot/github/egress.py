@@ -56,8 +56,13 @@ class Egress:
     (:func:`~bot.core.secrets.process_secrets` with ``extra_names``); ``canaries`` are looked up
     on every call, so canaries planted after this object was built are seen (and redacted) too."""
 
-    def __init__(self, secrets: Mapping[str, str] | None = None, canaries: Canaries | None = None, *,
-                 extra_names: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        secrets: Mapping[str, str] | None = None,
+        canaries: Canaries | None = None,
+        *,
+        extra_names: Iterable[str] = (),
+    ) -> None:
         self._secrets = dict(process_secrets(extra_names) if secrets is None else secrets)
         self.canaries = canaries if canaries is not None else Canaries()
 
@@ -223,13 +228,20 @@ class RedactingGitHubApi:
         return self._api.find_open_pull(self._t(head_branch, "branch"))
 
     def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool) -> PullRequestInfo:
-        return self._api.create_pull(head=self._t(head, "branch"), base=self._t(base, "branch"),
-                                     title=self._t(title, "pull request title"),
-                                     body=self._md(body, "pull request body"), draft=draft)
+        return self._api.create_pull(
+            head=self._t(head, "branch"),
+            base=self._t(base, "branch"),
+            title=self._t(title, "pull request title"),
+            body=self._md(body, "pull request body"),
+            draft=draft,
+        )
 
     def update_pull(self, number: int, *, title: str | None = None, body: str | None = None) -> PullRequestInfo:
-        return self._api.update_pull(number, title=None if title is None else self._t(title, "pull request title"),
-                                     body=None if body is None else self._md(body, "pull request body"))
+        return self._api.update_pull(
+            number,
+            title=None if title is None else self._t(title, "pull request title"),
+            body=None if body is None else self._md(body, "pull request body"),
+        )
 
     def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
         return self._api.create_issue_comment(issue, self._md(body, "comment"))
@@ -342,5 +354,12 @@ def _replace_file(path: Path, data: bytes) -> None:
         raise
 
 
-__all__ = ["BINARY_SNIFF_BYTES", "MAX_PENDING_LINE_CHARS", "MAX_SCRUB_FILE_BYTES", "Egress", "RedactingGitHubApi",
-           "RedactingStream", "ScrubReport"]
+__all__ = [
+    "BINARY_SNIFF_BYTES",
+    "MAX_PENDING_LINE_CHARS",
+    "MAX_SCRUB_FILE_BYTES",
+    "Egress",
+    "RedactingGitHubApi",
+    "RedactingStream",
+    "ScrubReport",
+]

@@ -21,8 +21,13 @@ from bot.core.bounded import MAX_DEPTH, MAX_EVENT_BYTES, load_json
 from bot.errors import BotError, ConfigError
 
 SUPPORTED_EVENTS = (
-    "issue_comment", "pull_request_review_comment", "pull_request_review", "issues",
-    "workflow_dispatch", "schedule", "repository_dispatch",
+    "issue_comment",
+    "pull_request_review_comment",
+    "pull_request_review",
+    "issues",
+    "workflow_dispatch",
+    "schedule",
+    "repository_dispatch",
 )
 DEFAULT_TRIGGER_PHRASE = "@bot"
 #: Issue actions that can start a run (with a label or assignee trigger configured).
@@ -190,7 +195,7 @@ def _visible_inline(chunk: str) -> tuple[str, bool]:
     while i < n:
         c = chunk[i]
         if c == "\\" and i + 1 < n:
-            out.append(chunk[i:i + 2])
+            out.append(chunk[i : i + 2])
             i += 2
         elif c == "`":
             end, closed = code_span_end(chunk, i)
@@ -240,6 +245,7 @@ def issue_branch(number: int, title: str) -> str:
 
 # ----- per event ----------------------------------------------------------------------------------
 
+
 def _obj(payload: Mapping[str, Any], key: str, event: str) -> Mapping[str, Any]:
     value = payload.get(key)
     if not isinstance(value, Mapping):
@@ -285,8 +291,14 @@ def _refuse_actor(kind: str, actor: str | None, is_bot: bool, settings: TriggerS
     return None
 
 
-def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment: Mapping[str, Any],
-                     settings: TriggerSettings, **known: Any) -> Trigger:
+def _comment_trigger(
+    event: str,
+    kind: str,
+    payload: Mapping[str, Any],
+    comment: Mapping[str, Any],
+    settings: TriggerSettings,
+    **known: Any,
+) -> Trigger:
     # An edit is the editor's request (the ``sender``; editing someone else's comment takes write
     # access): the run is checked against the editor's permission and credited to them.
     author, author_is_bot = _login(comment.get("user") or payload.get("sender"))
@@ -295,8 +307,15 @@ def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment:
         actor, is_bot = _login(payload.get("sender"))
     body = _str(comment.get("body"))
     comment_id = comment.get("id") if isinstance(comment.get("id"), int) else None
-    base: dict[str, Any] = dict(event_name=event, kind=kind, repository=_repo(payload), actor=actor,
-                                actor_is_bot=is_bot, comment_id=comment_id, **known)
+    base: dict[str, Any] = dict(
+        event_name=event,
+        kind=kind,
+        repository=_repo(payload),
+        actor=actor,
+        actor_is_bot=is_bot,
+        comment_id=comment_id,
+        **known,
+    )
     action = payload.get("action")
     if action not in ("created", "edited", "submitted"):
         return Trigger(False, f"{event} action {action!r} does not trigger", **base)
@@ -312,17 +331,21 @@ def _comment_trigger(event: str, kind: str, payload: Mapping[str, Any], comment:
         changes = payload.get("changes")
         before = changes.get("body", {}).get("from") if isinstance(changes, Mapping) else None
         if not isinstance(before, str):
-            return Trigger(False, "an edited comment without its previous body cannot show that "
-                                  f"{phrase} was added", **base)
+            return Trigger(
+                False, f"an edited comment without its previous body cannot show that {phrase} was added", **base
+            )
         if mentions(before, phrase):
             return Trigger(False, f"the edit did not add {phrase}: it was already there", **base)
     prompt = instruction(body, phrase)
     context = dict(base.pop("context", {}))
     context["comment"] = body
-    where = {"issue_comment": "an issue comment", "pr_comment": "a pull request comment",
-             "review_comment": "a review comment", "review": "a review"}.get(kind, kind)
-    return Trigger(True, f"{actor} mentioned {phrase} in {where}", prompt=prompt,
-                   context=context, **base)
+    where = {
+        "issue_comment": "an issue comment",
+        "pr_comment": "a pull request comment",
+        "review_comment": "a review comment",
+        "review": "a review",
+    }.get(kind, kind)
+    return Trigger(True, f"{actor} mentioned {phrase} in {where}", prompt=prompt, context=context, **base)
 
 
 def _issue_comment(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
@@ -333,10 +356,28 @@ def _issue_comment(payload: Mapping[str, Any], settings: TriggerSettings) -> Tri
     title = _str(issue.get("title"))
     context = {"title": title, "body": issue.get("body") or ""}
     if _is_pull_request(issue.get("pull_request")):
-        return _comment_trigger(event, "pr_comment", payload, comment, settings, issue=number, pr=number,
-                                comment_kind="issue", context=context)
-    return _comment_trigger(event, "issue_comment", payload, comment, settings, issue=number,
-                            branch=issue_branch(number, title), comment_kind="issue", context=context)
+        return _comment_trigger(
+            event,
+            "pr_comment",
+            payload,
+            comment,
+            settings,
+            issue=number,
+            pr=number,
+            comment_kind="issue",
+            context=context,
+        )
+    return _comment_trigger(
+        event,
+        "issue_comment",
+        payload,
+        comment,
+        settings,
+        issue=number,
+        branch=issue_branch(number, title),
+        comment_kind="issue",
+        context=context,
+    )
 
 
 def _is_pull_request(stub: Any) -> bool:
@@ -350,7 +391,8 @@ def _pull_request_fields(pr: Mapping[str, Any], event: str) -> dict[str, Any]:
     base = _map(pr.get("base"))
     head_repo = _map(head.get("repo"))
     return dict(
-        issue=_int(pr, "number", event), pr=_int(pr, "number", event),
+        issue=_int(pr, "number", event),
+        pr=_int(pr, "number", event),
         branch=head.get("ref") if isinstance(head.get("ref"), str) else None,
         base_branch=base.get("ref") if isinstance(base.get("ref"), str) else None,
         head_repository=head_repo.get("full_name") if isinstance(head_repo.get("full_name"), str) else None,
@@ -385,9 +427,16 @@ def _issues(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     title = _str(issue.get("title"))
     body = _str(issue.get("body"))
     actor, is_bot = _login(payload.get("sender"))
-    base: dict[str, Any] = dict(event_name=event, kind="issue", issue=number, branch=issue_branch(number, title),
-                repository=_repo(payload), actor=actor, actor_is_bot=is_bot,
-                context={"title": title, "body": body})
+    base: dict[str, Any] = dict(
+        event_name=event,
+        kind="issue",
+        issue=number,
+        branch=issue_branch(number, title),
+        repository=_repo(payload),
+        actor=actor,
+        actor_is_bot=is_bot,
+        context={"title": title, "body": body},
+    )
     action = payload.get("action")
     refusal = _refuse_actor("event", actor, is_bot, settings)
     if action not in ISSUE_ACTIONS:
@@ -407,8 +456,12 @@ def _issues(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
             return Trigger(True, f"the issue was assigned to {assignee}", prompt=prompt, **base)
         return Trigger(False, f"assignee {assignee!r} is not the trigger assignee", **base)
     if mentions(f"{title}\n{body}", settings.trigger_phrase):
-        return Trigger(True, f"the new issue mentions {settings.trigger_phrase}",
-                       prompt=instruction(body, settings.trigger_phrase) or prompt, **base)
+        return Trigger(
+            True,
+            f"the new issue mentions {settings.trigger_phrase}",
+            prompt=instruction(body, settings.trigger_phrase) or prompt,
+            **base,
+        )
     return Trigger(False, f"the new issue does not mention {settings.trigger_phrase}", **base)
 
 
@@ -418,30 +471,45 @@ def _run_branch(kind: str, settings: TriggerSettings) -> str:
 
 def _dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     actor, _ = _login(payload.get("sender"))
-    return _dispatched("workflow_dispatch", payload, settings, "inputs",
-                       "workflow_dispatch without a prompt input (inputs.prompt or the action's prompt)",
-                       f"{actor or 'someone'} dispatched the workflow with a prompt")
+    return _dispatched(
+        "workflow_dispatch",
+        payload,
+        settings,
+        "inputs",
+        "workflow_dispatch without a prompt input (inputs.prompt or the action's prompt)",
+        f"{actor or 'someone'} dispatched the workflow with a prompt",
+    )
 
 
 def _schedule(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     prompt = settings.prompt or settings.scheduled_task
     cron = payload.get("schedule")
-    base: dict[str, Any] = dict(event_name="schedule", kind="schedule", repository=_repo(payload),
-                branch=_run_branch("scheduled", settings))
+    base: dict[str, Any] = dict(
+        event_name="schedule", kind="schedule", repository=_repo(payload), branch=_run_branch("scheduled", settings)
+    )
     if not prompt:
-        return Trigger(False, "a scheduled run needs a prompt (the action's prompt input or the policy's "
-                              "bot.scheduled_task)", **base)
+        return Trigger(
+            False,
+            "a scheduled run needs a prompt (the action's prompt input or the policy's bot.scheduled_task)",
+            **base,
+        )
     return Trigger(True, f"scheduled run ({cron})" if cron else "scheduled run", prompt=prompt.strip(), **base)
 
 
 def _repository_dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
-    return _dispatched("repository_dispatch", payload, settings, "client_payload",
-                       "repository_dispatch without client_payload.prompt",
-                       f"repository_dispatch {payload.get('action')!r}")
+    return _dispatched(
+        "repository_dispatch",
+        payload,
+        settings,
+        "client_payload",
+        "repository_dispatch without client_payload.prompt",
+        f"repository_dispatch {payload.get('action')!r}",
+    )
 
 
-def _dispatched(event: str, payload: Mapping[str, Any], settings: TriggerSettings, source: str, missing: str,
-                reason: str) -> Trigger:
+def _dispatched(
+    event: str, payload: Mapping[str, Any], settings: TriggerSettings, source: str, missing: str, reason: str
+) -> Trigger:
     """A dispatch event: its prompt from ``payload[source]["prompt"]`` (or the action's prompt).
     A GITHUB_TOKEN may dispatch a workflow (GitHub's exception to "no runs from the token"): the
     bot dispatching itself would loop, so the actor is refused as for comments."""
@@ -449,8 +517,14 @@ def _dispatched(event: str, payload: Mapping[str, Any], settings: TriggerSetting
     prompt = container.get("prompt") if isinstance(container, Mapping) else None
     prompt = prompt if isinstance(prompt, str) and prompt.strip() else settings.prompt
     actor, is_bot = _login(payload.get("sender"))
-    base: dict[str, Any] = dict(event_name=event, kind=event, repository=_repo(payload), actor=actor,
-                                actor_is_bot=is_bot, branch=_run_branch("dispatch", settings))
+    base: dict[str, Any] = dict(
+        event_name=event,
+        kind=event,
+        repository=_repo(payload),
+        actor=actor,
+        actor_is_bot=is_bot,
+        branch=_run_branch("dispatch", settings),
+    )
     refusal = _refuse_actor("dispatch", actor, is_bot, settings)
     if refusal:
         return Trigger(False, refusal, **base)

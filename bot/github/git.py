@@ -55,8 +55,14 @@ BOT_IDENTITY = Identity("github-actions[bot]", "41898282+github-actions[bot]@use
 #: ``/`` means everything under that directory. Kept in step with the policy candidates
 #: (``bot.permissions.stack``) and instruction files (``bot.agent.prompts``) by a test.
 TRUSTED_PATHS = (
-    ".github/bot-policy.yml", ".github/bot-policy.yaml", ".github/bot-policy.json", ".github/bot-policy.toml",
-    ".claude/", ".mcp.json", "AGENTS.md", "CLAUDE.md",
+    ".github/bot-policy.yml",
+    ".github/bot-policy.yaml",
+    ".github/bot-policy.json",
+    ".github/bot-policy.toml",
+    ".claude/",
+    ".mcp.json",
+    "AGENTS.md",
+    "CLAUDE.md",
 )
 CHECKPOINT_PREFIX = "WIP: checkpoint"
 #: Commands that talk to the remote may wait this long (a slow GitHub, a large fetch).
@@ -146,9 +152,16 @@ class GitWorkspace:
     that the git directory is still the one sealed.
     """
 
-    def __init__(self, path: str | Path, *, remote: str = "origin", token: str | None = None,
-                 identity: Identity = BOT_IDENTITY, home: Path | None = None,
-                 private: Sequence[Path] = ()) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        remote: str = "origin",
+        token: str | None = None,
+        identity: Identity = BOT_IDENTITY,
+        home: Path | None = None,
+        private: Sequence[Path] = (),
+    ) -> None:
         try:
             repo = Repo(path)
         except (InvalidGitRepositoryError, NoSuchPathError):
@@ -221,16 +234,21 @@ class GitWorkspace:
             args += ["-c", f"http.{parts.scheme}://{host}/.extraheader="]
         return args
 
-    def _run(self, args: Sequence[str], *, remote: bool = False, env: Mapping[str, str] | None = None,
-             stdout: IO[bytes] | None = None) -> subprocess.CompletedProcess[bytes]:
+    def _run(
+        self,
+        args: Sequence[str],
+        *,
+        remote: bool = False,
+        env: Mapping[str, str] | None = None,
+        stdout: IO[bytes] | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
         """One host-side git command. Receives: ``PATH``, a private ``HOME``, ``GIT_DIR`` and
         ``GIT_WORK_TREE`` named explicitly, no system/global config, no prompts
         (:func:`host_git_env`); for remote commands also the runner's proxy/CA settings and the token
         through an inherited pipe (never the environment). Configuration that runs programs is
         neutralised on the command line (:data:`HARDENED_CONFIG`)."""
         self.check_seal()
-        child_env = host_git_env(git_dir=self.git_dir, work_tree=self.root, home=self._home, remote=remote,
-                                 extra=env)
+        child_env = host_git_env(git_dir=self.git_dir, work_tree=self.root, home=self._home, remote=remote, extra=env)
         with contextlib.ExitStack() as stack:
             extra: list[str] = []
             fds: tuple[int, ...] = ()
@@ -242,10 +260,16 @@ class GitWorkspace:
                     fds = (fd,)
             try:
                 return subprocess.run(
-                    ["git", *hardened_args(), *extra, *args], cwd=self.root, env=child_env,
-                    stdout=subprocess.PIPE if stdout is None else stdout, stderr=subprocess.PIPE,
-                    stdin=subprocess.DEVNULL, pass_fds=fds, check=False,
-                    timeout=REMOTE_TIMEOUT if remote else LOCAL_TIMEOUT)
+                    ["git", *hardened_args(), *extra, *args],
+                    cwd=self.root,
+                    env=child_env,
+                    stdout=subprocess.PIPE if stdout is None else stdout,
+                    stderr=subprocess.PIPE,
+                    stdin=subprocess.DEVNULL,
+                    pass_fds=fds,
+                    check=False,
+                    timeout=REMOTE_TIMEOUT if remote else LOCAL_TIMEOUT,
+                )
             except subprocess.TimeoutExpired:
                 raise GitError(f"git {args[0]} timed out") from None
             except OSError as exc:
@@ -366,8 +390,9 @@ class GitWorkspace:
 
     # ----- commits ---------------------------------------------------------------------------------
 
-    def commit_all(self, message: str, *, co_authors: Sequence[CoAuthor] = (),
-                   checkpoint: bool = False) -> CommitInfo | None:
+    def commit_all(
+        self, message: str, *, co_authors: Sequence[CoAuthor] = (), checkpoint: bool = False
+    ) -> CommitInfo | None:
         """Stage everything (``git add -A``, honouring ``.gitignore``) and commit it as the bot,
         with a ``Co-authored-by`` trailer per co-author. ``None`` when there is nothing to commit."""
         self._stage_all()
@@ -375,8 +400,12 @@ class GitWorkspace:
             return None
         trailers = "\n".join(dict.fromkeys(c.trailer() for c in co_authors))
         full = message.strip() + (f"\n\n{trailers}" if trailers else "") + "\n"
-        who = {"GIT_AUTHOR_NAME": self.identity.name, "GIT_AUTHOR_EMAIL": self.identity.email,
-               "GIT_COMMITTER_NAME": self.identity.name, "GIT_COMMITTER_EMAIL": self.identity.email}
+        who = {
+            "GIT_AUTHOR_NAME": self.identity.name,
+            "GIT_AUTHOR_EMAIL": self.identity.email,
+            "GIT_COMMITTER_NAME": self.identity.name,
+            "GIT_COMMITTER_EMAIL": self.identity.email,
+        }
         self._git("commit", "--quiet", "--no-verify", "-m", full, env=who)
         return CommitInfo(self.head_sha(), full, checkpoint)
 
@@ -402,8 +431,7 @@ class GitWorkspace:
             excluded += [n.rstrip("/") for n in nested]
         raise GitError(f"git add -A failed: more than {MAX_SKIPPED_NESTED} nested repositories without a commit")
 
-    def checkpoint(self, reason: str, *, co_authors: Sequence[CoAuthor] = (),
-                   details: str = "") -> CommitInfo | None:
+    def checkpoint(self, reason: str, *, co_authors: Sequence[CoAuthor] = (), details: str = "") -> CommitInfo | None:
         """Commit unfinished work so it is never lost; the message says it is a checkpoint."""
         body = "The run stopped before it finished; this commit keeps its work as it was."
         message = f"{CHECKPOINT_PREFIX}: {reason}\n\n{body}" + (f"\n\n{details.strip()}" if details.strip() else "")
@@ -421,8 +449,10 @@ class GitWorkspace:
         counts = _parse_numstat(numstat)
         chunks = _split_patch(patch)
         if not (len(entries) == len(counts) == len(chunks)):  # defensive: fall back to one diff per file
-            chunks = [self._git("diff", *flags, base, head, "--", *([old] if old else []), path, strip=False)
-                      for _, path, old in entries]
+            chunks = [
+                self._git("diff", *flags, base, head, "--", *([old] if old else []), path, strip=False)
+                for _, path, old in entries
+            ]
         files = []
         for (code, path, old), (added, deleted, binary), chunk in zip(entries, counts, chunks, strict=True):
             files.append(FileChange(path, _STATUS.get(code, "modified"), added, deleted, binary, chunk, old))
@@ -433,8 +463,18 @@ class GitWorkspace:
         commit's message and changes, every file shown as text (``--text``: a ``.gitattributes`` that
         marks a file ``binary`` or ``-diff``, or a NUL in it, must not hide its content), merges
         against their first parent, no textconv or external diff."""
-        args = ("log", "--no-color", "-p", "--text", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all",
-                "--diff-merges=first-parent", "--format=%B", f"{base}..{head}")
+        args = (
+            "log",
+            "--no-color",
+            "-p",
+            "--text",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--ignore-submodules=all",
+            "--diff-merges=first-parent",
+            "--format=%B",
+            f"{base}..{head}",
+        )
         # Into a file, not memory: a run that commits a build's binaries must not exhaust the bot.
         with tempfile.TemporaryFile() as out:
             done = self._run(args, stdout=out)
@@ -443,8 +483,10 @@ class GitWorkspace:
             size = out.tell()
             if size > MAX_PUBLISHED_SCAN_BYTES:
                 limit = MAX_PUBLISHED_SCAN_BYTES // 2**20
-                raise PublishTooLarge(f"the changes to push are {size // 2**20} MB as text, more than the {limit} MB "
-                                      "the bot checks for secrets before a push")
+                raise PublishTooLarge(
+                    f"the changes to push are {size // 2**20} MB as text, more than the {limit} MB "
+                    "the bot checks for secrets before a push"
+                )
             out.seek(0)
             return out.read().decode("utf-8", errors="replace")
 
@@ -462,11 +504,17 @@ class GitWorkspace:
             detail = self.scrub(summary or done.stderr.decode("utf-8", errors="replace").strip())[:2000]
             if flag is None and "rejected" not in detail and "declined" not in detail:
                 raise GitError(self._describe(("push", self.remote, branch), done))
-            why = "the remote branch has commits this run does not have" if "fetch first" in detail or \
-                "non-fast-forward" in detail else "the remote refused it"
-            raise PushRejected(f"the push of {branch} was rejected ({detail or 'no details'}): {why}. "
-                               f"The work is kept in local commit {sha[:12]} on {self.current_branch() or 'HEAD'}.",
-                               branch=branch, commit=sha)
+            why = (
+                "the remote branch has commits this run does not have"
+                if "fetch first" in detail or "non-fast-forward" in detail
+                else "the remote refused it"
+            )
+            raise PushRejected(
+                f"the push of {branch} was rejected ({detail or 'no details'}): {why}. "
+                f"The work is kept in local commit {sha[:12]} on {self.current_branch() or 'HEAD'}.",
+                branch=branch,
+                commit=sha,
+            )
         how = "created" if flag == "*" else "up-to-date" if flag == "=" else "updated"
         return PushResult(branch, sha, how)
 
@@ -533,4 +581,3 @@ def _split_patch(text: str) -> list[str]:
         elif chunks:
             chunks[-1].append(line)
     return ["".join(c) for c in chunks]
-

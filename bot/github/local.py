@@ -54,8 +54,13 @@ def ensure_repository(repo: Path, output_dir: Path, out: TextIO) -> Path:
     # The bot's own git before the model runs (bot.core.host_git): allowlisted environment, nothing
     # that runs programs from the repository's configuration.
     env = host_git_env(git_dir=None, work_tree=None, home=output_dir / "git-home")
-    inside = subprocess.run(["git", *hardened_args(), "-C", str(repo), "rev-parse", "--show-toplevel"],
-                            capture_output=True, text=True, check=False, env=env)
+    inside = subprocess.run(
+        ["git", *hardened_args(), "-C", str(repo), "rev-parse", "--show-toplevel"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
     if inside.returncode == 0 and Path(inside.stdout.strip()).resolve() == repo.resolve():
         return repo.resolve()
     copy = output_dir / "workspace"
@@ -85,8 +90,10 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
     git = GitWorkspace(repo, home=safety.host_home, private=(run.output_dir,))
     git.configure_identity()
     if git.has_changes():
-        raise ConfigError("the repository has uncommitted changes; commit or stash them first, so the run's "
-                          "changes stay separate", path=repo)
+        raise ConfigError(
+            "the repository has uncommitted changes; commit or stash them first, so the run's changes stay separate",
+            path=repo,
+        )
     base = git.current_branch() or "HEAD"
     branch = run.branch or LOCAL_BRANCH_PREFIX + slugify(run.prompt)
     git.prepare_branch(branch, base=base)
@@ -153,16 +160,29 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
     except GitDirTampered as exc:  # nothing is committed from a reconfigured repository
         error = str(exc)
     sensitive = tuple(sensitive_changes(diff_paths(diff), hook_scripts=hook_files))
-    facts = RunFacts(branch=branch, commit=commit, pushed=False, error=error, notes=notes, sensitive_paths=sensitive,
-                     verification=verification if outcome else (), cancelled=abort.aborted,
-                     provenance=Provenance(actor="local", policy_files=policy_files, model=model,
-                                           limits=_limits(limits)),
-                     artifact_hint=f"{run.output_dir / 'changes.diff'}")
+    facts = RunFacts(
+        branch=branch,
+        commit=commit,
+        pushed=False,
+        error=error,
+        notes=notes,
+        sensitive_paths=sensitive,
+        verification=verification if outcome else (),
+        cancelled=abort.aborted,
+        provenance=Provenance(actor="local", policy_files=policy_files, model=model, limits=_limits(limits)),
+        artifact_hint=f"{run.output_dir / 'changes.diff'}",
+    )
     report = build_report(outcome, diff, facts)
     comment = render_result(report, limit=JOB_SUMMARY_LIMIT, allowed_hosts=image_hosts)
-    data = outcome_data(report, outcome, extra={"repository": str(repo), "base": base,
-                                                "transcript": str(outcome.transcript_path) if outcome and
-                                                outcome.transcript_path else None})
+    data = outcome_data(
+        report,
+        outcome,
+        extra={
+            "repository": str(repo),
+            "base": base,
+            "transcript": str(outcome.transcript_path) if outcome and outcome.transcript_path else None,
+        },
+    )
     # Everything the run leaves goes through the egress boundary (redacted; a canary stops it).
     egress = safety.egress
     egress.scrub_tree(run.output_dir)
@@ -200,8 +220,11 @@ def _print_summary(headline: str, data: dict[str, object], output_dir: Path, out
     assert isinstance(files, list)
     for f in files:
         print(f"  {f['status']:<9} {f['path']} (+{f['additions']} -{f['deletions']})", file=out)
-    print(f"  {data['turns']} turns, {data['input_tokens']} input / {data['output_tokens']} output tokens, "
-          f"${float(str(data['cost_usd'])):.4f}", file=out)
+    print(
+        f"  {data['turns']} turns, {data['input_tokens']} input / {data['output_tokens']} output tokens, "
+        f"${float(str(data['cost_usd'])):.4f}",
+        file=out,
+    )
     print(f"  comment: {output_dir / 'comment.md'}", file=out)
     print(f"  outcome: {output_dir / 'outcome.json'}", file=out)
     if data.get("branch"):

@@ -46,15 +46,49 @@ GITHUB_HOSTS = ("github.com", "*.githubusercontent.com")
 RENDERED_FENCES = frozenset({"mermaid", "geojson", "topojson", "stl"})
 
 #: Elements removed whatever their URLs: they embed, redirect, script or style the page.
-_ALWAYS_REMOVED = frozenset({"iframe", "frame", "frameset", "object", "embed", "applet", "link", "meta", "base",
-                             "script", "style", "svg", "math", "portal", "bgsound", "fencedframe"})
+_ALWAYS_REMOVED = frozenset(
+    {
+        "iframe",
+        "frame",
+        "frameset",
+        "object",
+        "embed",
+        "applet",
+        "link",
+        "meta",
+        "base",
+        "script",
+        "style",
+        "svg",
+        "math",
+        "portal",
+        "bgsound",
+        "fencedframe",
+    }
+)
 #: Attributes whose value a browser fetches without a click (``href`` only off ``<a>``/``<area>``).
-_URL_ATTRIBUTES = frozenset({"src", "srcset", "imagesrcset", "poster", "data", "background", "lowsrc", "dynsrc",
-                             "href", "xlink:href", "codebase", "archive", "classid", "manifest", "longdesc"})
+_URL_ATTRIBUTES = frozenset(
+    {
+        "src",
+        "srcset",
+        "imagesrcset",
+        "poster",
+        "data",
+        "background",
+        "lowsrc",
+        "dynsrc",
+        "href",
+        "xlink:href",
+        "codebase",
+        "archive",
+        "classid",
+        "manifest",
+        "longdesc",
+    }
+)
 _CLICK_HREF = frozenset({"a", "area"})
 #: Elements that fetch their URL attributes when shown (checked again on their raw text).
-_FETCHING = frozenset({"img", "image", "source", "video", "audio", "track", "input", "picture", "use",
-                       "feimage"})
+_FETCHING = frozenset({"img", "image", "source", "video", "audio", "track", "input", "picture", "use", "feimage"})
 _CSS_FETCH = re.compile(r"url\(|image\(|image-set\(|src\(|cross-fade\(|element\(|expression\(|@import")
 _CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?|\\(.)", re.S)
 _CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.S)
@@ -63,9 +97,11 @@ _HOST = re.compile(r"^[a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?$")
 #: What a browser could fetch, found in free text: ``//host``, ``scheme://host``, ``https:host``.
 _URLISH = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//[^\s\"'<>()\[\]{}`]*|(?i:https?):[^\s\"'<>()]+")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9.+\-]{1,31}:[^<>\x00-\x20]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@"
-                       r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}"
-                       r"[A-Za-z0-9])?)*)>")
+_AUTOLINK = re.compile(
+    r"<(?:[A-Za-z][A-Za-z0-9.+\-]{1,31}:[^<>\x00-\x20]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@"
+    r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}"
+    r"[A-Za-z0-9])?)*)>"
+)
 _WHITESPACE = " \t\n\r\f"
 #: CommonMark and cmark stop matching nested parentheses in a link destination here.
 _MAX_PAREN_DEPTH = 32
@@ -109,7 +145,7 @@ def _target(url: str) -> tuple[bool, str]:
     if scheme:
         if scheme.group(1).lower() not in ("http", "https"):
             return True, f"{scheme.group(1).lower()}: URL"
-        rest = url[scheme.end():].lstrip("/")
+        rest = url[scheme.end() :].lstrip("/")
     elif url.startswith("//"):
         rest = url.lstrip("/")
     else:
@@ -169,7 +205,7 @@ def _read_tag(text: str, start: int) -> _Tag:
     i = start + 1
     while i < n and text[i] not in _WHITESPACE + "/>":
         i += 1
-    name = text[start + 1:i].lower()
+    name = text[start + 1 : i].lower()
     attributes: list[tuple[str, str]] = []
     while i < n:
         c = text[i]
@@ -192,7 +228,7 @@ def _read_tag(text: str, start: int) -> _Tag:
             if j < n and text[j] in "\"'":
                 close = text.find(text[j], j + 1)
                 close = n if close < 0 else close
-                value, j = text[j + 1:close], close + 1
+                value, j = text[j + 1 : close], close + 1
             else:
                 k = j
                 while k < n and text[k] not in _WHITESPACE + ">":
@@ -210,8 +246,9 @@ def _tag_problem(tag: _Tag, raw: str, hosts: _Hosts) -> str | None:
         return f"embedded {name} removed"
     for attr, value in tag.attributes:
         if attr == "style":
-            css = _CSS_ESCAPE.sub(lambda m: chr(min(int(m.group(1), 16), 0x10FFFF)) if m.group(1) else m.group(2),
-                                  value)
+            css = _CSS_ESCAPE.sub(
+                lambda m: chr(min(int(m.group(1), 16), 0x10FFFF)) if m.group(1) else m.group(2), value
+            )
             css = re.sub(r"\s+", "", _CSS_COMMENT.sub("", css)).lower()
             if _CSS_FETCH.search(css):
                 host = next((_shown(u) for u in _URLISH.findall(css) if not _allowed(u, hosts)), "a style")
@@ -250,7 +287,7 @@ def _rewrite_html(text: str, hosts: _Hosts, escaped: bool) -> str:
     for start, tag in _html_tags(text):
         if start < done:
             continue  # inside a tag already removed
-        problem = _tag_problem(tag, text[start:tag.end], hosts)
+        problem = _tag_problem(tag, text[start : tag.end], hosts)
         if problem is not None:
             out.append(text[done:start])
             out.append(_note(problem, escaped))
@@ -260,7 +297,7 @@ def _rewrite_html(text: str, hosts: _Hosts, escaped: bool) -> str:
 
 
 def _html_problems(text: str, hosts: _Hosts) -> list[str]:
-    return [p for start, tag in _html_tags(text) if (p := _tag_problem(tag, text[start:tag.end], hosts))]
+    return [p for start, tag in _html_tags(text) if (p := _tag_problem(tag, text[start : tag.end], hosts))]
 
 
 # ----- Markdown prose ------------------------------------------------------------------------------
@@ -334,7 +371,7 @@ def _link_tail(text: str, i: int) -> _Tail | None:
             k += 2 if text[k] == "\\" else 1
         if k >= n or text[k] != ">":
             return None
-        destination = text[start + 1:k]
+        destination = text[start + 1 : k]
         k += 1
     else:
         depth = 0
@@ -384,11 +421,11 @@ def _image_at(text: str, i: int, refs: dict[str, Any]) -> tuple[int, str, str | 
         tail = _link_tail(text, after)
         if tail is not None:
             return tail.end, _md_unescape(tail.destination.strip()), None
-    description = text[i + 2:close]
+    description = text[i + 2 : close]
     if after < len(text) and text[after] == "[":
         end = text.find("]", after + 1)
         if 0 < end <= after + 1 + _MAX_LABEL:
-            label = text[after + 1:end]
+            label = text[after + 1 : end]
             found = _reference(refs, label if label.strip() else description)
             if found is not None:
                 return end + 1, *found
@@ -414,7 +451,7 @@ def _rewrite_prose(text: str, refs: dict[str, Any], hosts: _Hosts, removed: set[
     while i < n:
         c = text[i]
         if c == "\\" and i + 1 < n and text[i + 1] in _ASCII_PUNCT:
-            out.append(text[i:i + 2])
+            out.append(text[i : i + 2])
             i += 2
         elif c == "`":
             end = code_span_end(text, i)[0]
@@ -427,8 +464,11 @@ def _rewrite_prose(text: str, refs: dict[str, Any], hosts: _Hosts, removed: set[
                 out.append(m.group(0))
                 i = m.end()
             elif tag:
-                out.append(text[i:tag.end()] if tag.group(0).startswith("</")
-                           else _rewrite_html(tag.group(0), hosts, escaped=True))
+                out.append(
+                    text[i : tag.end()]
+                    if tag.group(0).startswith("</")
+                    else _rewrite_html(tag.group(0), hosts, escaped=True)
+                )
                 i = tag.end()
             else:
                 out.append("<")
@@ -439,7 +479,7 @@ def _rewrite_prose(text: str, refs: dict[str, Any], hosts: _Hosts, removed: set[
                 out.append("!")
                 i += 1
             elif _allowed(image[1], hosts):
-                out.append(text[i:image[0]])  # its alt text is shown as plain text: nothing inside fetches
+                out.append(text[i : image[0]])  # its alt text is shown as plain text: nothing inside fetches
                 i = image[0]
             else:
                 out.append(_note(f"external image removed: {_shown(image[1])}", escaped=True))
@@ -450,7 +490,7 @@ def _rewrite_prose(text: str, refs: dict[str, Any], hosts: _Hosts, removed: set[
             # A link's tail: its destination is not prose (no code span starts in it), but should
             # no link open here, what lies between the parentheses is prose after all: read it too.
             a, b = tail.inner
-            out.append(text[i:a] + _rewrite_prose(text[a:b], refs, hosts, removed) + text[b:tail.end])
+            out.append(text[i:a] + _rewrite_prose(text[a:b], refs, hosts, removed) + text[b : tail.end])
             i = tail.end
         else:
             out.append(c)
@@ -463,8 +503,14 @@ def _rewrite_fence(lines: list[str | None], a: int, b: int, hosts: _Hosts) -> No
     for k in range(a + 1, b):
         line = lines[k]
         if line is not None:
-            lines[k] = _URLISH.sub(lambda m: m.group(0) if _allowed(m.group(0), hosts)
-                                   else _note(f"external image removed: {_shown(m.group(0))}", False), line)
+            lines[k] = _URLISH.sub(
+                lambda m: (
+                    m.group(0)
+                    if _allowed(m.group(0), hosts)
+                    else _note(f"external image removed: {_shown(m.group(0))}", False)
+                ),
+                line,
+            )
 
 
 # ----- the document --------------------------------------------------------------------------------
@@ -525,7 +571,7 @@ def fetched_resources(markdown: str, allowed_hosts: Iterable[str] = ()) -> list[
     found = _html_problems(md.renderer.render(tokens, md.options, env), hosts)
     lines = text.split("\n")
     for a, b in _blocks(tokens).fences:
-        body = "\n".join(lines[a + 1:b])
+        body = "\n".join(lines[a + 1 : b])
         found += [f"external image removed: {_shown(u)}" for u in _URLISH.findall(body) if not _allowed(u, hosts)]
     return found
 
@@ -569,7 +615,7 @@ def _pass(text: str, hosts: _Hosts) -> str:
     for label in removed:  # the definition holds the URL (its query is the leak): it goes too
         where = refs[label].get("map")
         if isinstance(where, list) and len(where) == 2:
-            lines[where[0]:where[1]] = [""] * (where[1] - where[0])
+            lines[where[0] : where[1]] = [""] * (where[1] - where[0])
     return "\n".join(line for line in lines if line is not None)
 
 
@@ -580,7 +626,7 @@ def _replace(lines: list[str | None], a: int, b: int, rewrite: Callable[[str], s
     new = rewrite(chunk)
     if new != chunk:
         lines[a] = new
-        lines[a + 1:b] = [None] * (b - a - 1)
+        lines[a + 1 : b] = [None] * (b - a - 1)
 
 
 def _escape_fallback(text: str, allowed: tuple[str, ...]) -> str:

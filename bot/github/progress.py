@@ -23,9 +23,15 @@ MAX_CALLS_SHOWN = 40
 
 
 class StickyProgress:
-    def __init__(self, post: Callable[[str], object], *, run_url: str | None = None,
-                 secrets: Iterable[str] = (), min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
-                 clock: Callable[[], float] = anyio.current_time) -> None:
+    def __init__(
+        self,
+        post: Callable[[str], object],
+        *,
+        run_url: str | None = None,
+        secrets: Iterable[str] = (),
+        min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+        clock: Callable[[], float] = anyio.current_time,
+    ) -> None:
         self._post = post
         self._run_url = run_url
         self._secrets = list(secrets)
@@ -54,8 +60,9 @@ class StickyProgress:
 
     def render(self, status: str | None = None) -> str:
         status = status or f"Working… (turn {self._turn})"
-        return render_progress(status, todos=self._todos, calls=self._calls, run_url=self._run_url,
-                               secrets=self._secrets)
+        return render_progress(
+            status, todos=self._todos, calls=self._calls, run_url=self._run_url, secrets=self._secrets
+        )
 
     async def run(self) -> None:
         """Edit the comment when something changed, throttled. Runs until :meth:`close`."""

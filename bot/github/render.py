@@ -178,9 +178,11 @@ def _inline(text: str, limit: int = 80) -> str:
 
 
 def render_usage(usage: UsageView) -> str:
-    return (f"{usage.turns} turns · {usage.input_tokens:,} input / {usage.output_tokens:,} output tokens · "
-            f"cache {usage.cache_read_tokens:,} read / {usage.cache_write_tokens:,} written · "
-            f"${usage.cost_usd:.4f}")
+    return (
+        f"{usage.turns} turns · {usage.input_tokens:,} input / {usage.output_tokens:,} output tokens · "
+        f"cache {usage.cache_read_tokens:,} read / {usage.cache_write_tokens:,} written · "
+        f"${usage.cost_usd:.4f}"
+    )
 
 
 def render_provenance(p: Provenance) -> str:
@@ -219,8 +221,11 @@ def render_files(files: Sequence[FileDiff], budget: int, artifact_hint: str | No
     """Per-file diffs in collapsible sections, cut per file to fit ``budget`` characters."""
     if not files:
         return "_No files changed._"
-    header = [f"**{len(files)} file{'s' if len(files) != 1 else ''} changed** "
-              f"(+{sum(f.additions for f in files)} −{sum(f.deletions for f in files)})", ""]
+    header = [
+        f"**{len(files)} file{'s' if len(files) != 1 else ''} changed** "
+        f"(+{sum(f.additions for f in files)} −{sum(f.deletions for f in files)})",
+        "",
+    ]
     sections = [_file_section(f, f.patch) for f in files]
     full = "\n".join(header + sections)
     if len(full) <= budget:
@@ -257,8 +262,10 @@ def render_files(files: Sequence[FileDiff], budget: int, artifact_hint: str | No
 def _file_section(f: FileDiff, patch: str) -> str:
     name = f"{f.old_path} → {f.path}" if f.old_path else f.path
     body = fence(patch, "diff") if patch else "_binary or empty change_"
-    return (f"<details><summary><code>{_html(name)}</code> ({f.status}, +{f.additions} −{f.deletions})"
-            f"</summary>\n\n{body}\n\n</details>")
+    return (
+        f"<details><summary><code>{_html(name)}</code> ({f.status}, +{f.additions} −{f.deletions})"
+        f"</summary>\n\n{body}\n\n</details>"
+    )
 
 
 def _html(text: str) -> str:
@@ -272,13 +279,20 @@ def render_sensitive_warning(paths: Sequence[str]) -> str:
         return ""
     shown = ", ".join(f"`{_inline(p, 200)}`" for p in paths[:MAX_SENSITIVE_SHOWN])
     more = f" and {len(paths) - MAX_SENSITIVE_SHOWN} more" if len(paths) > MAX_SENSITIVE_SHOWN else ""
-    return ("> [!WARNING]\n"
-            f"> This change edits files that configure the bot or CI: {shown}{more}. "
-            "The pull request is kept a draft; review these files before merging.")
+    return (
+        "> [!WARNING]\n"
+        f"> This change edits files that configure the bot or CI: {shown}{more}. "
+        "The pull request is kept a draft; review these files before merging."
+    )
 
 
-def render_result(report: RunReport, *, limit: int = GITHUB_COMMENT_LIMIT, secrets: Iterable[str] = (),
-                  allowed_hosts: Iterable[str] = ()) -> str:
+def render_result(
+    report: RunReport,
+    *,
+    limit: int = GITHUB_COMMENT_LIMIT,
+    secrets: Iterable[str] = (),
+    allowed_hosts: Iterable[str] = (),
+) -> str:
     """The result comment (and, with a larger limit, the job summary). ``allowed_hosts``: image
     hosts beside GitHub's that may stay (the policy's WebFetch domains)."""
     icon = _ICONS.get(report.conclusion, "ℹ️")
@@ -299,9 +313,14 @@ def render_result(report: RunReport, *, limit: int = GITHUB_COMMENT_LIMIT, secre
         top += [f"> [!NOTE]\n> {note}", ""]
     tail: list[str] = []
     if report.denials:
-        tail += ["#### Denied tool calls", "",
-                 "These calls were refused by the policy. Nothing asked a human: add the rule shown to allow one.",
-                 "", render_denials(report.denials), ""]
+        tail += [
+            "#### Denied tool calls",
+            "",
+            "These calls were refused by the policy. Nothing asked a human: add the rule shown to allow one.",
+            "",
+            render_denials(report.denials),
+            "",
+        ]
     if report.calls:
         log = group_calls(report.calls)
         shown = log[:60] + ([f"- … {len(log) - 60} more"] if len(log) > 60 else [])
@@ -321,9 +340,15 @@ def render_result(report: RunReport, *, limit: int = GITHUB_COMMENT_LIMIT, secre
     return fit(text, limit, secrets, allowed_hosts=allowed_hosts)
 
 
-def render_progress(status: str, *, todos: Sequence[TodoView] = (), calls: Sequence[CallView] = (),
-                    run_url: str | None = None, secrets: Iterable[str] = (),
-                    allowed_hosts: Iterable[str] = ()) -> str:
+def render_progress(
+    status: str,
+    *,
+    todos: Sequence[TodoView] = (),
+    calls: Sequence[CallView] = (),
+    run_url: str | None = None,
+    secrets: Iterable[str] = (),
+    allowed_hosts: Iterable[str] = (),
+) -> str:
     """The sticky comment while the run goes: status, the todo checklist, the latest calls."""
     lines = [STICKY_MARKER, f"**{status}**"]
     if run_url:
@@ -335,6 +360,5 @@ def render_progress(status: str, *, todos: Sequence[TodoView] = (), calls: Seque
             text = defuse_mentions(_inline(todo.content, 200))
             lines.append(f"- [{box}] {'**' + text + '**' if todo.status == 'in_progress' else text}")
     if calls:
-        lines += ["", "<details><summary>Latest tool calls</summary>", "", *group_calls(calls)[-15:], "",
-                  "</details>"]
+        lines += ["", "<details><summary>Latest tool calls</summary>", "", *group_calls(calls)[-15:], "", "</details>"]
     return fit("\n".join(lines), GITHUB_COMMENT_LIMIT, secrets, allowed_hosts=allowed_hosts)

@@ -160,11 +160,15 @@ def _context_lines(outcome: AgentOutcome | None) -> tuple[str, ...]:
     saved = sum(c.tokens_saved for c in outcome.compactions)
     summaries = sum(1 for c in outcome.compactions if c.kind == "summary")
     times = len(outcome.compactions)
-    head = (f"The conversation was shrunk {times} time{'s' if times != 1 else ''} "
-            f"to fit the model's context window ({summaries} summary compaction{'s' if summaries != 1 else ''}), "
-            f"saving {saved:,} tokens in all.")
-    lines = [(f"sub-agent {c.agent_id}, " if c.agent_id else "") + c.describe()
-             for c in outcome.compactions[:MAX_COMPACTIONS_SHOWN]]
+    head = (
+        f"The conversation was shrunk {times} time{'s' if times != 1 else ''} "
+        f"to fit the model's context window ({summaries} summary compaction{'s' if summaries != 1 else ''}), "
+        f"saving {saved:,} tokens in all."
+    )
+    lines = [
+        (f"sub-agent {c.agent_id}, " if c.agent_id else "") + c.describe()
+        for c in outcome.compactions[:MAX_COMPACTIONS_SHOWN]
+    ]
     if len(outcome.compactions) > MAX_COMPACTIONS_SHOWN:
         lines.append(f"… {len(outcome.compactions) - MAX_COMPACTIONS_SHOWN} more")
     return (head, *lines)
@@ -175,8 +179,9 @@ def _denial(tool: str, summary: str, decision: Any) -> DenialView:
         return DenialView(tool, summary, "denied")
     rule = decision.rule
     suggestion = decision.suggestions[0] if decision.suggestions else None
-    return DenialView(tool, summary, decision.reason, rule.text if rule else None,
-                      rule.where() if rule else None, suggestion)
+    return DenialView(
+        tool, summary, decision.reason, rule.text if rule else None, rule.where() if rule else None, suggestion
+    )
 
 
 def _usage(outcome: AgentOutcome | None) -> UsageView:
@@ -193,8 +198,9 @@ def _usage(outcome: AgentOutcome | None) -> UsageView:
     )
 
 
-def outcome_data(report: RunReport, outcome: AgentOutcome | None, *, extra: dict[str, Any] | None = None
-                 ) -> dict[str, Any]:
+def outcome_data(
+    report: RunReport, outcome: AgentOutcome | None, *, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The outcome as JSON-able data (``outcome.json`` of a local run; the action's outputs)."""
     usage = report.usage
     data: dict[str, Any] = {
@@ -205,10 +211,21 @@ def outcome_data(report: RunReport, outcome: AgentOutcome | None, *, extra: dict
         "branch": report.branch,
         "commit": report.commit,
         "pr_url": report.pr_url,
-        "files": [{"path": f.path, "status": f.status, "additions": f.additions, "deletions": f.deletions}
-                  for f in report.files],
-        "denials": [{"tool": d.tool, "input": d.input_summary, "reason": d.reason, "rule": d.rule,
-                     "where": d.where, "suggestion": d.suggestion} for d in report.denials],
+        "files": [
+            {"path": f.path, "status": f.status, "additions": f.additions, "deletions": f.deletions}
+            for f in report.files
+        ],
+        "denials": [
+            {
+                "tool": d.tool,
+                "input": d.input_summary,
+                "reason": d.reason,
+                "rule": d.rule,
+                "where": d.where,
+                "suggestion": d.suggestion,
+            }
+            for d in report.denials
+        ],
         "turns": usage.turns,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
@@ -216,9 +233,19 @@ def outcome_data(report: RunReport, outcome: AgentOutcome | None, *, extra: dict
         "cache_write_tokens": usage.cache_write_tokens,
         "cost_usd": round(usage.cost_usd, 6),
         "sensitive_paths": list(report.sensitive_paths),
-        "compactions": [{"kind": c.kind, "turn": c.turn, "at_s": round(c.at_s, 1), "tokens_before": c.tokens_before,
-                         "tokens_after": c.tokens_after, "tokens_saved": c.tokens_saved, "items": c.items,
-                         "agent_id": c.agent_id} for c in (outcome.compactions if outcome else ())],
+        "compactions": [
+            {
+                "kind": c.kind,
+                "turn": c.turn,
+                "at_s": round(c.at_s, 1),
+                "tokens_before": c.tokens_before,
+                "tokens_after": c.tokens_after,
+                "tokens_saved": c.tokens_saved,
+                "items": c.items,
+                "agent_id": c.agent_id,
+            }
+            for c in (outcome.compactions if outcome else ())
+        ],
         "summary": report.summary,
     }
     data.update(extra or {})
@@ -241,14 +268,18 @@ def action_outputs(report: RunReport) -> dict[str, str]:
     }
 
 
-def commit_message(title: str, outcome: AgentOutcome | None, *, issue: int | None, finished: bool,
-                   files: Sequence[str] = ()) -> str:
+def commit_message(
+    title: str, outcome: AgentOutcome | None, *, issue: int | None, finished: bool, files: Sequence[str] = ()
+) -> str:
     """The commit's message: what was asked, whether it finished, and a link back."""
     first = title.strip().splitlines()[0][:70] if title.strip() else "bot changes"
     lines = [first if finished else f"WIP (checkpoint): {first}", ""]
     if outcome is not None and not finished:
-        lines.append(f"The run stopped before finishing: {outcome.stop.reason}"
-                     + (f" ({outcome.stop.detail})" if outcome.stop.detail else "") + ".")
+        lines.append(
+            f"The run stopped before finishing: {outcome.stop.reason}"
+            + (f" ({outcome.stop.detail})" if outcome.stop.detail else "")
+            + "."
+        )
     if issue is not None:
         lines.append(f"Refs #{issue}")
     return "\n".join(lines).strip() + "\n"

@@ -104,12 +104,18 @@ def build_task(trigger: Trigger, repository: str) -> AgentTask:
             quoted.append(QuotedData("request", trigger.context["comment"], author=trigger.actor))
         elif trigger.prompt:
             quoted.append(QuotedData("request", trigger.prompt, author=trigger.actor))
-        for key, label in (("title", "title"), ("body", "description"), ("file", "file under review"),
-                           ("diff_hunk", "diff hunk under review")):
+        for key, label in (
+            ("title", "title"),
+            ("body", "description"),
+            ("file", "file under review"),
+            ("diff_hunk", "diff hunk under review"),
+        ):
             if trigger.context.get(key):
                 quoted.append(QuotedData(label, trigger.context[key]))
-    lines.append("Work in the checkout. Do not commit, push or open pull requests: the runner commits and pushes "
-                 "your changes and posts your final message as the summary, so end with a short summary.")
+    lines.append(
+        "Work in the checkout. Do not commit, push or open pull requests: the runner commits and pushes "
+        "your changes and posts your final message as the summary, so end with a short summary."
+    )
     return AgentTask("\n\n".join(lines), quoted=tuple(quoted))
 
 
@@ -133,8 +139,9 @@ async def run_github(run: GitHubRun) -> int:
         restore_streams()
 
 
-async def _authorize_and_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, safety: RunSafety,
-                             secrets: list[str]) -> int:
+async def _authorize_and_run(
+    run: GitHubRun, trigger: Trigger, api: GitHubApi, safety: RunSafety, secrets: list[str]
+) -> int:
     out = sys.stdout
     verdict = await anyio.to_thread.run_sync(authorize, trigger, api)
     if not verdict.allowed:
@@ -147,16 +154,18 @@ async def _authorize_and_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, s
     return await _authorized_run(run, trigger, api, getattr(verdict, "permission", None), secrets, safety)
 
 
-async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, permission: str | None,
-                          secrets: list[str], safety: RunSafety) -> int:
+async def _authorized_run(
+    run: GitHubRun, trigger: Trigger, api: GitHubApi, permission: str | None, secrets: list[str], safety: RunSafety
+) -> int:
     env = os.environ
     url = run_url(env)
     repository = trigger.repository or api.repository
     await _react(api, trigger)
     sticky_id: int | None = None
     if trigger.issue is not None:
-        comment = await _quietly(api.create_issue_comment, trigger.issue,
-                                 render_progress("Working…", run_url=url, secrets=secrets))
+        comment = await _quietly(
+            api.create_issue_comment, trigger.issue, render_progress("Working…", run_url=url, secrets=secrets)
+        )
         sticky_id = getattr(comment, "id", None)
 
     def post_sticky(text: str) -> None:
@@ -169,8 +178,9 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
     try:
         branch, base, pr_number, notes = await anyio.to_thread.run_sync(_prepare_workspace, git, api, trigger)
     except BotError as exc:
-        return await _finish(run, api, trigger, None, None, RunFacts(error=str(exc), provenance=provenance),
-                             sticky_id, secrets, safety)
+        return await _finish(
+            run, api, trigger, None, None, RunFacts(error=str(exc), provenance=provenance), sticky_id, secrets, safety
+        )
     before = git.head_sha()
     trusted = TrustedFiles(lambda path: git.read_file(base, path), f"the default branch ({base})")
     # What a PR's head changes is untrusted: hooks that run one of those files are not run.
@@ -233,21 +243,40 @@ async def _authorized_run(run: GitHubRun, trigger: Trigger, api: GitHubApi, perm
     diff: DiffStats | None = None
     try:
         facts = await anyio.to_thread.run_sync(
-            _commit_and_push, git, api, trigger, outcome, branch, base, pr_number, verification, abort.aborted,
-            safety.egress, before, hook_files)
+            _commit_and_push,
+            git,
+            api,
+            trigger,
+            outcome,
+            branch,
+            base,
+            pr_number,
+            verification,
+            abort.aborted,
+            safety.egress,
+            before,
+            hook_files,
+        )
         diff = await anyio.to_thread.run_sync(git.diff, before)
     except GitDirTampered as exc:  # nothing is committed or pushed from a reconfigured repository
         facts = RunFacts(branch=branch, error=str(exc))
     except CanaryTripped as exc:  # in a commit message or the pull request's text
         return await _stopped_by_canary(run, api, trigger, sticky_id, safety, exc)
-    facts = replace(facts, error=facts.error or error, notes=tuple(notes) + facts.notes, provenance=provenance,
-                    verification=verification, cancelled=abort.aborted,
-                    artifact_hint="the workflow run's `bot-run-…` artifact")
+    facts = replace(
+        facts,
+        error=facts.error or error,
+        notes=tuple(notes) + facts.notes,
+        provenance=provenance,
+        verification=verification,
+        cancelled=abort.aborted,
+        artifact_hint="the workflow run's `bot-run-…` artifact",
+    )
     return await _finish(run, api, trigger, outcome, diff, facts, sticky_id, secrets, safety, image_hosts)
 
 
-async def _stopped_by_canary(run: GitHubRun, api: GitHubApi, trigger: Trigger, sticky_id: int | None,
-                             safety: RunSafety, tripped: CanaryTripped) -> int:
+async def _stopped_by_canary(
+    run: GitHubRun, api: GitHubApi, trigger: Trigger, sticky_id: int | None, safety: RunSafety, tripped: CanaryTripped
+) -> int:
     alert = canary_alert(tripped)
     safety.egress.scrub_tree(run.output_dir)
     safety.egress.write_file(run.output_dir / "summary.md", alert)
@@ -267,14 +296,18 @@ def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> t
     if trigger.pr is not None:
         pull = api.get_pull(trigger.pr)
         if pull.head_repository != api.repository:
-            raise GitError(f"pull request #{trigger.pr} comes from a fork ({pull.head_repository or 'deleted'}); "
-                           "the bot cannot push to a fork's branch. Ask for the change on an issue instead, or "
-                           "push the branch to this repository and mention the bot on a PR from it.")
+            raise GitError(
+                f"pull request #{trigger.pr} comes from a fork ({pull.head_repository or 'deleted'}); "
+                "the bot cannot push to a fork's branch. Ask for the change on an issue instead, or "
+                "push the branch to this repository and mention the bot on a PR from it."
+            )
         git.prepare_branch(pull.head_ref)
         changed = git.changed_paths(base)
         if changed:
-            notes.append("This pull request changes " + ", ".join(f"`{p}`" for p in changed) + "; the run used "
-                         f"the versions on `{base}` (configuration is never taken from a pull request's head).")
+            notes.append(
+                "This pull request changes " + ", ".join(f"`{p}`" for p in changed) + "; the run used "
+                f"the versions on `{base}` (configuration is never taken from a pull request's head)."
+            )
         return pull.head_ref, base, pull.number, notes
     branch = trigger.branch or f"bot/run-{os.environ.get('GITHUB_RUN_ID', 'local')}"
     git.prepare_branch(branch, base=base)
@@ -282,18 +315,30 @@ def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> t
     return branch, base, existing.number if existing else None, notes
 
 
-def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,
-                     branch: str, base: str, pr_number: int | None, verification: tuple[tuple[str, bool], ...],
-                     cancelled: bool, egress: Egress, before: str = "HEAD",
-                     hook_files: tuple[str, ...] = ()) -> RunFacts:
+def _commit_and_push(
+    git: GitWorkspace,
+    api: GitHubApi,
+    trigger: Trigger,
+    outcome: AgentOutcome | None,
+    branch: str,
+    base: str,
+    pr_number: int | None,
+    verification: tuple[tuple[str, bool], ...],
+    cancelled: bool,
+    egress: Egress,
+    before: str = "HEAD",
+    hook_files: tuple[str, ...] = (),
+) -> RunFacts:
     """Whatever happened, keep the work: commit (a checkpoint when unfinished), push, open or update the PR."""
     finished = outcome is not None and outcome.completed and not cancelled
     co_authors = [CoAuthor(trigger.actor)] if trigger.actor and not trigger.actor_is_bot else []
     title = trigger.context.get("title") or trigger.prompt or "bot changes"
     if git.has_changes():
         if finished:
-            git.commit_all(egress.text(commit_message(title, outcome, issue=trigger.issue, finished=True),
-                                       "the commit message"), co_authors=co_authors)
+            git.commit_all(
+                egress.text(commit_message(title, outcome, issue=trigger.issue, finished=True), "the commit message"),
+                co_authors=co_authors,
+            )
         else:
             reason = outcome.stop.reason if outcome is not None else "the run failed"
             git.checkpoint(reason, co_authors=co_authors)
@@ -307,22 +352,31 @@ def _commit_and_push(git: GitWorkspace, api: GitHubApi, trigger: Trigger, outcom
     try:
         published = git.published_text(base)
     except PublishTooLarge as exc:
-        return RunFacts(branch=branch, commit=commit, error=f"{exc}, so they were not pushed; the commit "
-                                                            f"{commit[:12]} is kept in the workflow's checkout only")
+        return RunFacts(
+            branch=branch,
+            commit=commit,
+            error=f"{exc}, so they were not pushed; the commit {commit[:12]} is kept in the workflow's checkout only",
+        )
     holder = None
     for view in (published, published.replace("\0", "")):
         egress.canaries.check(view, "the changes about to be pushed")
         holder = holder or egress.secret_in(view)
     if holder is not None:
-        return RunFacts(branch=branch, commit=commit,
-                        error=f"the changes hold the value of a secret ({holder}), so they were not pushed; the "
-                              f"commit {commit[:12]} is kept in the workflow's checkout only")
+        return RunFacts(
+            branch=branch,
+            commit=commit,
+            error=f"the changes hold the value of a secret ({holder}), so they were not pushed; the "
+            f"commit {commit[:12]} is kept in the workflow's checkout only",
+        )
     try:
         git.push(branch)
     except PushRejected as exc:
-        return RunFacts(branch=branch, commit=commit,
-                        error=f"the push of `{branch}` was rejected ({exc}); the commit {commit[:12]} is kept in "
-                              "the workflow's checkout and its diff in the run's artifact")
+        return RunFacts(
+            branch=branch,
+            commit=commit,
+            error=f"the push of `{branch}` was rejected ({exc}); the commit {commit[:12]} is kept in "
+            "the workflow's checkout and its diff in the run's artifact",
+        )
     # What the run itself changed (not what a PR's head already did) among the bot's and CI's config.
     sensitive = tuple(sensitive_changes(diff_paths(git.diff(before)), hook_scripts=hook_files))
     draft = not finished or any(not ok for _, ok in verification) or bool(sensitive)
@@ -352,9 +406,18 @@ def _pr_body(trigger: Trigger, outcome: AgentOutcome | None) -> str:
     return "\n".join(lines)
 
 
-async def _finish(run: GitHubRun, api: GitHubApi, trigger: Trigger, outcome: AgentOutcome | None,
-                  diff: DiffStats | None, facts: RunFacts, sticky_id: int | None, secrets: list[str],
-                  safety: RunSafety, image_hosts: tuple[str, ...] = ()) -> int:
+async def _finish(
+    run: GitHubRun,
+    api: GitHubApi,
+    trigger: Trigger,
+    outcome: AgentOutcome | None,
+    diff: DiffStats | None,
+    facts: RunFacts,
+    sticky_id: int | None,
+    secrets: list[str],
+    safety: RunSafety,
+    image_hosts: tuple[str, ...] = (),
+) -> int:
     report = build_report(outcome, diff, facts)
     comment = render_result(report, limit=GITHUB_COMMENT_LIMIT, secrets=secrets, allowed_hosts=image_hosts)
     summary = render_result(report, limit=JOB_SUMMARY_LIMIT, secrets=secrets, allowed_hosts=image_hosts)
@@ -381,8 +444,14 @@ async def _post_result(api: GitHubApi, trigger: Trigger, sticky_id: int | None, 
         await _quietly(api.create_issue_comment, trigger.pr if trigger.pr is not None else trigger.issue, text)
 
 
-def _write_artifacts(output_dir: Path, report: RunReport, outcome: AgentOutcome | None, diff: DiffStats | None,
-                     summary: str, egress: Egress) -> None:
+def _write_artifacts(
+    output_dir: Path,
+    report: RunReport,
+    outcome: AgentOutcome | None,
+    diff: DiffStats | None,
+    summary: str,
+    egress: Egress,
+) -> None:
     """What the workflow uploads as the run's artifact, through the egress boundary: every file
     already there (transcripts, task outputs, large results) scrubbed, every new one redacted."""
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -400,9 +469,15 @@ def _provenance(base: Provenance, prepared: PreparedRun) -> Provenance:
     import hashlib
 
     limits = prepared.limits
-    shown = tuple((k, f"{v:g}" if isinstance(v, float) else str(v)) for k, v in
-                  (("max_turns", limits.max_turns), ("max_budget_usd", limits.max_budget_usd),
-                   ("wall_time_s", limits.wall_time_s)) if v is not None)
+    shown = tuple(
+        (k, f"{v:g}" if isinstance(v, float) else str(v))
+        for k, v in (
+            ("max_turns", limits.max_turns),
+            ("max_budget_usd", limits.max_budget_usd),
+            ("wall_time_s", limits.wall_time_s),
+        )
+        if v is not None
+    )
     files = tuple((label, hashlib.sha256(text.encode()).hexdigest()) for label, text in prepared.policy_sources)
     return replace(base, policy_files=files, model=prepared.session.model, limits=shown)
 

@@ -46,10 +46,12 @@ def start_safety(*, plant: bool = True) -> RunSafety:
 
 def canary_alert(tripped: CanaryTripped) -> str:
     """The short comment of a run a canary stopped: where, never the value."""
-    return ("### ⛔ Stopped: a decoy credential turned up\n\n"
-            f"{tripped}. A decoy (canary) credential only travels where a real secret could, so the run was "
-            "stopped at once: nothing more was committed or pushed, and the model's output is not posted. "
-            "Read the workflow run's log and artifact (redacted) to see which command or tool result carried it.")
+    return (
+        "### ⛔ Stopped: a decoy credential turned up\n\n"
+        f"{tripped}. A decoy (canary) credential only travels where a real secret could, so the run was "
+        "stopped at once: nothing more was committed or pushed, and the model's output is not posted. "
+        "Read the workflow run's log and artifact (redacted) to see which command or tool result carried it."
+    )
 
 
 __all__ = ["RunSafety", "canary_alert", "start_safety"]

@@ -130,10 +130,16 @@ class PreparedRun:
     def run_log_notes(self) -> list[str]:
         """What the summary must say about the run's machinery: MCP servers that failed (their tools
         were absent) and hooks that failed without blocking (the call went on without them)."""
-        notes = [f"MCP server `{s['name']}` {s['state']}: {s['reason']}; its tools were not available."
-                 for s in self.mcp_states if s.get("reason")]
-        notes += [f"{e.event} hook `{e.command}`: {e.outcome}" for e in self.hook_log
-                  if e.outcome.startswith(("non-blocking error", "not run"))]
+        notes = [
+            f"MCP server `{s['name']}` {s['state']}: {s['reason']}; its tools were not available."
+            for s in self.mcp_states
+            if s.get("reason")
+        ]
+        notes += [
+            f"{e.event} hook `{e.command}`: {e.outcome}"
+            for e in self.hook_log
+            if e.outcome.startswith(("non-blocking error", "not run"))
+        ]
         notes = list(dict.fromkeys(notes))  # a hook skipped on every call is said once
         return notes
 
@@ -170,10 +176,12 @@ def run_limits(config: RunConfig, policy: EffectivePolicy) -> RunLimits:
     budget = config.max_budget_usd if config.max_budget_usd is not None else policy.setting("limits.max_budget_usd")
     minutes = config.timeout_minutes or policy.setting("limits.timeout_minutes")
     window = policy.setting("limits.context_window")
-    return RunLimits(max_turns=int(turns) if turns else None,
-                     max_budget_usd=float(budget) if budget is not None else None,
-                     wall_time_s=float(minutes) * 60 if minutes else None,
-                     context_window=int(window) if window else None)
+    return RunLimits(
+        max_turns=int(turns) if turns else None,
+        max_budget_usd=float(budget) if budget is not None else None,
+        wall_time_s=float(minutes) * 60 if minutes else None,
+        context_window=int(window) if window else None,
+    )
 
 
 def instructions_from(trusted: TrustedFiles) -> tuple[Instruction, ...]:
@@ -186,8 +194,9 @@ def instructions_from(trusted: TrustedFiles) -> tuple[Instruction, ...]:
 
 
 @asynccontextmanager
-async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortSignal,
-                      client: ModelClient | None = None) -> AsyncIterator[PreparedRun]:
+async def prepare_run(
+    config: RunConfig, trusted: TrustedFiles, *, abort: AbortSignal, client: ModelClient | None = None
+) -> AsyncIterator[PreparedRun]:
     """Load the policy, start MCP servers, assemble tools, build hooks and the model client.
 
     Raises :class:`ConfigError` for a bad policy or config file (before any model call), and the
@@ -200,42 +209,60 @@ async def prepare_run(config: RunConfig, trusted: TrustedFiles, *, abort: AbortS
     async with AsyncExitStack() as stack:
         mcp_tools, mcp_states = await _start_mcp(stack, config, trusted, policy, permission)
         pool = ToolPool(assemble_tool_pool(permission, mcp_tools))
-        context = make_context(config.workspace, scratch_dir=config.scratch_dir, permission=permission,
-                               tools=pool.tools, abort=abort)
+        context = make_context(
+            config.workspace, scratch_dir=config.scratch_dir, permission=permission, tools=pool.tools, abort=abort
+        )
         if config.guard is not None:
             context.services[GUARD_SERVICE] = config.guard
         if config.git_seal is not None:
             context.services[GIT_SEAL_SERVICE] = config.git_seal
         session_id = str(uuid.uuid4())
         hook_log: list[HookLogEntry] = []
-        hooks_config = hooks_from_policy(policy.hooks, disabled=bool(
-            config.hooks_disabled_reason or (policy.hooks_disabled and policy.hooks_disabled.value)))
+        hooks_config = hooks_from_policy(
+            policy.hooks,
+            disabled=bool(config.hooks_disabled_reason or (policy.hooks_disabled and policy.hooks_disabled.value)),
+        )
         warnings.extend(hooks_config.warnings)
         if config.hooks_disabled_reason and policy.hooks:
             warnings.append(config.hooks_disabled_reason)
-        hooks = make_hook_runner(hooks_config, context, session_id=session_id,
-                                 transcript_path=transcript_path_for(context.scratch_dir, None),
-                                 environ=config.environ, on_log=hook_log.append,
-                                 untrusted_paths=config.untrusted_paths)
-        lifecycle: LifecycleHooks = CommandLifecycle(hooks) if isinstance(hooks, CommandHookRunner) \
-            else NoLifecycleHooks()
-        tasks = await stack.enter_async_context(BackgroundTasks(
-            context.scratch_dir / "tasks", redact=tool_redactor(context.services)))
+        hooks = make_hook_runner(
+            hooks_config,
+            context,
+            session_id=session_id,
+            transcript_path=transcript_path_for(context.scratch_dir, None),
+            environ=config.environ,
+            on_log=hook_log.append,
+            untrusted_paths=config.untrusted_paths,
+        )
+        lifecycle: LifecycleHooks = (
+            CommandLifecycle(hooks) if isinstance(hooks, CommandHookRunner) else NoLifecycleHooks()
+        )
+        tasks = await stack.enter_async_context(
+            BackgroundTasks(context.scratch_dir / "tasks", redact=tool_redactor(context.services))
+        )
         context.services[TASKS_SERVICE] = tasks
         sandbox = await _prepare_sandbox(context, config.environ)
         if sandbox is not None:
             warnings.extend(getattr(sandbox, "warnings", ()))
         model = config.model or policy.setting("model") or DEFAULT_MODEL
         session = AgentSession(
-            context=context, pool=pool, client=client or make_model_client(config.provider), model=model,
-            engine=PolicyEngine(), hooks=hooks, lifecycle=lifecycle, limits=run_limits(config, policy),
-            instructions=instructions_from(trusted), session_id=session_id,
+            context=context,
+            pool=pool,
+            client=client or make_model_client(config.provider),
+            model=model,
+            engine=PolicyEngine(),
+            hooks=hooks,
+            lifecycle=lifecycle,
+            limits=run_limits(config, policy),
+            instructions=instructions_from(trusted),
+            session_id=session_id,
         )
         yield PreparedRun(session, policy, sources, hook_log, warnings, mcp_states, sandbox)
 
 
-async def _start_mcp(stack: AsyncExitStack, config: RunConfig, trusted: TrustedFiles, policy: EffectivePolicy,
-                     permission: Any) -> tuple[list[AnyTool], list[dict[str, Any]]]:
+async def _start_mcp(
+    stack: AsyncExitStack, config: RunConfig, trusted: TrustedFiles, policy: EffectivePolicy, permission: Any
+) -> tuple[list[AnyTool], list[dict[str, Any]]]:
     """MCP servers from the workflow's config file and the policy's ``mcpServers``, if any."""
     raw_text = trusted.read(config.mcp_config) if config.mcp_config else None
     if config.mcp_config and raw_text is None:
@@ -253,7 +280,8 @@ async def _start_mcp(stack: AsyncExitStack, config: RunConfig, trusted: TrustedF
         for server in parse_mcp_config(data, source=config.mcp_config, environ=config.environ, text=raw_text):
             servers[server.name] = server  # the workflow's file wins over a policy's block of the same name
     manager = await stack.enter_async_context(
-        McpManager(McpConfig(tuple(servers.values())), cwd=config.workspace, permission=permission))
+        McpManager(McpConfig(tuple(servers.values())), cwd=config.workspace, permission=permission)
+    )
     return bridge_tools(manager), manager.describe()
 
 
@@ -267,13 +295,17 @@ async def _prepare_sandbox(context: Any, environ: Mapping[str, str]) -> Any:
     child = build_child_env(environ, policy_env=env, passthrough=passthrough, secret_names=secret_names)
     permission = context.permission
     status = await prepare_sandbox(
-        sandbox_settings(permission.extra), workspace=context.workspace, scratch_dir=context.scratch_dir,
-        env=child.env, additional_directories=permission.additional_directories,
+        sandbox_settings(permission.extra),
+        workspace=context.workspace,
+        scratch_dir=context.scratch_dir,
+        env=child.env,
+        additional_directories=permission.additional_directories,
         allow_git_dir_writes=permission.allow_git_dir_writes,
-        allow_workflow_writes=permission.allow_workflow_writes, raise_if_required=True)
+        allow_workflow_writes=permission.allow_workflow_writes,
+        raise_if_required=True,
+    )
     context.services[SERVICE_KEY] = status
     return status
-
 
 
 def replaying(cassette: Path, config: RunConfig) -> tuple[AbstractContextManager[Any], RunConfig]:

@@ -22,8 +22,9 @@ from bot.shell.sandbox import SandboxUnavailable
 VERIFY_TIMEOUT_S = 600.0
 
 
-async def run_verification(prepared: Any, workspace: Path, *, timeout_s: float = VERIFY_TIMEOUT_S
-                           ) -> tuple[tuple[str, bool], ...]:
+async def run_verification(
+    prepared: Any, workspace: Path, *, timeout_s: float = VERIFY_TIMEOUT_S
+) -> tuple[tuple[str, bool], ...]:
     commands = tuple(prepared.policy.setting("verify", ()) or ())
     if not commands:
         return ()

@@ -54,8 +54,16 @@ class McpTool(Tool[McpArguments, list[ContentBlock]]):
     max_result_chars = 100_000
     input_model = McpArguments
 
-    def __init__(self, manager: McpManager, server: str, tool: types.Tool, *, trusted: bool,
-                 max_output_tokens: int, timeout_s: float | None = None) -> None:
+    def __init__(
+        self,
+        manager: McpManager,
+        server: str,
+        tool: types.Tool,
+        *,
+        trusted: bool,
+        max_output_tokens: int,
+        timeout_s: float | None = None,
+    ) -> None:
         self.manager = manager
         self.server = server
         self.tool = tool
@@ -104,21 +112,31 @@ class McpTool(Tool[McpArguments, list[ContentBlock]]):
 
     # ----- execution ------------------------------------------------------------------------------
 
-    async def call(self, input: McpArguments, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[list[ContentBlock]]:
+    async def call(
+        self, input: McpArguments, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[list[ContentBlock]]:
         report = progress
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             report("mcp_progress", progress=progress, total=total, message=message)
 
-        result = await self.manager.call_tool(self.server, self.tool.name, input.arguments,
-                                              timeout_s=self.timeout_s, on_progress=on_progress)
+        result = await self.manager.call_tool(
+            self.server, self.tool.name, input.arguments, timeout_s=self.timeout_s, on_progress=on_progress
+        )
         blocks, _ = truncate_content(map_call_result(result, self.server), self.max_output_tokens)
         return ToolResult(blocks, is_error=bool(result.is_error))
 
 
-def bridge_tool(manager: McpManager, server: str, bridged_name: str, tool: types.Tool, *, trusted: bool,
-                max_output_tokens: int, timeout_s: float | None = None) -> McpTool:
+def bridge_tool(
+    manager: McpManager,
+    server: str,
+    bridged_name: str,
+    tool: types.Tool,
+    *,
+    trusted: bool,
+    max_output_tokens: int,
+    timeout_s: float | None = None,
+) -> McpTool:
     """A :class:`McpTool` subclass named ``bridged_name``, instantiated."""
     attrs: dict[str, Any] = {
         "name": bridged_name,
@@ -138,9 +156,17 @@ def bridge_tools(manager: McpManager) -> list[AnyTool]:
         state = conn.state
         assert isinstance(state, Connected)
         for tool, bridged in state.tools:
-            tools.append(bridge_tool(manager, conn.name, bridged, tool, trusted=conn.config.trusted,
-                                     max_output_tokens=manager.limits.max_output_tokens,
-                                     timeout_s=conn.config.tool_timeout_s))
+            tools.append(
+                bridge_tool(
+                    manager,
+                    conn.name,
+                    bridged,
+                    tool,
+                    trusted=conn.config.trusted,
+                    max_output_tokens=manager.limits.max_output_tokens,
+                    timeout_s=conn.config.tool_timeout_s,
+                )
+            )
     if manager.resource_servers():
         tools += [ListMcpResourcesTool(manager), ReadMcpResourceTool(manager)]
     return tools

@@ -138,12 +138,19 @@ class McpConfig:
         return McpConfig((*(s for s in self.servers if s.name not in theirs), *other.servers))
 
 
-def in_process_server(name: str, server: object, *, trusted: bool = False,
-                      tool_timeout_s: float | None = None) -> ServerConfig:
+def in_process_server(
+    name: str, server: object, *, trusted: bool = False, tool_timeout_s: float | None = None
+) -> ServerConfig:
     """A configuration for an MCP server object living in this process (``mcp`` ``Server`` or
     ``MCPServer``)."""
-    return ServerConfig(name, InProcessTransport(server), trusted=trusted, tool_timeout_s=tool_timeout_s,
-                        source="<in-process>", display=f"in-process {type(server).__name__}")
+    return ServerConfig(
+        name,
+        InProcessTransport(server),
+        trusted=trusted,
+        tool_timeout_s=tool_timeout_s,
+        source="<in-process>",
+        display=f"in-process {type(server).__name__}",
+    )
 
 
 def load_mcp_config(path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None) -> McpConfig:
@@ -160,8 +167,13 @@ def load_mcp_config(path: str | os.PathLike[str], *, environ: Mapping[str, str] 
     return parse_mcp_config(data, source=file, environ=environ, text=text)
 
 
-def parse_mcp_config(data: Any, *, source: str | os.PathLike[str] | None = None,
-                     environ: Mapping[str, str] | None = None, text: str | None = None) -> McpConfig:
+def parse_mcp_config(
+    data: Any,
+    *,
+    source: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    text: str | None = None,
+) -> McpConfig:
     """A parsed document with an ``mcpServers`` object (a ``.mcp.json`` file, or a policy file
     that carries the same block). ``text`` (the file's text) lets errors name a line."""
     where = None if source is None else str(source)
@@ -172,8 +184,13 @@ def parse_mcp_config(data: Any, *, source: str | os.PathLike[str] | None = None,
     return parse_mcp_servers(data["mcpServers"], source=source, environ=environ, text=text)
 
 
-def parse_mcp_servers(servers: Any, *, source: str | os.PathLike[str] | None = None,
-                      environ: Mapping[str, str] | None = None, text: str | None = None) -> McpConfig:
+def parse_mcp_servers(
+    servers: Any,
+    *,
+    source: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    text: str | None = None,
+) -> McpConfig:
     """The ``mcpServers`` block itself: ``{name: entry}``."""
     where = None if source is None else str(source)
     env = os.environ if environ is None else environ
@@ -188,8 +205,9 @@ def parse_mcp_servers(servers: Any, *, source: str | os.PathLike[str] | None = N
     return McpConfig(tuple(parsed))
 
 
-def config_from_policy(mcp_servers: Mapping[str, Setting[Mapping[str, Any]]], *,
-                       environ: Mapping[str, str] | None = None) -> McpConfig:
+def config_from_policy(
+    mcp_servers: Mapping[str, Setting[Mapping[str, Any]]], *, environ: Mapping[str, str] | None = None
+) -> McpConfig:
     """The ``mcpServers`` of an effective policy (``EffectivePolicy.mcp_servers``): each entry kept
     with the file and line it was written at, so errors and failures name them."""
     env = os.environ if environ is None else environ
@@ -200,8 +218,9 @@ def config_from_policy(mcp_servers: Mapping[str, Setting[Mapping[str, Any]]], *,
         try:
             parsed.append(_parse_entry(name, setting.value, env, where))
         except _EntryError as exc:
-            raise ConfigError(f"MCP server {name!r}: {exc}", path=origin.file or origin.source,
-                              line=origin.line) from None
+            raise ConfigError(
+                f"MCP server {name!r}: {exc}", path=origin.file or origin.source, line=origin.line
+            ) from None
     return McpConfig(tuple(parsed))
 
 
@@ -234,8 +253,11 @@ def _parse_entry(name: str, entry: Any, env: Mapping[str, str], source: str | No
     if kind == "stdio":
         command = _string(entry, "command", required=True)
         args = _strings(entry, "args")
-        transport = StdioTransport(expand(command), tuple(expand(a) for a in args),
-                                   {k: expand(v) for k, v in _string_map(entry, "env").items()})
+        transport = StdioTransport(
+            expand(command),
+            tuple(expand(a) for a in args),
+            {k: expand(v) for k, v in _string_map(entry, "env").items()},
+        )
         display = " ".join([command, *args])
     elif kind in ("http", "sse"):
         url = _string(entry, "url", required=True)
@@ -330,8 +352,6 @@ def _seconds(entry: Mapping[str, Any], key: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise _EntryError(f'"{key}" must be a positive number of seconds, got {value!r}')
     return float(value)
-
-
 
 
 def _line_of(text: str | None, name: str) -> int | None:

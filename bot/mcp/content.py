@@ -56,8 +56,12 @@ def map_item(item: types.ContentBlock, server: str) -> list[ContentBlock]:
         case types.ImageContent():
             return [checked_image(item.mime_type, item.data, "image")]
         case types.AudioContent():
-            return [text_block(f"[{item.mime_type} audio omitted ({_decoded_size(item.data):,} bytes): "
-                               "audio cannot be passed to the model]")]
+            return [
+                text_block(
+                    f"[{item.mime_type} audio omitted ({_decoded_size(item.data):,} bytes): "
+                    "audio cannot be passed to the model]"
+                )
+            ]
         case types.ResourceLink():
             line = f"[Resource link: {item.name}] {item.uri}"
             if item.mime_type:
@@ -70,8 +74,9 @@ def map_item(item: types.ContentBlock, server: str) -> list[ContentBlock]:
     return [text_block(f"[unsupported MCP content of type {getattr(item, 'type', '?')!r} omitted]")]
 
 
-def map_resource_contents(contents: types.TextResourceContents | types.BlobResourceContents,
-                          server: str) -> list[ContentBlock]:
+def map_resource_contents(
+    contents: types.TextResourceContents | types.BlobResourceContents, server: str
+) -> list[ContentBlock]:
     prefix = f"[Resource from {server} at {contents.uri}]"
     if isinstance(contents, types.TextResourceContents):
         return [text_block(f"{prefix} {contents.text}")]

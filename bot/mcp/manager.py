@@ -105,9 +105,16 @@ class ServerConnection:
 class McpManager:
     """Connects the configured servers and serves calls to them. Not re-entrant."""
 
-    def __init__(self, config: McpConfig, *, cwd: Path | None = None, limits: McpLimits | None = None,
-                 permission: PermissionContext | None = None, log_dir: Path | None = None,
-                 wait: bool = True) -> None:
+    def __init__(
+        self,
+        config: McpConfig,
+        *,
+        cwd: Path | None = None,
+        limits: McpLimits | None = None,
+        permission: PermissionContext | None = None,
+        log_dir: Path | None = None,
+        wait: bool = True,
+    ) -> None:
         self.limits = limits or McpLimits.from_env()
         self.cwd = cwd
         self._log_dir = log_dir
@@ -150,8 +157,9 @@ class McpManager:
             raise
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
         stack, self._stack = self._stack, None
         assert stack is not None
         try:
@@ -177,8 +185,10 @@ class McpManager:
         try:
             if config.missing_env:
                 plural = "s" if len(config.missing_env) > 1 else ""
-                conn.state = Failed(f"environment variable{plural} {', '.join(config.missing_env)} not set "
-                                    f"(referenced in {config.source or 'config'})")
+                conn.state = Failed(
+                    f"environment variable{plural} {', '.join(config.missing_env)} not set "
+                    f"(referenced in {config.source or 'config'})"
+                )
                 return
             timeout = config.startup_timeout_s or self.limits.connect_timeout_s
             with _open_log(log_path) as errlog:
@@ -188,8 +198,9 @@ class McpManager:
                         handshake_done = anyio.current_time()
                         listed = await _list_tools(client)
                         scope.deadline = math.inf  # connected: the deadline was for connecting only
-                        conn.state = _connected(conn, client, listed, handshake_done - started,
-                                                anyio.current_time() - handshake_done)
+                        conn.state = _connected(
+                            conn, client, listed, handshake_done - started, anyio.current_time() - handshake_done
+                        )
                         connected = True
                         self._clients[conn.name] = client
                         conn.settled.set()
@@ -250,9 +261,15 @@ class McpManager:
 
     # ----- calls ---------------------------------------------------------------------------------
 
-    async def call_tool(self, server: str, tool: str, arguments: dict[str, Any], *,
-                        timeout_s: float | None = None,
-                        on_progress: ProgressFnT | None = None) -> types.CallToolResult:
+    async def call_tool(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        timeout_s: float | None = None,
+        on_progress: ProgressFnT | None = None,
+    ) -> types.CallToolResult:
         """``tools/call``. Protocol errors, a lost connection and the timeout raise
         :class:`ToolExecutionError` (the model sees an error result); ``isError`` results return."""
         client = self._client(server)
@@ -281,8 +298,9 @@ class McpManager:
                     if not cursor:
                         break
             except Exception as exc:
-                raise ToolExecutionError(f"MCP server {server!r}: listing resources failed: "
-                                         f"{describe_error(exc)}") from exc
+                raise ToolExecutionError(
+                    f"MCP server {server!r}: listing resources failed: {describe_error(exc)}"
+                ) from exc
             return out
         raise ToolExecutionError(f"MCP server {server!r}: listing resources timed out")
 
@@ -292,8 +310,7 @@ class McpManager:
             try:
                 result = await client.read_resource(uri)
             except Exception as exc:
-                raise ToolExecutionError(f"MCP server {server!r}: reading {uri} failed: "
-                                         f"{describe_error(exc)}") from exc
+                raise ToolExecutionError(f"MCP server {server!r}: reading {uri} failed: {describe_error(exc)}") from exc
             out: list[McpResourceContent] = []
             for item in result.contents:
                 if isinstance(item, types.TextResourceContents):
@@ -390,8 +407,9 @@ async def _list_tools(client: Client) -> list[types.Tool]:
     return tools
 
 
-def _connected(conn: ServerConnection, client: Client, listed: Sequence[types.Tool], connect_s: float,
-               list_s: float) -> Connected:
+def _connected(
+    conn: ServerConnection, client: Client, listed: Sequence[types.Tool], connect_s: float, list_s: float
+) -> Connected:
     usable: list[types.Tool] = []
     skipped: list[tuple[str, str]] = []
     seen: set[str] = set()

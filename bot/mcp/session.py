@@ -19,9 +19,13 @@ from bot.tools.base import AnyTool
 
 
 @asynccontextmanager
-async def mcp_tools_from_file(path: str | os.PathLike[str], *, cwd: Path | None = None,
-                              permission: PermissionContext | None = None,
-                              limits: McpLimits | None = None) -> AsyncIterator[list[AnyTool]]:
+async def mcp_tools_from_file(
+    path: str | os.PathLike[str],
+    *,
+    cwd: Path | None = None,
+    permission: PermissionContext | None = None,
+    limits: McpLimits | None = None,
+) -> AsyncIterator[list[AnyTool]]:
     """Connect the servers of a trusted config file; yield their bridged tools; close them.
     Raises ``ConfigError`` for a bad file. A failed server is logged and its tools are absent."""
     config = load_mcp_config(path)
@@ -29,8 +33,13 @@ async def mcp_tools_from_file(path: str | os.PathLike[str], *, cwd: Path | None 
         yield bridge_tools(manager)
 
 
-def inspect_servers(config: McpConfig, *, cwd: Path | None = None, limits: McpLimits | None = None,
-                    permission: PermissionContext | None = None) -> list[dict[str, Any]]:
+def inspect_servers(
+    config: McpConfig,
+    *,
+    cwd: Path | None = None,
+    limits: McpLimits | None = None,
+    permission: PermissionContext | None = None,
+) -> list[dict[str, Any]]:
     """Connect every server, describe each (state, reason, bridged tools, timings), close."""
 
     async def main() -> list[dict[str, Any]]:

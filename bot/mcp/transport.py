@@ -54,8 +54,9 @@ async def open_client(config: ServerConfig, *, errlog: TextIO, cwd: Path | None 
     """Connect (handshake included) and yield the client; close everything on exit."""
     match config.transport:
         case StdioTransport(command=command, args=args, env=env):
-            params = StdioServerParameters(command=command, args=list(args), env=dict(env) or None,
-                                           cwd=None if cwd is None else str(cwd))
+            params = StdioServerParameters(
+                command=command, args=list(args), env=dict(env) or None, cwd=None if cwd is None else str(cwd)
+            )
             async with Client(stdio_client(params, errlog=errlog), cache=None, client_info=CLIENT_INFO) as client:
                 yield client
         case HttpTransport(url=url, headers=headers):

@@ -38,8 +38,9 @@ MIN_IMAGE_EDGE = 16
 _SHRINK_ATTEMPTS = 4
 
 TRUNCATION_MARKER = "[OUTPUT TRUNCATED - exceeded {limit} token limit]"
-TRUNCATION_HINT = ("The tool's output was cut to fit. If the server offers pagination or filtering, call it "
-                   "again asking for less.")
+TRUNCATION_HINT = (
+    "The tool's output was cut to fit. If the server offers pagination or filtering, call it again asking for less."
+)
 
 
 def truncation_message(limit: int) -> str:
@@ -173,8 +174,10 @@ def shrink_image(block: ContentBlock, budget_tokens: int) -> ContentBlock | None
     except _IMAGE_ERRORS:
         return None
     media_type = f"image/{fmt.lower()}"
-    return {"type": "image", "source": {"type": "base64", "media_type": media_type,
-                                        "data": base64.b64encode(encoded).decode("ascii")}}
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type, "data": base64.b64encode(encoded).decode("ascii")},
+    }
 
 
 def _too_heavy(block: ContentBlock) -> bool:

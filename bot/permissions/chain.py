@@ -91,8 +91,9 @@ def simple_content_matcher(rule: Rule, request: PermissionRequest) -> bool:
     return subject == content
 
 
-def matching_rule(rules: tuple[Rule, ...], request: PermissionRequest, matcher: ContentMatcher,
-                  covers: RuleCovers | None = None) -> Rule | None:
+def matching_rule(
+    rules: tuple[Rule, ...], request: PermissionRequest, matcher: ContentMatcher, covers: RuleCovers | None = None
+) -> Rule | None:
     """The first rule that covers the call (rules are ordered strongest source first)."""
     for rule in rules:
         if covers is not None:
@@ -108,8 +109,13 @@ def matching_rule(rules: tuple[Rule, ...], request: PermissionRequest, matcher: 
     return None
 
 
-def decide_chain(request: PermissionRequest, context: PermissionContext,
-                 matcher: ContentMatcher = simple_content_matcher, *, covers: RuleCovers | None = None) -> Decision:
+def decide_chain(
+    request: PermissionRequest,
+    context: PermissionContext,
+    matcher: ContentMatcher = simple_content_matcher,
+    *,
+    covers: RuleCovers | None = None,
+) -> Decision:
     """The headless chain described in the module docstring. Returns only Allow or Deny.
 
     ``covers``, when given, replaces the tool-name check plus ``matcher`` (the policy engine)."""
@@ -136,12 +142,12 @@ def decide_chain(request: PermissionRequest, context: PermissionContext,
 
     ask_rule = matching_rule(context.ask, request, matcher, covers)
     if ask_rule is not None:
-        return Deny(f"an ask rule requires approval for this {name} call", source="rule",
-                    rule=ask_rule.ref, was_ask=True)
+        return Deny(
+            f"an ask rule requires approval for this {name} call", source="rule", rule=ask_rule.ref, was_ask=True
+        )
 
     if context.mode == "plan" and not request.read_only:
-        return Deny(f"plan mode allows only read-only calls, and this {name} call is not read-only",
-                    source="mode")
+        return Deny(f"plan mode allows only read-only calls, and this {name} call is not read-only", source="mode")
     if context.mode == "bypassPermissions":
         return Allow("bypassPermissions mode", source="mode")
 

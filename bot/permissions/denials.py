@@ -64,8 +64,13 @@ def denial_pattern(tool: str, summary: str, deny: Deny) -> str:
 class DenialTracker:
     """One per run (a sub-agent gets its own). Not thread-safe; the agent loop owns it."""
 
-    def __init__(self, *, repeat_threshold: int = REPEAT_THRESHOLD, tool_threshold: int = TOOL_THRESHOLD,
-                 consecutive_threshold: int = CONSECUTIVE_THRESHOLD) -> None:
+    def __init__(
+        self,
+        *,
+        repeat_threshold: int = REPEAT_THRESHOLD,
+        tool_threshold: int = TOOL_THRESHOLD,
+        consecutive_threshold: int = CONSECUTIVE_THRESHOLD,
+    ) -> None:
         self.repeat_threshold = repeat_threshold
         self.tool_threshold = tool_threshold
         self.consecutive_threshold = consecutive_threshold
@@ -98,14 +103,15 @@ class DenialTracker:
             return _reminder(
                 f"{tool} has now been denied {same} times for the same reason ({_describe(pattern, deny)}). "
                 "The policy does not change during this run, so retrying this call, or a variant of it, "
-                "will be denied again.")
+                "will be denied again."
+            )
         if self._by_tool[tool] >= self.tool_threshold:
             return _reminder(
                 f"{tool} has been denied {self._by_tool[tool]} times in this run. The policy does not allow "
-                f"these uses of {tool}; stop trying it.")
+                f"these uses of {tool}; stop trying it."
+            )
         if self.consecutive >= self.consecutive_threshold:
-            return _reminder(
-                f"The last {self.consecutive} tool calls were all denied by the policy.")
+            return _reminder(f"The last {self.consecutive} tool calls were all denied by the policy.")
         return None
 
     def to_json(self) -> list[dict[str, Any]]:
@@ -119,5 +125,7 @@ def _describe(pattern: str, deny: Deny) -> str:
 
 
 def _reminder(text: str) -> str:
-    return (f"<system-reminder>{text} Use an approach the policy allows, or finish and say in your "
-            "summary what you could not do and which rule stopped you.</system-reminder>")
+    return (
+        f"<system-reminder>{text} Use an approach the policy allows, or finish and say in your "
+        "summary what you could not do and which rule stopped you.</system-reminder>"
+    )

@@ -9,9 +9,18 @@ from bot.permissions.rules import Rule
 from bot.permissions.schema import Origin
 from bot.permissions.stack import EffectivePolicy
 
-_SETTING_ORDER = ("limits.max_turns", "limits.max_budget_usd", "limits.timeout_minutes", "limits.context_window",
-                  "model", "sandbox",
-                  "verify", "scheduled_task", "allow_git_dir_writes", "allow_workflow_writes")
+_SETTING_ORDER = (
+    "limits.max_turns",
+    "limits.max_budget_usd",
+    "limits.timeout_minutes",
+    "limits.context_window",
+    "model",
+    "sandbox",
+    "verify",
+    "scheduled_task",
+    "allow_git_dir_writes",
+    "allow_workflow_writes",
+)
 
 
 def shown_path(path: str | None) -> str | None:
@@ -41,8 +50,9 @@ def policy_json(policy: EffectivePolicy) -> dict[str, Any]:
         return {"source": o.source, "file": shown_path(o.file), "line": o.line}
 
     def rules(items: tuple[Rule, ...]) -> list[dict[str, Any]]:
-        return [{"rule": r.text, "source": r.ref.source, "file": shown_path(r.ref.file), "line": r.ref.line}
-                for r in items]
+        return [
+            {"rule": r.text, "source": r.ref.source, "file": shown_path(r.ref.file), "line": r.ref.line} for r in items
+        ]
 
     return {
         "files": [{"source": f.source, "file": shown_path(f.path)} for f in policy.files],

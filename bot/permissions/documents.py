@@ -59,8 +59,9 @@ def format_of(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     fmt = FORMATS.get(suffix)
     if fmt is None:
-        raise ConfigError(f"unknown policy file type {suffix or '(none)'!r}: use .json, .yaml, .yml or .toml",
-                          path=path)
+        raise ConfigError(
+            f"unknown policy file type {suffix or '(none)'!r}: use .json, .yaml, .yml or .toml", path=path
+        )
     return fmt
 
 
@@ -231,8 +232,9 @@ def _toml_lines(text: str) -> dict[KeyPath, int]:
     return lines
 
 
-def _toml_array_line(line: str, path: KeyPath, index: int, depth: int, number: int,
-                     lines: dict[KeyPath, int]) -> tuple[int, int]:
+def _toml_array_line(
+    line: str, path: KeyPath, index: int, depth: int, number: int, lines: dict[KeyPath, int]
+) -> tuple[int, int]:
     """Count string elements and bracket depth on one line of an array."""
     pos = 0
     while pos < len(line) and depth > 0:

@@ -88,8 +88,9 @@ def content_covers(rule: Rule, facts: RequestFacts) -> bool:
         if paths is None:
             return False
         written, resolved = paths
-        pattern = compile_path_rule(rule.content, workspace=facts.request.workspace,
-                                    rule_base=rule_base(rule.ref.file), home=facts.home)
+        pattern = compile_path_rule(
+            rule.content, workspace=facts.request.workspace, rule_base=rule_base(rule.ref.file), home=facts.home
+        )
         if pattern.matches(resolved):
             return True
         return rule.behavior != "allow" and written is not resolved and pattern.matches(written)

@@ -35,8 +35,9 @@ def path_denials(permission: PermissionContext, workspace: Path, home: str) -> D
         if family is None:
             continue
         try:
-            pattern = compile_path_rule(rule.content, workspace=workspace, rule_base=rule_base(rule.ref.file),
-                                        home=home)
+            pattern = compile_path_rule(
+                rule.content, workspace=workspace, rule_base=rule_base(rule.ref.file), home=home
+            )
         except PathRuleError:
             continue  # reported where the policy was loaded
         family.append((pattern, rule.text))

@@ -70,7 +70,7 @@ class PathPattern:
             if text == base:
                 return False
             if text.startswith(base.rstrip("/") + "/"):
-                text = text[len(base.rstrip("/")):]
+                text = text[len(base.rstrip("/")) :]
         m = self.regex.match(text)
         if m is None:
             return False
@@ -86,13 +86,18 @@ def validate_path_rule(content: str) -> None:
     _check_syntax(content)
 
 
-def compile_path_rule(content: str, *, workspace: Path, rule_base: Path | None = None,
-                      home: str | None = None) -> PathPattern:
+def compile_path_rule(
+    content: str, *, workspace: Path, rule_base: Path | None = None, home: str | None = None
+) -> PathPattern:
     """Compile a rule's path pattern against a workspace (and the rule's own base for ``/x``).
 
     ``home`` is what ``~`` means (default: ``$HOME`` now); compiled patterns are cached."""
-    return _compile(content, str(workspace), None if rule_base is None else str(rule_base),
-                    os.path.expanduser("~") if home is None else home)
+    return _compile(
+        content,
+        str(workspace),
+        None if rule_base is None else str(rule_base),
+        os.path.expanduser("~") if home is None else home,
+    )
 
 
 def resolve_subject(raw: str, *, cwd: Path) -> tuple[Path, Path]:
@@ -236,7 +241,7 @@ def _segment_regex(seg: str) -> str:
             i += 1
         elif c == "[":
             end = _class_end(seg, i)
-            body = seg[i + 1:end]
+            body = seg[i + 1 : end]
             negate = body[:1] in ("!", "^")
             if negate:
                 body = body[1:]
@@ -264,4 +269,3 @@ def _class_end(text: str, start: int) -> int:
             return -1
         j += 1
     return -1
-

@@ -38,8 +38,7 @@ from bot.permissions.rules import Behavior, Rule, RuleSyntaxError, make_rule
 
 #: Where a policy comes from, weakest first (``session``: grants made during the run itself).
 PolicySource = Literal["session", "preset", "repository", "organisation", "flag", "cliArg"]
-SOURCE_RANK: dict[str, int] = {"session": 0, "preset": 1, "repository": 2, "organisation": 3, "flag": 4,
-                               "cliArg": 5}
+SOURCE_RANK: dict[str, int] = {"session": 0, "preset": 1, "repository": 2, "organisation": 3, "flag": 4, "cliArg": 5}
 #: Sources allowed to turn on ``bypassPermissions``: the workflow itself, never a file in the repo.
 BYPASS_SOURCES = frozenset({"organisation", "flag", "cliArg"})
 
@@ -47,27 +46,88 @@ SandboxSetting = Literal["required", "auto", "off"]
 SANDBOX_SETTINGS: tuple[SandboxSetting, ...] = ("required", "auto", "off")
 
 #: Claude Code settings this bot does not use: accepted, reported in one warning per file.
-CLAUDE_CODE_UNUSED_KEYS = frozenset({
-    "advisorModel", "agent", "allowedMcpServers", "allowManagedHooksOnly", "allowManagedPermissionRulesOnly",
-    "alwaysThinkingEnabled", "apiKeyHelper", "attribution", "autoCompactEnabled", "autoCompactWindow",
-    "autoMemoryEnabled", "autoScrollEnabled", "autoUpdates", "autoUpdatesChannel", "awsAuthRefresh",
-    "awsCredentialExport", "claudeMd", "claudeMdExcludes", "cleanupPeriodDays", "companyAnnouncements",
-    "deniedMcpServers", "description", "disabledMcpjsonServers", "editorMode", "effortLevel",
-    "enableAllProjectMcpServers", "enabledMcpjsonServers", "enabledPlugins", "env", "extraKnownMarketplaces",
-    "fileSuggestion", "forceLoginMethod", "forceLoginOrgUUID", "includeCoAuthoredBy", "includeGitInstructions",
-    "language", "model", "otelHeadersHelper", "outputStyle", "plansDirectory", "preferredNotifChannel",
-    "respectGitignore", "sandbox", "showTurnDuration", "skipWebFetchPreflight", "spinnerTipsEnabled",
-    "spinnerVerbs", "statusLine", "strictKnownMarketplaces", "subagentModel", "teammateMode",
-    "terminalProgressBarEnabled", "theme", "verbose",
-})
+CLAUDE_CODE_UNUSED_KEYS = frozenset(
+    {
+        "advisorModel",
+        "agent",
+        "allowedMcpServers",
+        "allowManagedHooksOnly",
+        "allowManagedPermissionRulesOnly",
+        "alwaysThinkingEnabled",
+        "apiKeyHelper",
+        "attribution",
+        "autoCompactEnabled",
+        "autoCompactWindow",
+        "autoMemoryEnabled",
+        "autoScrollEnabled",
+        "autoUpdates",
+        "autoUpdatesChannel",
+        "awsAuthRefresh",
+        "awsCredentialExport",
+        "claudeMd",
+        "claudeMdExcludes",
+        "cleanupPeriodDays",
+        "companyAnnouncements",
+        "deniedMcpServers",
+        "description",
+        "disabledMcpjsonServers",
+        "editorMode",
+        "effortLevel",
+        "enableAllProjectMcpServers",
+        "enabledMcpjsonServers",
+        "enabledPlugins",
+        "env",
+        "extraKnownMarketplaces",
+        "fileSuggestion",
+        "forceLoginMethod",
+        "forceLoginOrgUUID",
+        "includeCoAuthoredBy",
+        "includeGitInstructions",
+        "language",
+        "model",
+        "otelHeadersHelper",
+        "outputStyle",
+        "plansDirectory",
+        "preferredNotifChannel",
+        "respectGitignore",
+        "sandbox",
+        "showTurnDuration",
+        "skipWebFetchPreflight",
+        "spinnerTipsEnabled",
+        "spinnerVerbs",
+        "statusLine",
+        "strictKnownMarketplaces",
+        "subagentModel",
+        "teammateMode",
+        "terminalProgressBarEnabled",
+        "theme",
+        "verbose",
+    }
+)
 _SILENT_KEYS = frozenset({"$schema"})
-_PERMISSION_KEYS = frozenset({"allow", "deny", "ask", "defaultMode", "additionalDirectories",
-                              "disableBypassPermissionsMode"})
+_PERMISSION_KEYS = frozenset(
+    {"allow", "deny", "ask", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
+)
 _PERMISSION_UNUSED_KEYS = frozenset({"disableAutoMode"})
-_BOT_KEYS = frozenset({"extends", "limits", "model", "sandbox", "env", "verify", "scheduled_task",
-                       "allow_git_dir_writes", "allow_workflow_writes",
-                       # the shell's knobs (bot.shell reads them from PermissionContext.extra)
-                       "network", "allow_unsandboxed", "excluded_commands", "secret_env", "install_scripts"})
+_BOT_KEYS = frozenset(
+    {
+        "extends",
+        "limits",
+        "model",
+        "sandbox",
+        "env",
+        "verify",
+        "scheduled_task",
+        "allow_git_dir_writes",
+        "allow_workflow_writes",
+        # the shell's knobs (bot.shell reads them from PermissionContext.extra)
+        "network",
+        "allow_unsandboxed",
+        "excluded_commands",
+        "secret_env",
+        "install_scripts",
+    }
+)
 _LIMIT_KEYS = frozenset({"max_turns", "max_budget_usd", "timeout_minutes", "context_window"})
 #: The smallest ``bot.limits.context_window`` (tokens) that still holds a prompt, tools and a summary.
 _MIN_CONTEXT_WINDOW = 4_000
@@ -79,11 +139,38 @@ MISSPELLING_CUTOFF = 0.85
 #: list both this schema and :mod:`bot.runtime.hook_config` (which says which ones a headless run
 #: fires) use. A file may name any of them; a name not here is warned about and ignored.
 HOOK_EVENTS: tuple[str, ...] = (
-    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest", "PermissionDenied",
-    "Notification", "UserPromptSubmit", "UserPromptExpansion", "Stop", "StopFailure", "SubagentStart",
-    "SubagentStop", "PreCompact", "PostCompact", "Elicitation", "ElicitationResult", "TeammateIdle", "TaskCreated",
-    "TaskCompleted", "Setup", "InstructionsLoaded", "CwdChanged", "FileChanged", "ConfigChange", "WorktreeCreate",
-    "WorktreeRemove", "SessionStart", "SessionEnd", "PreModelSwitch", "PostModelSwitch", "MessageDisplay",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "Elicitation",
+    "ElicitationResult",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Setup",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "SessionStart",
+    "SessionEnd",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "MessageDisplay",
     "DirectoryAdded",
 )
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -196,27 +283,33 @@ class _Validator:
         if "hooks" in data:
             out["hooks"] = self.hooks(data["hooks"])
         if "disableAllHooks" in data:
-            out["disable_all_hooks"] = Setting(self.boolean(data["disableAllHooks"], "disableAllHooks"),
-                                               self.origin("disableAllHooks"))
+            out["disable_all_hooks"] = Setting(
+                self.boolean(data["disableAllHooks"], "disableAllHooks"), self.origin("disableAllHooks")
+            )
         if "mcpServers" in data:
             out["mcp_servers"] = self.mcp_servers(data["mcpServers"])
         if "bot" in data:
             out.update(self.bot(self.mapping(data["bot"], "bot")))
         if unused:
-            self.warnings.append(f"{self.doc.path}: Claude Code settings this bot does not use, ignored: "
-                                 + ", ".join(sorted(unused)))
+            self.warnings.append(
+                f"{self.doc.path}: Claude Code settings this bot does not use, ignored: " + ", ".join(sorted(unused))
+            )
         return PolicyFile(path=self.doc.path, source=self.source, warnings=tuple(self.warnings), **out)
 
     def unknown_key(self, key: str) -> None:
         """A top-level key nobody here knows: a warning (Claude Code ignores unknown keys too), unless
         it looks like a misspelling of a key we read."""
-        meant = [k for k in _READ_KEYS if k.lower() == key.lower()] or \
-            difflib.get_close_matches(key, _READ_KEYS, n=1, cutoff=MISSPELLING_CUTOFF)
+        meant = [k for k in _READ_KEYS if k.lower() == key.lower()] or difflib.get_close_matches(
+            key, _READ_KEYS, n=1, cutoff=MISSPELLING_CUTOFF
+        )
         if meant:
-            raise self.error(f"unknown key {key!r}: did you mean {meant[0]!r}? (ignoring it would drop what it "
-                             "holds)", key)
-        self.warnings.append(f"{self.doc.path}:{self.doc.line(key)}: unknown key {key!r} ignored (not a setting "
-                             "this bot reads; our own settings go under 'bot')")
+            raise self.error(
+                f"unknown key {key!r}: did you mean {meant[0]!r}? (ignoring it would drop what it holds)", key
+            )
+        self.warnings.append(
+            f"{self.doc.path}:{self.doc.line(key)}: unknown key {key!r} ignored (not a setting "
+            "this bot reads; our own settings go under 'bot')"
+        )
 
     # ----- permissions --------------------------------------------------------------------------
 
@@ -228,8 +321,11 @@ class _Validator:
                 unused.append(f"permissions.{key}")
                 continue
             if key not in _PERMISSION_KEYS:
-                raise self.error(f"unknown key 'permissions.{key}' (expected one of: "
-                                 f"{', '.join(sorted(_PERMISSION_KEYS))})", "permissions", key)
+                raise self.error(
+                    f"unknown key 'permissions.{key}' (expected one of: {', '.join(sorted(_PERMISSION_KEYS))})",
+                    "permissions",
+                    key,
+                )
         for behavior in ("allow", "deny", "ask"):
             if behavior in perms:
                 rules.extend(self.rules(perms[behavior], behavior))
@@ -237,18 +333,25 @@ class _Validator:
         if "defaultMode" in perms:
             mode = perms["defaultMode"]
             if mode not in PERMISSION_MODES:
-                raise self.error(f"permissions.defaultMode {mode!r} is not one of {', '.join(PERMISSION_MODES)}",
-                                 "permissions", "defaultMode")
+                raise self.error(
+                    f"permissions.defaultMode {mode!r} is not one of {', '.join(PERMISSION_MODES)}",
+                    "permissions",
+                    "defaultMode",
+                )
             out["default_mode"] = Setting(mode, self.origin("permissions", "defaultMode"))
         if "additionalDirectories" in perms:
             dirs = self.strings(perms["additionalDirectories"], "permissions", "additionalDirectories")
             out["additional_directories"] = tuple(
-                Setting(d, self.origin("permissions", "additionalDirectories", i)) for i, d in enumerate(dirs))
+                Setting(d, self.origin("permissions", "additionalDirectories", i)) for i, d in enumerate(dirs)
+            )
         if "disableBypassPermissionsMode" in perms:
             value = perms["disableBypassPermissionsMode"]
             if value != "disable":
-                raise self.error("permissions.disableBypassPermissionsMode must be \"disable\"",
-                                 "permissions", "disableBypassPermissionsMode")
+                raise self.error(
+                    'permissions.disableBypassPermissionsMode must be "disable"',
+                    "permissions",
+                    "disableBypassPermissionsMode",
+                )
             out["disable_bypass"] = Setting(True, self.origin("permissions", "disableBypassPermissionsMode"))
         return out
 
@@ -261,10 +364,13 @@ class _Validator:
                 rules.append(make_rule(text, behavior, self.source, self.doc.path, line))
             except RuleSyntaxError as exc:
                 if behavior != "allow":  # skipping a deny or ask rule would allow more
-                    raise ConfigError(f"permissions.{behavior}[{index}]: {exc}", path=self.doc.path,
-                                      line=line) from None
-                self.warnings.append(f"{self.doc.path}:{line}: permissions.allow[{index}]: {exc}; skipped (an "
-                                     "allow rule that cannot be read allows nothing)")
+                    raise ConfigError(
+                        f"permissions.{behavior}[{index}]: {exc}", path=self.doc.path, line=line
+                    ) from None
+                self.warnings.append(
+                    f"{self.doc.path}:{line}: permissions.allow[{index}]: {exc}; skipped (an "
+                    "allow rule that cannot be read allows nothing)"
+                )
         return rules
 
     # ----- hooks and MCP servers (raw, shape-checked) -------------------------------------------
@@ -276,9 +382,11 @@ class _Validator:
         self._line_of(lines, "hooks", ("hooks",))
         for event, groups in events.items():
             if event not in HOOK_EVENTS:
-                self.warnings.append(f"{self.doc.path}:{self.doc.line('hooks', event)}: unknown hook event "
-                                     f"{event!r} (not a Claude Code event{did_you_mean(event, HOOK_EVENTS)}): "
-                                     "never fired headless, ignored")
+                self.warnings.append(
+                    f"{self.doc.path}:{self.doc.line('hooks', event)}: unknown hook event "
+                    f"{event!r} (not a Claude Code event{did_you_mean(event, HOOK_EVENTS)}): "
+                    "never fired headless, ignored"
+                )
                 continue
             if not isinstance(groups, list):
                 raise self.error(f"hooks.{event} must be a list of matcher groups", "hooks", event)
@@ -298,11 +406,16 @@ class _Validator:
                     self._line_of(lines, f"hooks.{event}[{i}].hooks[{j}]", ("hooks", event, i, "hooks", j))
                     kind = handler.get("type")
                     if not isinstance(kind, str):
-                        raise self.error(f"hooks.{event}[{i}].hooks[{j}] needs a \"type\"",
-                                         "hooks", event, i, "hooks", j)
+                        raise self.error(f'hooks.{event}[{i}].hooks[{j}] needs a "type"', "hooks", event, i, "hooks", j)
                     if kind == "command" and not (isinstance(handler.get("command"), str) and handler["command"]):
-                        raise self.error(f"hooks.{event}[{i}].hooks[{j}] of type command needs a \"command\"",
-                                         "hooks", event, i, "hooks", j)
+                        raise self.error(
+                            f'hooks.{event}[{i}].hooks[{j}] of type command needs a "command"',
+                            "hooks",
+                            event,
+                            i,
+                            "hooks",
+                            j,
+                        )
                 checked.append(group)
             out[event] = tuple(checked)
         return HookSet(out, self.origin("hooks"), lines)
@@ -327,16 +440,18 @@ class _Validator:
         out: dict[str, Any] = {"settings": settings}
         for key, value in bot.items():
             if key not in _BOT_KEYS:
-                raise self.error(f"unknown key 'bot.{key}' (expected one of: {', '.join(sorted(_BOT_KEYS))})",
-                                 "bot", key)
+                raise self.error(
+                    f"unknown key 'bot.{key}' (expected one of: {', '.join(sorted(_BOT_KEYS))})", "bot", key
+                )
             origin = self.origin("bot", key)
             match key:
                 case "extends":
                     out["extends"] = Setting(self.nonempty(value, "bot", key), origin)
                 case "limits":
                     for name, limit in self.mapping(value, "bot", "limits").items():
-                        settings[f"limits.{name}"] = Setting(self.limit(name, limit),
-                                                             self.origin("bot", "limits", name))
+                        settings[f"limits.{name}"] = Setting(
+                            self.limit(name, limit), self.origin("bot", "limits", name)
+                        )
                 case "model" | "scheduled_task":
                     settings[key] = Setting(self.nonempty(value, "bot", key), origin)
                 case "sandbox":
@@ -348,8 +463,13 @@ class _Validator:
                     if any(not c.strip() for c in commands):
                         raise self.error("bot.verify: empty command", "bot", key)
                     settings[key] = Setting(tuple(commands), origin)
-                case "allow_git_dir_writes" | "allow_workflow_writes" | "network" | "allow_unsandboxed" \
-                        | "install_scripts":
+                case (
+                    "allow_git_dir_writes"
+                    | "allow_workflow_writes"
+                    | "network"
+                    | "allow_unsandboxed"
+                    | "install_scripts"
+                ):
                     settings[key] = Setting(self.boolean(value, "bot", key), origin)
                 case "excluded_commands" | "secret_env":
                     settings[key] = Setting(tuple(self.strings(value, "bot", key)), origin)
@@ -360,16 +480,19 @@ class _Validator:
     def limit(self, name: str, value: Any) -> int | float:
         path = ("bot", "limits", name)
         if name not in _LIMIT_KEYS:
-            raise self.error(f"unknown limit 'bot.limits.{name}' (expected one of: {', '.join(sorted(_LIMIT_KEYS))})",
-                             *path)
+            raise self.error(
+                f"unknown limit 'bot.limits.{name}' (expected one of: {', '.join(sorted(_LIMIT_KEYS))})", *path
+            )
         if name == "max_turns":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise self.error("bot.limits.max_turns must be a whole number of at least 1", *path)
             return value
         if name == "context_window":
             if isinstance(value, bool) or not isinstance(value, int) or value < _MIN_CONTEXT_WINDOW:
-                raise self.error(f"bot.limits.context_window must be a whole number of tokens, at least "
-                                 f"{_MIN_CONTEXT_WINDOW:,}", *path)
+                raise self.error(
+                    f"bot.limits.context_window must be a whole number of tokens, at least {_MIN_CONTEXT_WINDOW:,}",
+                    *path,
+                )
             return value
         if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
             raise self.error(f"bot.limits.{name} must be a number greater than 0", *path)
@@ -390,8 +513,7 @@ class _Validator:
             if SECRET_ENV.match(name):
                 raise self.error(f"bot.env: {name} is a secret and never reaches a tool's environment", *path)
             if isinstance(val, bool) or (val is not None and not isinstance(val, str | int | float)):
-                raise self.error(f"bot.env.{name} must be a string (or null to pass the runner's value through)",
-                                 *path)
+                raise self.error(f"bot.env.{name} must be a string (or null to pass the runner's value through)", *path)
             out[name] = Setting(None if val is None else str(val), self.origin(*path))
         return out
 

@@ -57,7 +57,10 @@ MAX_EXTENDS_DEPTH = 8
 
 #: Where a repository keeps its policy (first found wins), read from the default branch.
 REPOSITORY_POLICY_CANDIDATES = (
-    ".github/bot-policy.yml", ".github/bot-policy.yaml", ".github/bot-policy.json", ".github/bot-policy.toml",
+    ".github/bot-policy.yml",
+    ".github/bot-policy.yaml",
+    ".github/bot-policy.json",
+    ".github/bot-policy.toml",
     ".claude/settings.json",
 )
 
@@ -159,9 +162,15 @@ def find_repository_policy(root: Path) -> Path | None:
     return None
 
 
-def load_policy_stack(layers: Sequence[PolicyLayer] = (), *, allow: Sequence[str] = (), deny: Sequence[str] = (),
-                      ask: Sequence[str] = (), mode: str | None = None,
-                      session: Sequence[tuple[Behavior, str]] = ()) -> EffectivePolicy:
+def load_policy_stack(
+    layers: Sequence[PolicyLayer] = (),
+    *,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    mode: str | None = None,
+    session: Sequence[tuple[Behavior, str]] = (),
+) -> EffectivePolicy:
     """Load and merge. ``allow``/``deny``/``ask``/``mode`` are CLI flags (source ``cliArg``);
     ``session`` are grants made by the run itself. Raises :class:`ConfigError`."""
     ordered = sorted(layers, key=lambda layer: SOURCE_RANK[layer.source])
@@ -176,11 +185,17 @@ def load_policy_stack(layers: Sequence[PolicyLayer] = (), *, allow: Sequence[str
     return merge(files, cli_rules=cli_rules, session_rules=session_rules, cli_mode=cli_mode)
 
 
-def merge(files: Sequence[PolicyFile], *, cli_rules: Sequence[Rule] = (), session_rules: Sequence[Rule] = (),
-          cli_mode: Setting[PermissionMode] | None = None) -> EffectivePolicy:
+def merge(
+    files: Sequence[PolicyFile],
+    *,
+    cli_rules: Sequence[Rule] = (),
+    session_rules: Sequence[Rule] = (),
+    cli_mode: Setting[PermissionMode] | None = None,
+) -> EffectivePolicy:
     """Merge loaded files (weakest first) with CLI rules and session grants."""
-    strongest_first = [f for _, f in sorted(enumerate(files), key=lambda item: (-SOURCE_RANK[item[1].source],
-                                                                                 -item[0]))]
+    strongest_first = [
+        f for _, f in sorted(enumerate(files), key=lambda item: (-SOURCE_RANK[item[1].source], -item[0]))
+    ]
     rules: list[Rule] = [*cli_rules]
     for file in strongest_first:
         rules.extend(file.rules)
@@ -212,22 +227,32 @@ def merge(files: Sequence[PolicyFile], *, cli_rules: Sequence[Rule] = (), sessio
     mode = mode or Setting("default", Origin("default"))
     if mode.value == "bypassPermissions":
         if disable_bypass is not None:
-            warnings.append(f"bypassPermissions (set by {mode.origin.where()}) is refused: "
-                            f"disableBypassPermissionsMode is set at {disable_bypass.origin.where()}; "
-                            "the mode is default")
+            warnings.append(
+                f"bypassPermissions (set by {mode.origin.where()}) is refused: "
+                f"disableBypassPermissionsMode is set at {disable_bypass.origin.where()}; "
+                "the mode is default"
+            )
             mode = Setting("default", disable_bypass.origin)
         else:
-            message = (f"PERMISSIONS BYPASSED: bypassPermissions mode set by {mode.origin.where()}; every call "
-                       "that no deny or ask rule, hook or safety check stops is allowed")
+            message = (
+                f"PERMISSIONS BYPASSED: bypassPermissions mode set by {mode.origin.where()}; every call "
+                "that no deny or ask rule, hook or safety check stops is allowed"
+            )
             log.warning(message)
             warnings.append(message)
     return EffectivePolicy(
-        files=tuple(files), mode=mode,
+        files=tuple(files),
+        mode=mode,
         allow=tuple(r for r in rules if r.behavior == "allow"),
         deny=tuple(r for r in rules if r.behavior == "deny"),
         ask=tuple(r for r in rules if r.behavior == "ask"),
-        additional_directories=tuple(dirs), settings=settings, env=env, hooks=tuple(hooks),
-        hooks_disabled=hooks_disabled, mcp_servers=servers, warnings=tuple(warnings),
+        additional_directories=tuple(dirs),
+        settings=settings,
+        env=env,
+        hooks=tuple(hooks),
+        hooks_disabled=hooks_disabled,
+        mcp_servers=servers,
+        warnings=tuple(warnings),
     )
 
 
@@ -258,8 +283,10 @@ def _as_mode(mode: str) -> PermissionMode:
 
 def _checked_mode(setting: Setting[PermissionMode], warnings: list[str]) -> Setting[PermissionMode]:
     if setting.value == "bypassPermissions" and setting.origin.source not in BYPASS_SOURCES:
-        warnings.append(f"{setting.origin.where()}: bypassPermissions is ignored in a {setting.origin.source} "
-                        "policy; only the workflow (organisation policy or command line) can set it")
+        warnings.append(
+            f"{setting.origin.where()}: bypassPermissions is ignored in a {setting.origin.source} "
+            "policy; only the workflow (organisation policy or command line) can set it"
+        )
         return Setting("default", setting.origin)
     return setting
 
@@ -303,8 +330,11 @@ def _expand_file(path: str, source: str, chain: list[str], *, text: str | None) 
             raise ConfigError(f"bot.extends: {exc.detail}", path=origin.file, line=origin.line) from None
     else:
         if text is not None:
-            raise ConfigError("bot.extends: a policy read from the default branch may extend only a preset",
-                              path=origin.file, line=origin.line)
+            raise ConfigError(
+                "bot.extends: a policy read from the default branch may extend only a preset",
+                path=origin.file,
+                line=origin.line,
+            )
         base = Path(os.path.expanduser(target))
         base_path = str(base if base.is_absolute() else Path(path).parent / base)
         base_source = source

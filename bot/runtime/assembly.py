@@ -34,8 +34,9 @@ def get_tools(permission: PermissionContext, base_tools: Sequence[AnyTool] | Non
     return [t for t in tools if t.is_enabled()]
 
 
-def assemble_tool_pool(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = (),
-                       base_tools: Sequence[AnyTool] | None = None) -> list[AnyTool]:
+def assemble_tool_pool(
+    permission: PermissionContext, mcp_tools: Sequence[AnyTool] = (), base_tools: Sequence[AnyTool] | None = None
+) -> list[AnyTool]:
     built_in = sorted(get_tools(permission, base_tools), key=lambda t: t.name)
     allowed_mcp = sorted(
         (t for t in filter_tools_by_deny_rules(mcp_tools, permission) if t.is_enabled()),

@@ -38,8 +38,14 @@ from bot.permissions.schema import HOOK_EVENTS, did_you_mean
 
 #: Events this runner fires (a subset of Claude Code's :data:`HOOK_EVENTS`).
 FIRED_EVENTS = (
-    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionDenied",
-    "UserPromptSubmit", "SessionStart", "Stop", "SubagentStop",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+    "UserPromptSubmit",
+    "SessionStart",
+    "Stop",
+    "SubagentStop",
 )
 #: Events Claude Code has that a headless run never reaches: accepted, never fired, warned once.
 KNOWN_UNFIRED_EVENTS = tuple(e for e in HOOK_EVENTS if e not in FIRED_EVENTS)
@@ -79,8 +85,9 @@ class HooksConfig:
     events: Mapping[str, tuple[HookMatcher, ...]] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
 
-    def commands_for(self, event: str, tool_name: str | None = None,
-                     applies: Callable[[HookCommand], bool] | None = None) -> list[HookCommand]:
+    def commands_for(
+        self, event: str, tool_name: str | None = None, applies: Callable[[HookCommand], bool] | None = None
+    ) -> list[HookCommand]:
         """Every command that applies, de-duplicated by command text (Claude Code runs identical
         commands once), in configuration order. ``applies`` filters further (the ``if`` of each
         hook), before de-duplication."""
@@ -134,8 +141,9 @@ def parse_hooks(raw: Any, source: str, lines: Mapping[str, int] | None = None) -
             warnings.append(f"{_at(source, lines, where)}: {_unfired(str(event))}: never fired headless, ignored")
             continue
         if not isinstance(entries, list | tuple):
-            raise ConfigError(f"`{where}` must be a list of {{matcher, hooks}} entries", path=source,
-                              line=_line(lines, where))
+            raise ConfigError(
+                f"`{where}` must be a list of {{matcher, hooks}} entries", path=source, line=_line(lines, where)
+            )
         parsed: list[HookMatcher] = []
         for i, entry in enumerate(entries):
             parsed.append(_parse_entry(entry, source, f"{where}[{i}]", lines, warnings, event))
@@ -149,14 +157,16 @@ def _unfired(event: str) -> str:
     return f"unknown hook event {event!r} (not a Claude Code event{did_you_mean(event, HOOK_EVENTS)})"
 
 
-def _parse_entry(entry: Any, source: str, where: str, lines: Mapping[str, int] | None,
-                 warnings: list[str], event: str) -> HookMatcher:
+def _parse_entry(
+    entry: Any, source: str, where: str, lines: Mapping[str, int] | None, warnings: list[str], event: str
+) -> HookMatcher:
     if not isinstance(entry, Mapping):
         raise ConfigError(f"`{where}` must be an object with `hooks`", path=source, line=_line(lines, where))
     unknown = set(entry) - {"matcher", "hooks"}
     if unknown:
-        raise ConfigError(f"`{where}` has unknown keys: {', '.join(sorted(unknown))}", path=source,
-                          line=_line(lines, where))
+        raise ConfigError(
+            f"`{where}` has unknown keys: {', '.join(sorted(unknown))}", path=source, line=_line(lines, where)
+        )
     matcher = entry.get("matcher")
     if matcher is not None and not isinstance(matcher, str):
         raise ConfigError(f"`{where}.matcher` must be a string", path=source, line=_line(lines, where))
@@ -164,8 +174,9 @@ def _parse_entry(entry: Any, source: str, where: str, lines: Mapping[str, int] |
         try:
             re.compile(matcher)
         except re.error as exc:
-            raise ConfigError(f"`{where}.matcher` is not a valid regular expression: {exc}", path=source,
-                              line=_line(lines, where)) from None
+            raise ConfigError(
+                f"`{where}.matcher` is not a valid regular expression: {exc}", path=source, line=_line(lines, where)
+            ) from None
     hooks = entry.get("hooks")
     if not isinstance(hooks, list | tuple):
         raise ConfigError(f"`{where}.hooks` must be a list", path=source, line=_line(lines, where))
@@ -176,20 +187,24 @@ def _parse_entry(entry: Any, source: str, where: str, lines: Mapping[str, int] |
             raise ConfigError(f"`{at}` must be an object", path=source, line=_line(lines, at))
         kind = hook.get("type", "command")
         if kind != "command":
-            warnings.append(f"{_at(source, lines, at)}: `{at}` is a {kind!r} hook; only command hooks run headless; "
-                            "ignored")
+            warnings.append(
+                f"{_at(source, lines, at)}: `{at}` is a {kind!r} hook; only command hooks run headless; ignored"
+            )
             continue
         command = hook.get("command")
         if not isinstance(command, str) or not command.strip():
             raise ConfigError(f"`{at}.command` must be a non-empty string", path=source, line=_line(lines, at))
         timeout = hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ConfigError(f"`{at}.timeout` must be a positive number of seconds", path=source,
-                              line=_line(lines, at))
+            raise ConfigError(
+                f"`{at}.timeout` must be a positive number of seconds", path=source, line=_line(lines, at)
+            )
         condition = _condition(hook.get("if"), source, at, lines)
         if condition is not None and event not in IF_EVENTS:
-            warnings.append(f"{_at(source, lines, at)}: `{at}` has an `if`, which only tool events evaluate: "
-                            f"on {event} such a hook never runs (Claude Code); ignored")
+            warnings.append(
+                f"{_at(source, lines, at)}: `{at}` has an `if`, which only tool events evaluate: "
+                f"on {event} such a hook never runs (Claude Code); ignored"
+            )
             continue
         commands.append(HookCommand(command, float(timeout), source, condition))
     return HookMatcher(matcher, tuple(commands))
@@ -201,8 +216,7 @@ def _condition(raw: Any, source: str, at: str, lines: Mapping[str, int] | None) 
         return None
     line = _line(lines, at)
     if not isinstance(raw, str) or not raw.strip():
-        raise ConfigError(f"`{at}.if` must be a permission rule such as \"Bash(git commit *)\"", path=source,
-                          line=line)
+        raise ConfigError(f'`{at}.if` must be a permission rule such as "Bash(git commit *)"', path=source, line=line)
     try:
         # Read as a deny-shaped rule: a path pattern then matches the path as written as well as
         # resolved, so in doubt the hook runs.

@@ -61,8 +61,9 @@ class HookRun:
         if not text.startswith("{"):
             return None
         try:  # a hook's output is the checkout's script's: bounded like any untrusted JSON
-            data = load_json(text, source=f"the output of hook `{self.command.command}`",
-                             max_bytes=MAX_HOOK_OUTPUT_BYTES)
+            data = load_json(
+                text, source=f"the output of hook `{self.command.command}`", max_bytes=MAX_HOOK_OUTPUT_BYTES
+            )
         except ConfigError:
             return None
         return data if isinstance(data, dict) else None
@@ -85,16 +86,27 @@ def hook_argv(hook: HookCommand) -> list[str]:
     return [_shell(), "-c", hook.command]
 
 
-async def run_hook_command(hook: HookCommand, payload: Mapping[str, Any], *, cwd: Path,
-                           env: Mapping[str, str], argv: Sequence[str] | None = None) -> HookRun:
+async def run_hook_command(
+    hook: HookCommand,
+    payload: Mapping[str, Any],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    argv: Sequence[str] | None = None,
+) -> HookRun:
     """Run one hook. ``argv`` is the confined command line (the sandbox around :func:`hook_argv`);
     ``env`` is the secret-free environment built from the allowlist — nothing else reaches it."""
     started = time.perf_counter()
     data = (json.dumps(payload, ensure_ascii=False) + "\n").encode()
     try:
         process = await anyio.open_process(
-            list(argv) if argv is not None else hook_argv(hook), cwd=cwd, env=dict(env), start_new_session=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            list(argv) if argv is not None else hook_argv(hook),
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
     except OSError as exc:
         return HookRun(hook, None, "", "", error=str(exc), duration_s=time.perf_counter() - started)

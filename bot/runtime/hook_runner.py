@@ -106,10 +106,19 @@ class _Verdicts:
 class CommandHookRunner:
     """The :class:`~bot.runtime.hooks.HookRunner` of a run whose policy declares hooks."""
 
-    def __init__(self, config: HooksConfig, *, session_id: str, transcript_path: Path, project_dir: Path,
-                 env: Mapping[str, str], permission_mode: str = "default",
-                 on_log: Callable[[HookLogEntry], None] | None = None, context: ToolUseContext | None = None,
-                 guard: HookScriptGuard | None = None) -> None:
+    def __init__(
+        self,
+        config: HooksConfig,
+        *,
+        session_id: str,
+        transcript_path: Path,
+        project_dir: Path,
+        env: Mapping[str, str],
+        permission_mode: str = "default",
+        on_log: Callable[[HookLogEntry], None] | None = None,
+        context: ToolUseContext | None = None,
+        guard: HookScriptGuard | None = None,
+    ) -> None:
         self.config = config
         self.session_id = session_id
         self.transcript_path = transcript_path
@@ -129,33 +138,68 @@ class CommandHookRunner:
 
     # ----- tool events ----------------------------------------------------------------------------
 
-    async def pre_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str,
-                           context: ToolUseContext) -> PreToolHookOutcome:
-        runs = await self._fire("PreToolUse", tool_name, context, tool_name=tool_name,
-                                tool_input=dict(tool_input), tool_use_id=tool_use_id)
+    async def pre_tool_use(
+        self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, context: ToolUseContext
+    ) -> PreToolHookOutcome:
+        runs = await self._fire(
+            "PreToolUse", tool_name, context, tool_name=tool_name, tool_input=dict(tool_input), tool_use_id=tool_use_id
+        )
         if not runs:
             return NO_PRE_OUTCOME
         verdicts = self._collect(runs, tool_event=True)
-        return PreToolHookOutcome(decision=verdicts.decision, updated_input=verdicts.updated_input,
-                                  additional_context=tuple(verdicts.context), stop_reason=verdicts.stop_reason)
+        return PreToolHookOutcome(
+            decision=verdicts.decision,
+            updated_input=verdicts.updated_input,
+            additional_context=tuple(verdicts.context),
+            stop_reason=verdicts.stop_reason,
+        )
 
-    async def post_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_response: Any,
-                            tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
-        runs = await self._fire("PostToolUse", tool_name, context, tool_name=tool_name, tool_input=dict(tool_input),
-                                tool_response=tool_response, tool_use_id=tool_use_id)
+    async def post_tool_use(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_response: Any,
+        tool_use_id: str,
+        context: ToolUseContext,
+    ) -> PostToolHookOutcome:
+        runs = await self._fire(
+            "PostToolUse",
+            tool_name,
+            context,
+            tool_name=tool_name,
+            tool_input=dict(tool_input),
+            tool_response=tool_response,
+            tool_use_id=tool_use_id,
+        )
         return self._post_outcome(runs)
 
-    async def post_tool_use_failure(self, tool_name: str, tool_input: Mapping[str, Any], error: str,
-                                    tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
-        runs = await self._fire("PostToolUseFailure", tool_name, context, tool_name=tool_name,
-                                tool_input=dict(tool_input), error=error, tool_use_id=tool_use_id,
-                                is_interrupt=error.startswith("<tool_use_error>Interrupted"))
+    async def post_tool_use_failure(
+        self, tool_name: str, tool_input: Mapping[str, Any], error: str, tool_use_id: str, context: ToolUseContext
+    ) -> PostToolHookOutcome:
+        runs = await self._fire(
+            "PostToolUseFailure",
+            tool_name,
+            context,
+            tool_name=tool_name,
+            tool_input=dict(tool_input),
+            error=error,
+            tool_use_id=tool_use_id,
+            is_interrupt=error.startswith("<tool_use_error>Interrupted"),
+        )
         return self._post_outcome(runs)
 
-    async def permission_denied(self, tool_name: str, tool_input: Mapping[str, Any], reason: str,
-                                tool_use_id: str, context: ToolUseContext) -> None:
-        runs = await self._fire("PermissionDenied", tool_name, context, tool_name=tool_name,
-                                tool_input=dict(tool_input), reason=reason, tool_use_id=tool_use_id)
+    async def permission_denied(
+        self, tool_name: str, tool_input: Mapping[str, Any], reason: str, tool_use_id: str, context: ToolUseContext
+    ) -> None:
+        runs = await self._fire(
+            "PermissionDenied",
+            tool_name,
+            context,
+            tool_name=tool_name,
+            tool_input=dict(tool_input),
+            reason=reason,
+            tool_use_id=tool_use_id,
+        )
         self._collect(runs, tool_event=False)
 
     # ----- lifecycle events -------------------------------------------------------------------------
@@ -169,11 +213,18 @@ class CommandHookRunner:
         runs = await self._fire("UserPromptSubmit", None, None, cwd=cwd, prompt=prompt)
         verdicts = self._collect(runs, tool_event=False, plain_stdout_is_context=True)
         blocked = "; ".join(verdicts.feedback) or None
-        return PromptHookOutcome(blocked=blocked, additional_context=tuple(verdicts.context),
-                                 stop_reason=verdicts.stop_reason)
+        return PromptHookOutcome(
+            blocked=blocked, additional_context=tuple(verdicts.context), stop_reason=verdicts.stop_reason
+        )
 
-    async def stop(self, cwd: Path, *, stop_hook_active: bool, agent_id: str | None = None,
-                   agent_transcript_path: Path | None = None) -> StopHookOutcome:
+    async def stop(
+        self,
+        cwd: Path,
+        *,
+        stop_hook_active: bool,
+        agent_id: str | None = None,
+        agent_transcript_path: Path | None = None,
+    ) -> StopHookOutcome:
         event = "Stop" if agent_id is None else "SubagentStop"
         extra: dict[str, Any] = {"stop_hook_active": stop_hook_active}
         if agent_id is not None:
@@ -194,16 +245,18 @@ class CommandHookRunner:
             **fields,
         }
 
-    async def _fire(self, event: str, match_name: str | None, context: ToolUseContext | None,
-                    cwd: Path | None = None, **fields: Any) -> list[HookRun]:
+    async def _fire(
+        self, event: str, match_name: str | None, context: ToolUseContext | None, cwd: Path | None = None, **fields: Any
+    ) -> list[HookRun]:
         applies = None
         if event in TOOL_EVENTS and match_name is not None:
             tool_input: Mapping[str, Any] = fields.get("tool_input") or {}
             workspace = context.workspace if context is not None else self.project_dir
 
             def applies(hook: HookCommand) -> bool:
-                return hook.condition is None or condition_matches(hook.condition, match_name, tool_input,
-                                                                   workspace, context)
+                return hook.condition is None or condition_matches(
+                    hook.condition, match_name, tool_input, workspace, context
+                )
 
         commands = self.config.commands_for(event, match_name, applies)
         if not commands:
@@ -227,8 +280,13 @@ class CommandHookRunner:
         why = self._guard.why_not(hook.command) if self._guard is not None else None
         if why is not None:
             if event in GUARD_EVENTS:  # a guard that cannot run must not let the call through
-                return HookRun(hook, BLOCKING_EXIT_CODE, "", f"hook `{hook.command}` was not run: {why}. "
-                               "Restore the file to let the call through.", skipped=why)
+                return HookRun(
+                    hook,
+                    BLOCKING_EXIT_CODE,
+                    "",
+                    f"hook `{hook.command}` was not run: {why}. Restore the file to let the call through.",
+                    skipped=why,
+                )
             return HookRun(hook, None, "", "", skipped=why)
         env: Mapping[str, str] = self._env
         argv = None
@@ -236,8 +294,9 @@ class CommandHookRunner:
             try:
                 confined = await confine(self._context, hook_argv(hook), self._env)
             except SandboxUnavailable as exc:
-                return HookRun(hook, BLOCKING_EXIT_CODE if event in GUARD_EVENTS else None, "", str(exc),
-                               error=str(exc))
+                return HookRun(
+                    hook, BLOCKING_EXIT_CODE if event in GUARD_EVENTS else None, "", str(exc), error=str(exc)
+                )
             argv, env = confined.argv, confined.env
         return await run_hook_command(hook, payload, cwd=self.project_dir, env=env, argv=argv)
 
@@ -255,8 +314,7 @@ class CommandHookRunner:
         if self._on_log is not None:
             self._on_log(entry)
 
-    def _collect(self, runs: list[HookRun], *, tool_event: bool,
-                 plain_stdout_is_context: bool = False) -> _Verdicts:
+    def _collect(self, runs: list[HookRun], *, tool_event: bool, plain_stdout_is_context: bool = False) -> _Verdicts:
         verdicts = _Verdicts()
         decisions: list[Allow | Deny | Ask] = []
         for run in runs:
@@ -277,8 +335,14 @@ class CommandHookRunner:
         verdicts.decision = _combine(decisions)
         return verdicts
 
-    def _read_json(self, data: dict[str, Any], run: HookRun, verdicts: _Verdicts,
-                   decisions: list[Allow | Deny | Ask], tool_event: bool) -> None:
+    def _read_json(
+        self,
+        data: dict[str, Any],
+        run: HookRun,
+        verdicts: _Verdicts,
+        decisions: list[Allow | Deny | Ask],
+        tool_event: bool,
+    ) -> None:
         if data.get("continue") is False:
             verdicts.stop_reason = str(data.get("stopReason") or f"hook `{run.command.command}` stopped the run")
         message = data.get("systemMessage")
@@ -311,8 +375,9 @@ class CommandHookRunner:
             return NO_POST_OUTCOME
         verdicts = self._collect(runs, tool_event=False)
         feedback = "\n".join(verdicts.feedback) or None
-        return PostToolHookOutcome(additional_context=tuple(verdicts.context), feedback=feedback,
-                                   stop_reason=verdicts.stop_reason)
+        return PostToolHookOutcome(
+            additional_context=tuple(verdicts.context), feedback=feedback, stop_reason=verdicts.stop_reason
+        )
 
 
 def _decision(kind: str, reason: str) -> Allow | Deny | Ask:
@@ -334,7 +399,6 @@ def _combine(decisions: list[Allow | Deny | Ask]) -> Allow | Deny | Ask | None:
     return None
 
 
-
 def hooks_from_policy(hook_sets: Sequence[HookSet], *, disabled: bool = False) -> HooksConfig:
     """Every trusted policy file's ``hooks``, validated and merged (``disableAllHooks`` turns them off).
     Warnings and errors name the line of the event, group or hook when the file's line map has it."""
@@ -346,8 +410,9 @@ def hooks_from_policy(hook_sets: Sequence[HookSet], *, disabled: bool = False) -
 # ----- a hook's ``if`` ----------------------------------------------------------------------------
 
 
-def condition_matches(rule: Rule, tool_name: str, tool_input: Mapping[str, Any], workspace: Path,
-                      context: ToolUseContext | None = None) -> bool:
+def condition_matches(
+    rule: Rule, tool_name: str, tool_input: Mapping[str, Any], workspace: Path, context: ToolUseContext | None = None
+) -> bool:
     """Does a hook's ``if`` rule match this tool call? (Claude Code: the hook runs only if it does.)"""
     if not rule_applies_to(rule.tool, tool_name):
         return False
@@ -421,10 +486,16 @@ def _subject(tool_name: str, tool_input: Mapping[str, Any], context: ToolUseCont
     return None
 
 
-def make_hook_runner(config: HooksConfig, context: ToolUseContext, *, session_id: str,
-                     transcript_path: Path, environ: Mapping[str, str] | None = None,
-                     on_log: Callable[[HookLogEntry], None] | None = None,
-                     untrusted_paths: Iterable[str] = ()) -> HookRunner:
+def make_hook_runner(
+    config: HooksConfig,
+    context: ToolUseContext,
+    *,
+    session_id: str,
+    transcript_path: Path,
+    environ: Mapping[str, str] | None = None,
+    on_log: Callable[[HookLogEntry], None] | None = None,
+    untrusted_paths: Iterable[str] = (),
+) -> HookRunner:
     """The run's hook runner: hooks get the same secret-free environment as Bash commands and run in
     the same sandbox; a hook whose files changed (``untrusted_paths``: what a pull request's head
     changes; or anything the run changes) is not run (:mod:`bot.runtime.hook_scripts`). Call it
@@ -432,10 +503,22 @@ def make_hook_runner(config: HooksConfig, context: ToolUseContext, *, session_id
     if not config:
         return NoHooks()
     env, passthrough, secret_names = policy_env_settings(context.permission.extra)
-    child = build_child_env(full_environ() if environ is None else environ, policy_env=env,
-                            passthrough=passthrough, secret_names=secret_names)
+    child = build_child_env(
+        full_environ() if environ is None else environ,
+        policy_env=env,
+        passthrough=passthrough,
+        secret_names=secret_names,
+    )
     commands = [hook.command for matchers in config.events.values() for entry in matchers for hook in entry.hooks]
     guard = HookScriptGuard(context.workspace, commands, untrusted_paths)
-    return CommandHookRunner(config, session_id=session_id, transcript_path=transcript_path,
-                             project_dir=context.workspace, env=child.env,
-                             permission_mode=context.permission.mode, on_log=on_log, context=context, guard=guard)
+    return CommandHookRunner(
+        config,
+        session_id=session_id,
+        transcript_path=transcript_path,
+        project_dir=context.workspace,
+        env=child.env,
+        permission_mode=context.permission.mode,
+        on_log=on_log,
+        context=context,
+        guard=guard,
+    )

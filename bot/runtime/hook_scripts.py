@@ -23,10 +23,20 @@ from pathlib import Path
 #: Files a program reads as its script when none is named (``make`` reads the Makefile).
 IMPLICIT_FILES: dict[str, tuple[str, ...]] = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
-    "npm": ("package.json",), "npx": ("package.json",), "yarn": ("package.json",), "pnpm": ("package.json",),
-    "bun": ("package.json",), "tox": ("tox.ini",), "nox": ("noxfile.py",), "just": ("justfile", "Justfile"),
-    "task": ("Taskfile.yml", "Taskfile.yaml"), "pre-commit": (".pre-commit-config.yaml",),
-    "rake": ("Rakefile",), "invoke": ("tasks.py",), "poe": ("pyproject.toml",), "hatch": ("pyproject.toml",),
+    "npm": ("package.json",),
+    "npx": ("package.json",),
+    "yarn": ("package.json",),
+    "pnpm": ("package.json",),
+    "bun": ("package.json",),
+    "tox": ("tox.ini",),
+    "nox": ("noxfile.py",),
+    "just": ("justfile", "Justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml"),
+    "pre-commit": (".pre-commit-config.yaml",),
+    "rake": ("Rakefile",),
+    "invoke": ("tasks.py",),
+    "poe": ("pyproject.toml",),
+    "hatch": ("pyproject.toml",),
 }
 #: Words that look like scripts even without a directory part.
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".ps1")

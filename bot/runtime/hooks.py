@@ -40,34 +40,52 @@ NO_POST_OUTCOME = PostToolHookOutcome()
 
 
 class HookRunner(Protocol):
-    async def pre_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str,
-                           context: ToolUseContext) -> PreToolHookOutcome: ...
+    async def pre_tool_use(
+        self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, context: ToolUseContext
+    ) -> PreToolHookOutcome: ...
 
-    async def post_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_response: Any,
-                            tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome: ...
+    async def post_tool_use(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_response: Any,
+        tool_use_id: str,
+        context: ToolUseContext,
+    ) -> PostToolHookOutcome: ...
 
-    async def post_tool_use_failure(self, tool_name: str, tool_input: Mapping[str, Any], error: str,
-                                    tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome: ...
+    async def post_tool_use_failure(
+        self, tool_name: str, tool_input: Mapping[str, Any], error: str, tool_use_id: str, context: ToolUseContext
+    ) -> PostToolHookOutcome: ...
 
-    async def permission_denied(self, tool_name: str, tool_input: Mapping[str, Any], reason: str,
-                                tool_use_id: str, context: ToolUseContext) -> None: ...
+    async def permission_denied(
+        self, tool_name: str, tool_input: Mapping[str, Any], reason: str, tool_use_id: str, context: ToolUseContext
+    ) -> None: ...
 
 
 class NoHooks:
     """A run without hooks: every event is a no-op."""
 
-    async def pre_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str,
-                           context: ToolUseContext) -> PreToolHookOutcome:
+    async def pre_tool_use(
+        self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, context: ToolUseContext
+    ) -> PreToolHookOutcome:
         return NO_PRE_OUTCOME
 
-    async def post_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_response: Any,
-                            tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
+    async def post_tool_use(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_response: Any,
+        tool_use_id: str,
+        context: ToolUseContext,
+    ) -> PostToolHookOutcome:
         return NO_POST_OUTCOME
 
-    async def post_tool_use_failure(self, tool_name: str, tool_input: Mapping[str, Any], error: str,
-                                    tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
+    async def post_tool_use_failure(
+        self, tool_name: str, tool_input: Mapping[str, Any], error: str, tool_use_id: str, context: ToolUseContext
+    ) -> PostToolHookOutcome:
         return NO_POST_OUTCOME
 
-    async def permission_denied(self, tool_name: str, tool_input: Mapping[str, Any], reason: str,
-                                tool_use_id: str, context: ToolUseContext) -> None:
+    async def permission_denied(
+        self, tool_name: str, tool_input: Mapping[str, Any], reason: str, tool_use_id: str, context: ToolUseContext
+    ) -> None:
         return None

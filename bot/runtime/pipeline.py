@@ -139,8 +139,7 @@ class ToolPool:
 class ToolRunner:
     """Runs one ``tool_use`` block through the eight stages."""
 
-    def __init__(self, pool: ToolPool, engine: PermissionEngine | None = None,
-                 hooks: HookRunner | None = None) -> None:
+    def __init__(self, pool: ToolPool, engine: PermissionEngine | None = None, hooks: HookRunner | None = None) -> None:
         self.pool = pool
         self.engine: PermissionEngine = engine or PolicyEngine()
         self.hooks: HookRunner = hooks or NoHooks()
@@ -165,8 +164,9 @@ class ToolRunner:
         tool, _ = self.pool.lookup(block.name)
         return tool is not None and tool.aborts_siblings_on_error
 
-    async def run(self, block: ToolUseBlock, context: ToolUseContext,
-                  sink: ProgressSink = drop_progress) -> ToolCallOutcome:
+    async def run(
+        self, block: ToolUseBlock, context: ToolUseContext, sink: ProgressSink = drop_progress
+    ) -> ToolCallOutcome:
         """Raises :class:`~bot.errors.CanaryTripped` (and nothing else) when a secret canary is in
         the call's input or output: the run must end, not hear about it."""
         started = time.perf_counter()
@@ -182,8 +182,7 @@ class ToolRunner:
             leaf = first_error(exc)
             exc = leaf if isinstance(leaf, Exception) else exc
             record.failed_stage = record.failed_stage or "internal"
-            outcome = self._error(block, record, f"Internal error while running {block.name}: {exc}", exc,
-                                  wrap=True)
+            outcome = self._error(block, record, f"Internal error while running {block.name}: {exc}", exc, wrap=True)
         self._screen_outcome(outcome, guard)
         record.duration_s = time.perf_counter() - started
         return outcome
@@ -206,21 +205,33 @@ class ToolRunner:
         if outcome.new_messages:
             outcome.new_messages = self._screen(guard, record, outcome.new_messages, "added context")
 
-    async def _run(self, block: ToolUseBlock, context: ToolUseContext, sink: ProgressSink,
-                   record: ToolCallRecord, guard: SecretGuard) -> ToolCallOutcome:
+    async def _run(
+        self,
+        block: ToolUseBlock,
+        context: ToolUseContext,
+        sink: ProgressSink,
+        record: ToolCallRecord,
+        guard: SecretGuard,
+    ) -> ToolCallOutcome:
         # ---- 1. lookup --------------------------------------------------------------------
         tool, by_alias = self.pool.lookup(block.name)
         if tool is None:
             record.failed_stage = "lookup"
             available = ", ".join(self.pool.names[:40])
-            return self._error(block, record, f"Error: No such tool available: {block.name}. "
-                                              f"Available tools: {available}", kind="UnknownTool", wrap=True)
+            return self._error(
+                block,
+                record,
+                f"Error: No such tool available: {block.name}. Available tools: {available}",
+                kind="UnknownTool",
+                wrap=True,
+            )
         record.tool_name = tool.name
         record.called_as = block.name if by_alias else None
         notices: list[str] = []
         if by_alias:
-            notices.append(f"Note: `{block.name}` is a deprecated name of the `{tool.name}` tool; "
-                           f"call `{tool.name}` from now on.")
+            notices.append(
+                f"Note: `{block.name}` is a deprecated name of the `{tool.name}` tool; call `{tool.name}` from now on."
+            )
 
         if context.abort.aborted:
             record.failed_stage = "aborted"
@@ -240,8 +251,14 @@ class ToolRunner:
             return self._error(block, record, permitted.decision, kind=record.error_kind)
         if isinstance(permitted.decision, Deny):
             message = denial_message(tool.name, permitted.decision)
-            return self._error(block, record, message, kind="PermissionDenied",
-                               extra=_texts(hook_outcome.additional_context), stop=hook_outcome.stop_reason)
+            return self._error(
+                block,
+                record,
+                message,
+                kind="PermissionDenied",
+                extra=_texts(hook_outcome.additional_context),
+                stop=hook_outcome.stop_reason,
+            )
         parsed = permitted.parsed
 
         # ---- 5. execution ----------------------------------------------------------------------
@@ -256,8 +273,14 @@ class ToolRunner:
             extra += _texts(post.additional_context)
             if post.feedback:
                 extra.append({"type": "text", "text": post.feedback})
-            return self._error(block, record, executed, kind=record.error_kind,
-                               extra=extra, stop=hook_outcome.stop_reason or post.stop_reason)
+            return self._error(
+                block,
+                record,
+                executed,
+                kind=record.error_kind,
+                extra=extra,
+                stop=hook_outcome.stop_reason or post.stop_reason,
+            )
 
         # Redacted before anything else sees it: the model, the persisted copy of a large result,
         # the post-tool hooks.
@@ -271,8 +294,9 @@ class ToolRunner:
             record.error_kind = record.error_kind or "ToolReportedError"
             post = await self.hooks.post_tool_use_failure(tool.name, observable, result.text, block.id, context)
         else:
-            post = await self.hooks.post_tool_use(tool.name, observable, _response_for_hooks(executed.data),
-                                                  block.id, context)
+            post = await self.hooks.post_tool_use(
+                tool.name, observable, _response_for_hooks(executed.data), block.id, context
+            )
         extra += _texts(post.additional_context)
         if post.feedback:
             extra.append({"type": "text", "text": post.feedback})
@@ -302,16 +326,24 @@ class ToolRunner:
             outcome.decision = Deny(outcome.decision, source="validation")
         return outcome
 
-    async def _permission(self, tool: AnyTool, parsed: Any, block: ToolUseBlock, context: ToolUseContext,
-                          record: ToolCallRecord, *, validate: bool = True) -> PermissionOutcome:
+    async def _permission(
+        self,
+        tool: AnyTool,
+        parsed: Any,
+        block: ToolUseBlock,
+        context: ToolUseContext,
+        record: ToolCallRecord,
+        *,
+        validate: bool = True,
+    ) -> PermissionOutcome:
         """Stages 3 and 4. A hook's ``updatedInput`` is re-validated and re-checked."""
         hook_outcome, tool_check = await self._hooks_and_check(tool, parsed, block, context)
         if hook_outcome.updated_input is not None and not isinstance(hook_outcome.decision, Deny):
-            reprepared = await self._prepare(tool, dict(hook_outcome.updated_input), context, record,
-                                             validate=validate)
+            reprepared = await self._prepare(tool, dict(hook_outcome.updated_input), context, record, validate=validate)
             if isinstance(reprepared, str):
-                return PermissionOutcome(f"A PreToolUse hook rewrote the input into an invalid one: {reprepared}",
-                                         hook_outcome, None)
+                return PermissionOutcome(
+                    f"A PreToolUse hook rewrote the input into an invalid one: {reprepared}", hook_outcome, None
+                )
             parsed = reprepared
             tool_check = await tool.check_permissions(parsed, context)
         request = PermissionRequest(
@@ -340,8 +372,9 @@ class ToolRunner:
             parsed = reprepared
         return PermissionOutcome(decision, hook_outcome, parsed)
 
-    async def _prepare(self, tool: AnyTool, raw: Any, context: ToolUseContext,
-                       record: ToolCallRecord, *, validate: bool = True) -> Any:
+    async def _prepare(
+        self, tool: AnyTool, raw: Any, context: ToolUseContext, record: ToolCallRecord, *, validate: bool = True
+    ) -> Any:
         """Stage 2. Returns the parsed input, or the model-readable error text."""
         too_deep = check_input_bounds(raw)  # before anything recursive (validation, hooks' JSON) sees it
         if too_deep is not None:
@@ -364,8 +397,9 @@ class ToolRunner:
             return tool_use_error(validation.message)
         return parsed
 
-    async def _hooks_and_check(self, tool: AnyTool, parsed: Any, block: ToolUseBlock,
-                               context: ToolUseContext) -> tuple[PreToolHookOutcome, PermissionResult]:
+    async def _hooks_and_check(
+        self, tool: AnyTool, parsed: Any, block: ToolUseBlock, context: ToolUseContext
+    ) -> tuple[PreToolHookOutcome, PermissionResult]:
         """Stage 3: both started at once, so the wait is the slower of the two, not the sum."""
         if isinstance(self.hooks, NoHooks):  # nothing to overlap with: skip the task group
             return NO_PRE_OUTCOME, await tool.check_permissions(parsed, context)
@@ -384,8 +418,9 @@ class ToolRunner:
             tg.start_soon(run_check)
         return hook_box[0], check_box[0]
 
-    async def _execute(self, tool: AnyTool, parsed: Any, context: ToolUseContext, progress: Progress,
-                       record: ToolCallRecord) -> ToolResult[Any] | str:
+    async def _execute(
+        self, tool: AnyTool, parsed: Any, context: ToolUseContext, progress: Progress, record: ToolCallRecord
+    ) -> ToolResult[Any] | str:
         """Stage 5, bounded by the call timeout and the abort signal. Returns an error text on failure."""
         box: list[ToolResult[Any]] = []
         errors: list[BaseException] = []
@@ -415,14 +450,24 @@ class ToolRunner:
         record.error_kind = "UnknownError"
         return tool_use_error(f"{tool.name} ended without a result")
 
-    def _error(self, block: ToolUseBlock, record: ToolCallRecord, message: str, exc: BaseException | None = None,
-               *, kind: str | None = None, wrap: bool = False, extra: list[ContentBlock] | None = None,
-               stop: str | None = None) -> ToolCallOutcome:
+    def _error(
+        self,
+        block: ToolUseBlock,
+        record: ToolCallRecord,
+        message: str,
+        exc: BaseException | None = None,
+        *,
+        kind: str | None = None,
+        wrap: bool = False,
+        extra: list[ContentBlock] | None = None,
+        stop: str | None = None,
+    ) -> ToolCallOutcome:
         record.is_error = True
         record.error_kind = kind or record.error_kind or (classify_tool_error(exc) if exc else "Error")
         text = tool_use_error(message) if wrap else message
-        return ToolCallOutcome(ToolResultBlock(block.id, text, is_error=True), record,
-                               new_messages=list(extra or []), stop_reason=stop)
+        return ToolCallOutcome(
+            ToolResultBlock(block.id, text, is_error=True), record, new_messages=list(extra or []), stop_reason=stop
+        )
 
 
 def _exception_text(exc: BaseException) -> str:

@@ -69,28 +69,36 @@ class CheckOutcome:
         ref = self.decision.rule
         if ref is None:
             return self.decision.reason
-        return f"{self.decision.reason} (rule from {ref.source}: {ref.where()})" if ref.file else \
-            f"{self.decision.reason} (rule from {ref.source})"
+        return (
+            f"{self.decision.reason} (rule from {ref.source}: {ref.where()})"
+            if ref.file
+            else f"{self.decision.reason} (rule from {ref.source})"
+        )
 
     def batch_json(self) -> dict[str, Any]:
         """The batch interface's line: ``{"decision", "reason", "rule"}``."""
         rule = self.decision.rule
-        return {"decision": "allow" if self.allowed else "deny", "reason": self.reason,
-                "rule": None if rule is None else rule.text}
+        return {
+            "decision": "allow" if self.allowed else "deny",
+            "reason": self.reason,
+            "rule": None if rule is None else rule.text,
+        }
 
     def full_json(self) -> dict[str, Any]:
         d = self.decision
         rule = d.rule
         data = self.batch_json()
-        data.update({
-            "decided_by": d.source,
-            "source": None if rule is None else rule.source,
-            "file": None if rule is None else rule.file,
-            "line": None if rule is None else rule.line,
-            "was_ask": isinstance(d, Deny) and d.was_ask,
-            "suggestions": list(d.suggestions) if isinstance(d, Deny) else [],
-            "warnings": list(d.warnings),
-        })
+        data.update(
+            {
+                "decided_by": d.source,
+                "source": None if rule is None else rule.source,
+                "file": None if rule is None else rule.file,
+                "line": None if rule is None else rule.line,
+                "was_ask": isinstance(d, Deny) and d.was_ask,
+                "suggestions": list(d.suggestions) if isinstance(d, Deny) else [],
+                "warnings": list(d.warnings),
+            }
+        )
         return data
 
 
@@ -122,9 +130,16 @@ def parse_check_line(raw: str | dict[str, Any]) -> CheckInput:
         raise ValueError('"workspace" must be a path')
     if mode is not None and not isinstance(mode, str):
         raise ValueError('"mode" must be a permission mode')
-    return CheckInput(tool, data["input"], tuple(_strings(data.get("allow"), "allow")),
-                      tuple(_strings(data.get("deny"), "deny")), tuple(_strings(data.get("ask"), "ask")),
-                      policies, workspace, mode)
+    return CheckInput(
+        tool,
+        data["input"],
+        tuple(_strings(data.get("allow"), "allow")),
+        tuple(_strings(data.get("deny"), "deny")),
+        tuple(_strings(data.get("ask"), "ask")),
+        policies,
+        workspace,
+        mode,
+    )
 
 
 def _strings(value: Any, key: str) -> list[str]:
@@ -172,8 +187,7 @@ class PolicyChecker:
     tools: Sequence[AnyTool] | None = None
     _pool: ToolPool = field(init=False)
     _runner: ToolRunner = field(init=False)
-    _contexts: dict[tuple[Any, ...], tuple[ToolUseContext, HookRunner | None]] = field(
-        init=False, default_factory=dict)
+    _contexts: dict[tuple[Any, ...], tuple[ToolUseContext, HookRunner | None]] = field(init=False, default_factory=dict)
     _scratch: str = field(init=False, default="")
 
     def __post_init__(self) -> None:
@@ -200,8 +214,9 @@ class PolicyChecker:
         try:
             context, hooks = self._context(item)
         except (ConfigError, ValueError, OSError) as exc:
-            return CheckOutcome(Deny(f"the check cannot be evaluated: {_describe(exc)}", source="validation"),
-                                error=True)
+            return CheckOutcome(
+                Deny(f"the check cannot be evaluated: {_describe(exc)}", source="validation"), error=True
+            )
         if item.tool.startswith("mcp__") and self._pool.lookup(item.tool)[0] is None:
             self._build([*self._pool.tools, _stand_in(item.tool)])
         block = ToolUseBlock(id="toolu_policy_check", name=item.tool, input=item.input)
@@ -243,14 +258,19 @@ class PolicyChecker:
             return found
         workspace = self._path(item.workspace) if item.workspace is not None else self.workspace
         line_layers = [PolicyLayer("flag", path=str(self._path(p))) for p in item.policies]
-        policy = load_policy_stack([*self.layers, *line_layers], allow=[*self.allow, *item.allow],
-                                   deny=[*self.deny, *item.deny], ask=[*self.ask, *item.ask],
-                                   mode=item.mode or self.mode)
+        policy = load_policy_stack(
+            [*self.layers, *line_layers],
+            allow=[*self.allow, *item.allow],
+            deny=[*self.deny, *item.deny],
+            ask=[*self.ask, *item.ask],
+            mode=item.mode or self.mode,
+        )
         ws = Path(workspace).resolve(strict=True)
         if not ws.is_dir():
             raise ValueError(f"workspace {workspace} is not a directory")
-        context = make_context(ws, scratch_dir=self._scratch, permission=policy.permission_context(ws),
-                               tools=self._pool.tools)
+        context = make_context(
+            ws, scratch_dir=self._scratch, permission=policy.permission_context(ws), tools=self._pool.tools
+        )
         hooks: HookRunner | None = None
         if self.hooks is None:
             disabled = bool(policy.hooks_disabled and policy.hooks_disabled.value)

@@ -91,8 +91,9 @@ async def run_expectations(files: Sequence[Path], *, workspace: Path) -> TestRep
     return report
 
 
-async def _check_line(checker: PolicyChecker, report: TestReport, file: Path, number: int, raw: str,
-                      default: Path | None) -> None:
+async def _check_line(
+    checker: PolicyChecker, report: TestReport, file: Path, number: int, raw: str, default: Path | None
+) -> None:
     try:
         data = json.loads(raw)
         if not isinstance(data, dict):
@@ -114,5 +115,6 @@ async def _check_line(checker: PolicyChecker, report: TestReport, file: Path, nu
         return
     report.failed += 1
     call = f"{item.tool} {json.dumps(item.input, ensure_ascii=False)}"
-    report.mismatches.append(Mismatch(str(file), number, call[:160], str(expected),
-                                      "error" if outcome.error else got, outcome.reason))
+    report.mismatches.append(
+        Mismatch(str(file), number, call[:160], str(expected), "error" if outcome.error else got, outcome.reason)
+    )

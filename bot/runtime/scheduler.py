@@ -72,8 +72,10 @@ def max_tool_use_concurrency(limits: ToolLimits, environ: Mapping[str, str] | No
         except ValueError:
             value = 0
         if value < 1:
-            raise ConfigError(f"{name}={raw!r} must be a whole number of at least 1 (the most tool calls "
-                              f"that run at once; unset, it is {limits.max_tool_use_concurrency})")
+            raise ConfigError(
+                f"{name}={raw!r} must be a whole number of at least 1 (the most tool calls "
+                f"that run at once; unset, it is {limits.max_tool_use_concurrency})"
+            )
         return value
     return max(1, limits.max_tool_use_concurrency)
 
@@ -86,8 +88,9 @@ class TrackedTool:
     outcome: ToolCallOutcome | None = None
 
 
-def can_execute_tool(is_concurrency_safe: bool, executing: Sequence[TrackedTool],
-                     limit: int = DEFAULT_MAX_TOOL_USE_CONCURRENCY) -> bool:
+def can_execute_tool(
+    is_concurrency_safe: bool, executing: Sequence[TrackedTool], limit: int = DEFAULT_MAX_TOOL_USE_CONCURRENCY
+) -> bool:
     """Seeds 4.5 plus the cap: anything may start when nothing runs; otherwise only a safe tool,
     only beside tools that are all safe, and only while fewer than ``limit`` run."""
     if not executing:
@@ -119,8 +122,9 @@ class ToolScheduler:
         await self._tg.__aenter__()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
         assert self._tg is not None
         if exc is not None:
             self._sibling.abort("the turn ended before this tool finished")
@@ -178,8 +182,14 @@ class ToolScheduler:
     def _cancel(self, tracked: TrackedTool) -> None:
         reason = self._sibling.reason or "cancelled"
         text = tool_use_error(f"Cancelled: {reason}; this call did not run.")
-        record = ToolCallRecord(tracked.block.id, tracked.block.name, tracked.block.input, is_error=True,
-                                failed_stage="aborted", error_kind="SiblingAborted")
+        record = ToolCallRecord(
+            tracked.block.id,
+            tracked.block.name,
+            tracked.block.input,
+            is_error=True,
+            failed_stage="aborted",
+            error_kind="SiblingAborted",
+        )
         tracked.outcome = ToolCallOutcome(ToolResultBlock(tracked.block.id, text, is_error=True), record)
         tracked.status = "completed"
 
@@ -214,16 +224,20 @@ class ToolScheduler:
     async def collect(self) -> list[ToolCallOutcome]:
         """All results in order, with the per-message budget applied (seeds 4.8)."""
         outcomes = [o async for o in self.results()]
-        exempt = {o.result.tool_use_id for o, t in zip(outcomes, self._tools, strict=True)
-                  if self._runner.pages_itself(t.block)}
+        exempt = {
+            o.result.tool_use_id
+            for o, t in zip(outcomes, self._tools, strict=True)
+            if self._runner.pages_itself(t.block)
+        }
         blocks = enforce_message_budget([o.result for o in outcomes], self.context.scratch_dir, exempt_ids=exempt)
         for outcome, block in zip(outcomes, blocks, strict=True):
             outcome.result = block
         return outcomes
 
 
-async def run_tools(blocks: Sequence[ToolUseBlock], runner: ToolRunner, context: ToolUseContext,
-                    sink: ProgressSink = drop_progress) -> tuple[list[ToolCallOutcome], ToolUseContext]:
+async def run_tools(
+    blocks: Sequence[ToolUseBlock], runner: ToolRunner, context: ToolUseContext, sink: ProgressSink = drop_progress
+) -> tuple[list[ToolCallOutcome], ToolUseContext]:
     """The static path: a turn's calls, all known at once, through the one scheduler. Returns the
     outcomes in the model's order and the context after the unsafe calls' modifiers."""
     async with ToolScheduler(runner, context, sink) as scheduler:

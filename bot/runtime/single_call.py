@@ -44,8 +44,9 @@ class CallRequest:
     policies: Sequence[str] = ()
 
 
-def flag_permission_context(allow: Sequence[str], deny: Sequence[str], ask: Sequence[str],
-                            base: PermissionContext | None = None) -> PermissionContext:
+def flag_permission_context(
+    allow: Sequence[str], deny: Sequence[str], ask: Sequence[str], base: PermissionContext | None = None
+) -> PermissionContext:
     """Rules given on the command line (source ``cliArg``) on top of a base context."""
     base = base or PermissionContext()
 
@@ -84,22 +85,25 @@ def pool_for(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = ()) -
     return ToolPool(assemble_tool_pool(permission, mcp_tools))
 
 
-async def call_tool(request: CallRequest, *, permission: PermissionContext | None = None,
-                    engine: PermissionEngine | None = None, sink: ProgressSink = drop_progress,
-                    mcp_tools: Sequence[AnyTool] = ()) -> ToolCallOutcome:
+async def call_tool(
+    request: CallRequest,
+    *,
+    permission: PermissionContext | None = None,
+    engine: PermissionEngine | None = None,
+    sink: ProgressSink = drop_progress,
+    mcp_tools: Sequence[AnyTool] = (),
+) -> ToolCallOutcome:
     policy = request_policy(request) if permission is None else None
     permission = permission or request_permission_context(request, policy)
     engine = engine or PolicyEngine()
     pool = pool_for(permission, mcp_tools)
-    context = make_context(request.workspace, scratch_dir=request.scratch_dir, permission=permission,
-                           tools=pool.tools)
+    context = make_context(request.workspace, scratch_dir=request.scratch_dir, permission=permission, tools=pool.tools)
     hooks: HookRunner = NoHooks()
     if policy is not None:
         config = hooks_from_policy(policy.hooks, disabled=bool(policy.hooks_disabled and policy.hooks_disabled.value))
         transcript = context.scratch_dir / "transcript.jsonl"
         transcript.touch()
-        hooks = make_hook_runner(config, context, session_id=f"cli-{uuid.uuid4().hex[:12]}",
-                                 transcript_path=transcript)
+        hooks = make_hook_runner(config, context, session_id=f"cli-{uuid.uuid4().hex[:12]}", transcript_path=transcript)
     block = ToolUseBlock(id=f"toolu_cli_{uuid.uuid4().hex[:12]}", name=request.tool, input=request.input)
     return await ToolRunner(pool, engine, hooks).run(block, context, sink)
 
@@ -112,8 +116,7 @@ def call_tool_sync(request: CallRequest, **kwargs: Any) -> ToolCallOutcome:
 
         # The rules go to the manager too: a server that `mcp__server` denies is never started.
         permission = kwargs.get("permission") or request_permission_context(request)
-        async with mcp_tools_from_file(request.mcp_config, cwd=request.workspace,
-                                       permission=permission) as mcp_tools:
+        async with mcp_tools_from_file(request.mcp_config, cwd=request.workspace, permission=permission) as mcp_tools:
             return await call_tool(request, mcp_tools=mcp_tools, **kwargs)
 
     return anyio.run(main)
@@ -123,17 +126,19 @@ def describe_pool(pool: ToolPool) -> list[dict[str, Any]]:
     """The pool as data: what ``bot tools list --json`` prints."""
     out = []
     for tool in pool.tools:
-        out.append({
-            "name": tool.name,
-            "aliases": list(tool.aliases),
-            "description": tool.description(),
-            "input_schema": tool.input_json_schema(),
-            "max_result_chars": None if tool.max_result_chars == float("inf") else int(tool.max_result_chars),
-            "should_defer": tool.should_defer,
-            "always_load": tool.always_load,
-            "is_mcp": tool.is_mcp,
-            "search_hint": tool.search_hint,
-        })
+        out.append(
+            {
+                "name": tool.name,
+                "aliases": list(tool.aliases),
+                "description": tool.description(),
+                "input_schema": tool.input_json_schema(),
+                "max_result_chars": None if tool.max_result_chars == float("inf") else int(tool.max_result_chars),
+                "should_defer": tool.should_defer,
+                "always_load": tool.always_load,
+                "is_mcp": tool.is_mcp,
+                "search_hint": tool.search_hint,
+            }
+        )
     return out
 
 

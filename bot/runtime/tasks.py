@@ -41,6 +41,7 @@ MAX_RUNNING_TASKS = 16
 #: Characters of a task's output kept in its record when it ends (for the run log and summary).
 FINAL_OUTPUT_CHARS = 4_000
 
+
 def background_tasks_enabled(environ: Mapping[str, str] | None = None) -> bool:
     raw = (os.environ if environ is None else environ).get(DISABLE_ENV, "")
     return raw.strip().lower() in ("", "0", "false", "no")
@@ -75,9 +76,15 @@ class BackgroundTask:
 
     def summary(self) -> dict[str, object]:
         return {
-            "id": self.id, "kind": self.kind, "description": self.description, "state": self.state,
-            "exit_code": self.exit_code, "error": self.error, "stop_reason": self.stop_reason,
-            "output_path": str(self.output_path), "final_output": self.final_output,
+            "id": self.id,
+            "kind": self.kind,
+            "description": self.description,
+            "state": self.state,
+            "exit_code": self.exit_code,
+            "error": self.error,
+            "stop_reason": self.stop_reason,
+            "output_path": str(self.output_path),
+            "final_output": self.final_output,
             "duration_s": None if self.ended_at is None else round(self.ended_at - self.started_at, 3),
         }
 
@@ -92,8 +99,9 @@ class TaskLimitReached(Exception):
 
 
 class BackgroundTasks:
-    def __init__(self, directory: Path, *, redact: Callable[[str], str] = lambda text: text,
-                 max_running: int = MAX_RUNNING_TASKS) -> None:
+    def __init__(
+        self, directory: Path, *, redact: Callable[[str], str] = lambda text: text, max_running: int = MAX_RUNNING_TASKS
+    ) -> None:
         self.directory = directory
         self._redact = redact
         self._max_running = max_running
@@ -108,8 +116,9 @@ class BackgroundTasks:
         await self._tg.__aenter__()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
         self.stop_all("the run ended")
         assert self._tg is not None
         try:
@@ -124,8 +133,10 @@ class BackgroundTasks:
             raise RuntimeError("BackgroundTasks is not open (use `async with`)")
         running = sum(1 for t in self._tasks.values() if not t.finished)
         if running >= self._max_running:
-            raise TaskLimitReached(f"{running} background tasks are already running (the limit is "
-                                   f"{self._max_running}); stop one with TaskStop first")
+            raise TaskLimitReached(
+                f"{running} background tasks are already running (the limit is "
+                f"{self._max_running}); stop one with TaskStop first"
+            )
         task_id = f"{kind}-{next(self._ids)}"
         task = BackgroundTask(task_id, kind, description, self.directory / f"{task_id}.output")
         task.output_path.touch()

@@ -62,9 +62,19 @@ from bot.tools.context import ToolUseContext
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "BASH_SECURITY_CHECK_IDS", "CHECK_NAMES", "BashAnalysis", "ExitInterpretation", "analyze_bash", "cd_target",
-    "check_bash_permissions", "destructive_warnings", "interpret_exit_code", "is_concurrency_safe_command",
-    "is_read_only_command", "search_or_read_category", "suggest_rules",
+    "BASH_SECURITY_CHECK_IDS",
+    "CHECK_NAMES",
+    "BashAnalysis",
+    "ExitInterpretation",
+    "analyze_bash",
+    "cd_target",
+    "check_bash_permissions",
+    "destructive_warnings",
+    "interpret_exit_code",
+    "is_concurrency_safe_command",
+    "is_read_only_command",
+    "search_or_read_category",
+    "suggest_rules",
 ]
 
 
@@ -120,8 +130,16 @@ def analyze_bash(command: str) -> BashAnalysis:
         case Parsed():
             subcommands = tuple(c.values for c in outcome.commands)
             prefixes = tuple(p for s in subcommands if (p := command_prefix(s)) is not None)
-            return BashAnalysis("simple", subcommands, "", None, is_read_only(command), is_concurrency_safe(command),
-                                warnings, tuple(dict.fromkeys(prefixes)))
+            return BashAnalysis(
+                "simple",
+                subcommands,
+                "",
+                None,
+                is_read_only(command),
+                is_concurrency_safe(command),
+                warnings,
+                tuple(dict.fromkeys(prefixes)),
+            )
 
 
 def suggest_rules(command: str) -> tuple[str, ...]:
@@ -186,14 +204,17 @@ def _options(context: ToolUseContext) -> tuple[Options, bool]:
 def _build_options(context: ToolUseContext) -> Options:
     permission = context.permission
     roots = tuple(str(r) for r in context.allowed_roots)
-    paths = path_policy(roots, os.path.expanduser("~"), permission.allow_git_dir_writes,
-                        permission.allow_workflow_writes)
+    paths = path_policy(
+        roots, os.path.expanduser("~"), permission.allow_git_dir_writes, permission.allow_workflow_writes
+    )
     # A policy that allows Bash as a whole allows its writes too (``cp`` could write anyway).
-    edits = (permission.mode in ("acceptEdits", "bypassPermissions")
-             or permission.blanket_rule("allow", "Edit") is not None
-             or permission.blanket_rule("allow", "Write") is not None
-             or permission.blanket_rule("allow", "Bash") is not None
-             or any(r.tool == "Bash" and r.content is not None and r.content.strip() == "*" for r in permission.allow))
+    edits = (
+        permission.mode in ("acceptEdits", "bypassPermissions")
+        or permission.blanket_rule("allow", "Edit") is not None
+        or permission.blanket_rule("allow", "Write") is not None
+        or permission.blanket_rule("allow", "Bash") is not None
+        or any(r.tool == "Bash" and r.content is not None and r.content.strip() == "*" for r in permission.allow)
+    )
     install_scripts = permission.extra.get("bash_install_scripts", True) is not False
     allow = permission.allow
     blanket = permission.blanket_rule("allow", "Bash")
@@ -229,15 +250,22 @@ def _result(verdict: Verdict, warnings: tuple[str, ...], blanket: bool) -> Permi
                 texts = f"`{verdict.rule.text}`"
             return Allow(f"allowed by {texts}", source="rule", rule=verdict.rule, warnings=warnings)
         case "deny":
-            return Deny(verdict.reason, source=verdict.source, rule=verdict.rule, check_id=verdict.check_id,
-                        warnings=warnings)
+            return Deny(
+                verdict.reason, source=verdict.source, rule=verdict.rule, check_id=verdict.check_id, warnings=warnings
+            )
         case "ask":
-            return Ask(verdict.reason, source=verdict.source, rule=verdict.rule,
-                       suggestions=merge_suggestions(verdict.suggestions), check_id=verdict.check_id,
-                       warnings=warnings)
+            return Ask(
+                verdict.reason,
+                source=verdict.source,
+                rule=verdict.rule,
+                suggestions=merge_suggestions(verdict.suggestions),
+                check_id=verdict.check_id,
+                warnings=warnings,
+            )
         case "nomatch":
             if blanket:
                 return Passthrough(verdict.reason, warnings=warnings)
-            return Ask(verdict.reason, source="tool", suggestions=merge_suggestions(verdict.suggestions),
-                       warnings=warnings)
+            return Ask(
+                verdict.reason, source="tool", suggestions=merge_suggestions(verdict.suggestions), warnings=warnings
+            )
     raise AssertionError(verdict.kind)  # pragma: no cover

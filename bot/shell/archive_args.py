@@ -38,8 +38,9 @@ def _joined(base: str | None, value: str) -> str:
     return f"{base.rstrip('/') or '/'}/{value}"
 
 
-def _use(argv: Sequence[Word], index: int | None, value: str | None, access: Access,
-         base: str | None = None) -> list[PathUse]:
+def _use(
+    argv: Sequence[Word], index: int | None, value: str | None, access: Access, base: str | None = None
+) -> list[PathUse]:
     if index is None or value is None or value in ("", "-"):
         return []
     return [PathUse(index, _joined(base, value), access, argv[index])]
@@ -54,35 +55,141 @@ def _unknown(argv: Sequence[Word], index: int, reason: str) -> PathUse:
 # ----- tar -----------------------------------------------------------------------------------------
 
 _TAR_VALUE_LETTERS = frozenset("bCfFgHIKLNTVX")
-_TAR_VALUE_NAMES = frozenset({
-    "--file", "--directory", "--files-from", "--exclude-from", "--exclude", "--transform", "--xform",
-    "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script",
-    "--rsh-command", "--index-file", "--listed-incremental", "--owner", "--group", "--mode", "--mtime",
-    "--newer", "--after-date", "--newer-mtime", "--label", "--format", "--blocking-factor", "--record-size",
-    "--tape-length", "--volno-file", "--suffix", "--strip-components", "--warning", "--sort", "--exclude-tag",
-    "--exclude-tag-all", "--exclude-tag-under", "--add-file", "--owner-map", "--group-map", "--pax-option",
-    "--quoting-style", "--quote-chars", "--no-quote-chars", "--xattrs-include", "--xattrs-exclude",
-    "--hole-detection", "--level", "--exclude-ignore", "--exclude-ignore-recursive", "--starting-file",
-})
+_TAR_VALUE_NAMES = frozenset(
+    {
+        "--file",
+        "--directory",
+        "--files-from",
+        "--exclude-from",
+        "--exclude",
+        "--transform",
+        "--xform",
+        "--to-command",
+        "--use-compress-program",
+        "--checkpoint-action",
+        "--info-script",
+        "--new-volume-script",
+        "--rsh-command",
+        "--index-file",
+        "--listed-incremental",
+        "--owner",
+        "--group",
+        "--mode",
+        "--mtime",
+        "--newer",
+        "--after-date",
+        "--newer-mtime",
+        "--label",
+        "--format",
+        "--blocking-factor",
+        "--record-size",
+        "--tape-length",
+        "--volno-file",
+        "--suffix",
+        "--strip-components",
+        "--warning",
+        "--sort",
+        "--exclude-tag",
+        "--exclude-tag-all",
+        "--exclude-tag-under",
+        "--add-file",
+        "--owner-map",
+        "--group-map",
+        "--pax-option",
+        "--quoting-style",
+        "--quote-chars",
+        "--no-quote-chars",
+        "--xattrs-include",
+        "--xattrs-exclude",
+        "--hole-detection",
+        "--level",
+        "--exclude-ignore",
+        "--exclude-ignore-recursive",
+        "--starting-file",
+    }
+)
 #: Long options without a separate value (some take an attached one): an abbreviation of one is
 #: not an abbreviation of a value option.
-_TAR_FLAG_NAMES = frozenset({
-    "--create", "--extract", "--get", "--list", "--append", "--update", "--catenate", "--concatenate",
-    "--delete", "--diff", "--compare", "--one-top-level", "--checkpoint", "--backup", "--occurrence",
-    "--atime-preserve", "--dereference", "--absolute-names", "--verbose", "--gzip", "--gunzip", "--bzip2",
-    "--xz", "--zstd", "--lzip", "--lzma", "--lzop", "--auto-compress", "--keep-old-files", "--overwrite",
-    "--to-stdout", "--verify", "--exclude-vcs", "--exclude-vcs-ignores", "--exclude-caches", "--null",
-    "--no-null", "--recursion", "--no-recursion", "--totals", "--force-local", "--seek", "--sparse",
-    "--same-owner", "--no-same-owner", "--numeric-owner", "--preserve-permissions", "--same-permissions",
-    "--no-same-permissions", "--dry-run", "--test-label",
-})
-_TAR_MODES = {"--create": "c", "--extract": "x", "--get": "x", "--list": "t", "--append": "r", "--update": "u",
-              "--catenate": "A", "--concatenate": "A", "--delete": "D", "--diff": "d", "--compare": "d"}
+_TAR_FLAG_NAMES = frozenset(
+    {
+        "--create",
+        "--extract",
+        "--get",
+        "--list",
+        "--append",
+        "--update",
+        "--catenate",
+        "--concatenate",
+        "--delete",
+        "--diff",
+        "--compare",
+        "--one-top-level",
+        "--checkpoint",
+        "--backup",
+        "--occurrence",
+        "--atime-preserve",
+        "--dereference",
+        "--absolute-names",
+        "--verbose",
+        "--gzip",
+        "--gunzip",
+        "--bzip2",
+        "--xz",
+        "--zstd",
+        "--lzip",
+        "--lzma",
+        "--lzop",
+        "--auto-compress",
+        "--keep-old-files",
+        "--overwrite",
+        "--to-stdout",
+        "--verify",
+        "--exclude-vcs",
+        "--exclude-vcs-ignores",
+        "--exclude-caches",
+        "--null",
+        "--no-null",
+        "--recursion",
+        "--no-recursion",
+        "--totals",
+        "--force-local",
+        "--seek",
+        "--sparse",
+        "--same-owner",
+        "--no-same-owner",
+        "--numeric-owner",
+        "--preserve-permissions",
+        "--same-permissions",
+        "--no-same-permissions",
+        "--dry-run",
+        "--test-label",
+    }
+)
+_TAR_MODES = {
+    "--create": "c",
+    "--extract": "x",
+    "--get": "x",
+    "--list": "t",
+    "--append": "r",
+    "--update": "u",
+    "--catenate": "A",
+    "--concatenate": "A",
+    "--delete": "D",
+    "--diff": "d",
+    "--compare": "d",
+}
 #: Modes that write the archive.
 _TAR_WRITING = frozenset("cruAD")
-_TAR_WRITES = {"-g": "write", "--listed-incremental": "write", "--index-file": "write",
-               "--volno-file": "write", "--one-top-level": "write", "-X": "read", "--exclude-from": "read",
-               "--add-file": "read"}
+_TAR_WRITES = {
+    "-g": "write",
+    "--listed-incremental": "write",
+    "--index-file": "write",
+    "--volno-file": "write",
+    "--one-top-level": "write",
+    "-X": "read",
+    "--exclude-from": "read",
+    "--add-file": "read",
+}
 
 
 def _tar_options(values: Sequence[str]) -> Iterable[Option]:
@@ -151,11 +258,23 @@ def _tar(argv: Sequence[Word]) -> list[PathUse]:
             uses.append(PathUse(index, _joined(base, value), access, argv[index]))
             if extracting and base != final:  # where -C applies to extraction: check both
                 uses.append(PathUse(index, _joined(final, value), access, argv[index]))
-        uses.extend(_unknown(argv, index, f"tar {'archives' if creating else 'extracts'} the files the list "
-                                          f"{values[index]} names, only known at run time") for index in lists)
+        uses.extend(
+            _unknown(
+                argv,
+                index,
+                f"tar {'archives' if creating else 'extracts'} the files the list "
+                f"{values[index]} names, only known at run time",
+            )
+            for index in lists
+        )
     if extracting and absolute is not None:
-        uses.append(_unknown(argv, absolute, "tar -P extracts members to the absolute paths the archive holds, "
-                                             "only known at run time"))
+        uses.append(
+            _unknown(
+                argv,
+                absolute,
+                "tar -P extracts members to the absolute paths the archive holds, only known at run time",
+            )
+        )
     return uses
 
 
@@ -163,9 +282,21 @@ def _tar(argv: Sequence[Word]) -> list[PathUse]:
 
 #: zip options followed by a value (zip's own parser: whole words only).
 _ZIP_VALUE_WORDS = frozenset({"-b", "-n", "-t", "-tt", "-O", "-P", "-Z", "-s", "-sp", "-TT", "-ds", "-lf", "-Y"})
-_ZIP_LONG_VALUES = frozenset({"--temp-path", "--suffixes", "--from-date", "--before-date", "--output-file",
-                              "--password", "--compression-method", "--split-size", "--unzip-command",
-                              "--dot-size", "--logfile-path"})
+_ZIP_LONG_VALUES = frozenset(
+    {
+        "--temp-path",
+        "--suffixes",
+        "--from-date",
+        "--before-date",
+        "--output-file",
+        "--password",
+        "--compression-method",
+        "--split-size",
+        "--unzip-command",
+        "--dot-size",
+        "--logfile-path",
+    }
+)
 _ZIP_LONG_FLAGS = frozenset({"--exclude", "--include", "--names-stdin", "--recurse-paths", "--delete"})
 _ZIP_WRITES = frozenset({"-b", "--temp-path", "-O", "--output-file", "-lf", "--logfile-path"})
 
@@ -195,8 +326,7 @@ def _zip(argv: Sequence[Word]) -> list[PathUse]:
         if name in ("-x", "-i", "--exclude", "--include"):
             listing = True
         elif name in ("-@", "--names-stdin"):
-            uses.append(_unknown(argv, i, "zip archives the files named on its standard input, only known "
-                                          "at run time"))
+            uses.append(_unknown(argv, i, "zip archives the files named on its standard input, only known at run time"))
         elif name in _ZIP_VALUE_WORDS or name in _ZIP_LONG_VALUES:
             index = i if eq else i + 1
             if name in _ZIP_WRITES and index < n:
@@ -249,22 +379,74 @@ def _unzip(argv: Sequence[Word]) -> list[PathUse]:
 
 _RSYNC_VALUE_LETTERS = frozenset("eBTfM@")
 _RSYNC_PATHS: dict[str, Access] = {
-    "--log-file": "write", "--write-batch": "write", "--only-write-batch": "write", "--backup-dir": "write",
-    "--temp-dir": "write", "-T": "write", "--partial-dir": "write", "--link-dest": "write",
-    "--files-from": "read", "--exclude-from": "read", "--include-from": "read", "--read-batch": "read",
-    "--password-file": "read", "--early-input": "read", "--compare-dest": "read", "--copy-dest": "read",
+    "--log-file": "write",
+    "--write-batch": "write",
+    "--only-write-batch": "write",
+    "--backup-dir": "write",
+    "--temp-dir": "write",
+    "-T": "write",
+    "--partial-dir": "write",
+    "--link-dest": "write",
+    "--files-from": "read",
+    "--exclude-from": "read",
+    "--include-from": "read",
+    "--read-batch": "read",
+    "--password-file": "read",
+    "--early-input": "read",
+    "--compare-dest": "read",
+    "--copy-dest": "read",
 }
 #: Relative values of these are relative to the destination directory.
-_RSYNC_FROM_DEST = frozenset({"--backup-dir", "--temp-dir", "-T", "--partial-dir", "--link-dest", "--compare-dest",
-                              "--copy-dest"})
-_RSYNC_VALUE_NAMES = frozenset({
-    "--rsh", "--rsync-path", "--block-size", "--suffix", "--chmod", "--chown", "--usermap", "--groupmap",
-    "--max-delete", "--max-size", "--min-size", "--max-alloc", "--compress-choice", "--zc", "--compress-level",
-    "--zl", "--skip-compress", "--checksum-choice", "--cc", "--filter", "--exclude", "--include", "--address",
-    "--port", "--sockopts", "--out-format", "--log-file-format", "--bwlimit", "--stop-after", "--stop-at",
-    "--protocol", "--iconv", "--checksum-seed", "--timeout", "--contimeout", "--modify-window", "--info",
-    "--debug", "--outbuf", "--remote-option", "--copy-as", "--config", "--dparam",
-}) | {n for n in _RSYNC_PATHS if n.startswith("--")}
+_RSYNC_FROM_DEST = frozenset(
+    {"--backup-dir", "--temp-dir", "-T", "--partial-dir", "--link-dest", "--compare-dest", "--copy-dest"}
+)
+_RSYNC_VALUE_NAMES = frozenset(
+    {
+        "--rsh",
+        "--rsync-path",
+        "--block-size",
+        "--suffix",
+        "--chmod",
+        "--chown",
+        "--usermap",
+        "--groupmap",
+        "--max-delete",
+        "--max-size",
+        "--min-size",
+        "--max-alloc",
+        "--compress-choice",
+        "--zc",
+        "--compress-level",
+        "--zl",
+        "--skip-compress",
+        "--checksum-choice",
+        "--cc",
+        "--filter",
+        "--exclude",
+        "--include",
+        "--address",
+        "--port",
+        "--sockopts",
+        "--out-format",
+        "--log-file-format",
+        "--bwlimit",
+        "--stop-after",
+        "--stop-at",
+        "--protocol",
+        "--iconv",
+        "--checksum-seed",
+        "--timeout",
+        "--contimeout",
+        "--modify-window",
+        "--info",
+        "--debug",
+        "--outbuf",
+        "--remote-option",
+        "--copy-as",
+        "--config",
+        "--dparam",
+    }
+) | {n for n in _RSYNC_PATHS if n.startswith("--")}
 
 
 def _remote(value: str) -> bool:
@@ -296,14 +478,50 @@ def _rsync(argv: Sequence[Word]) -> list[PathUse]:
 # ----- patch ---------------------------------------------------------------------------------------
 
 _PATCH_VALUE_LETTERS = frozenset("BdDFiopVrYzg")
-_PATCH_PATHS: dict[str, Access] = {"-o": "write", "--output": "write", "-r": "write", "--reject-file": "write",
-                                   "-B": "write", "--prefix": "write", "-Y": "write", "--basename-prefix": "write",
-                                   "-i": "read", "--input": "read"}
-_PATCH_VALUE_NAMES = frozenset({"--directory", "--ifdef", "--fuzz", "--strip", "--version-control", "--suffix",
-                                "--get", "--quoting-style", "--reject-format", "--read-only"}) | {
-    n for n in _PATCH_PATHS if n.startswith("--")}
-_PATCH_FLAG_NAMES = frozenset({"--dry-run", "--merge", "--backup", "--reverse", "--forward", "--batch", "--force",
-                               "--silent", "--quiet", "--verbose", "--unified", "--context", "--normal", "--ed"})
+_PATCH_PATHS: dict[str, Access] = {
+    "-o": "write",
+    "--output": "write",
+    "-r": "write",
+    "--reject-file": "write",
+    "-B": "write",
+    "--prefix": "write",
+    "-Y": "write",
+    "--basename-prefix": "write",
+    "-i": "read",
+    "--input": "read",
+}
+_PATCH_VALUE_NAMES = frozenset(
+    {
+        "--directory",
+        "--ifdef",
+        "--fuzz",
+        "--strip",
+        "--version-control",
+        "--suffix",
+        "--get",
+        "--quoting-style",
+        "--reject-format",
+        "--read-only",
+    }
+) | {n for n in _PATCH_PATHS if n.startswith("--")}
+_PATCH_FLAG_NAMES = frozenset(
+    {
+        "--dry-run",
+        "--merge",
+        "--backup",
+        "--reverse",
+        "--forward",
+        "--batch",
+        "--force",
+        "--silent",
+        "--quiet",
+        "--verbose",
+        "--unified",
+        "--context",
+        "--normal",
+        "--ed",
+    }
+)
 
 
 def _patch(argv: Sequence[Word]) -> list[PathUse]:
@@ -340,5 +558,11 @@ def _patch(argv: Sequence[Word]) -> list[PathUse]:
 
 
 ARCHIVE_EXTRACTORS: dict[str, Extractor] = {
-    "tar": _tar, "gtar": _tar, "bsdtar": _tar, "zip": _zip, "unzip": _unzip, "rsync": _rsync, "patch": _patch,
+    "tar": _tar,
+    "gtar": _tar,
+    "bsdtar": _tar,
+    "zip": _zip,
+    "unzip": _unzip,
+    "rsync": _rsync,
+    "patch": _patch,
 }

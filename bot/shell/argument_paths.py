@@ -38,14 +38,58 @@ MAX_NESTED_OPTIONS = 3
 _OPTION_NAME = re.compile(r"-[A-Za-z][\w-]*")
 
 #: git commands that only read the working tree (``add`` writes the index, not the pathspecs).
-_GIT_READERS = frozenset({"diff", "log", "show", "status", "blame", "annotate", "ls-files", "ls-tree", "grep",
-                          "shortlog", "whatchanged", "diff-tree", "diff-index", "diff-files", "add",
-                          "check-ignore", "check-attr", "rev-list"})
-_GIT_GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                                "--super-prefix", "--attr-source", "--shallow-file"})
-_GIT_GLOBAL_FLAGS = frozenset({"-p", "--paginate", "-P", "--no-pager", "--bare", "--no-replace-objects",
-                               "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
-                               "--no-optional-locks", "--no-advice", "--no-lazy-fetch"})
+_GIT_READERS = frozenset(
+    {
+        "diff",
+        "log",
+        "show",
+        "status",
+        "blame",
+        "annotate",
+        "ls-files",
+        "ls-tree",
+        "grep",
+        "shortlog",
+        "whatchanged",
+        "diff-tree",
+        "diff-index",
+        "diff-files",
+        "add",
+        "check-ignore",
+        "check-attr",
+        "rev-list",
+    }
+)
+_GIT_GLOBAL_VALUES = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--super-prefix",
+        "--attr-source",
+        "--shallow-file",
+    }
+)
+_GIT_GLOBAL_FLAGS = frozenset(
+    {
+        "-p",
+        "--paginate",
+        "-P",
+        "--no-pager",
+        "--bare",
+        "--no-replace-objects",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-optional-locks",
+        "--no-advice",
+        "--no-lazy-fetch",
+    }
+)
 #: Global options naming where git runs (the judge's ``git_dirs`` check).
 _GIT_LOCATION_OPTIONS = frozenset({"-C", "--git-dir", "--work-tree"})
 #: git options whose separate value is a file written (``git log --output x``).
@@ -70,8 +114,9 @@ def path_like_arguments(words: Sequence[Word], known: set[int]) -> list[PathUse]
         if pos in known or not value or DYN in value or len(value) > MAX_PATH_WORD:
             continue
         access: Access = "argument"
-        if _excluding(value, before) or (readers is not None and pos > readers and not value.startswith("-")
-                                          and not is_option(before, _GIT_OUTPUT)):
+        if _excluding(value, before) or (
+            readers is not None and pos > readers and not value.startswith("-") and not is_option(before, _GIT_OUTPUT)
+        ):
             access = "read"
         uses.extend(PathUse(pos, candidate, access, words[pos]) for candidate in _candidates(value))
     return uses
@@ -107,7 +152,7 @@ def _candidates(value: str, depth: int = 0) -> Iterator[str]:
     for piece in value.split(","):  # NAME=value, key=value,key=value (docker --mount)
         match = _ASSIGNMENT.match(piece)
         if match is not None and depth < MAX_NESTED_OPTIONS:
-            yield from _candidates(piece[match.end():], depth + 1)
+            yield from _candidates(piece[match.end() :], depth + 1)
 
 
 def _attached(word: str) -> str:

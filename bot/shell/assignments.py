@@ -9,25 +9,50 @@ from __future__ import annotations
 
 #: The seeds' 32 variables known not to change which code runs (Claude Code's ``SAFE_ENV_VARS``,
 #: with ``CI`` in place of an API-key variable: secrets never belong on a command line).
-SAFE_ENV_VARS = frozenset({
-    # Go
-    "GOEXPERIMENT", "GOOS", "GOARCH", "CGO_ENABLED", "GO111MODULE",
-    # Rust
-    "RUST_BACKTRACE", "RUST_LOG",
-    # Node
-    "NODE_ENV",
-    # Python / pytest
-    "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_DEBUG",
-    # CI marker
-    "CI",
-    # locale
-    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_TIME", "CHARSET",
-    # terminal and colours
-    "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TZ",
-    "LS_COLORS", "LSCOLORS", "GREP_COLOR", "GREP_COLORS", "GCC_COLORS",
-    # output format
-    "TIME_STYLE", "BLOCK_SIZE", "BLOCKSIZE",
-})
+SAFE_ENV_VARS = frozenset(
+    {
+        # Go
+        "GOEXPERIMENT",
+        "GOOS",
+        "GOARCH",
+        "CGO_ENABLED",
+        "GO111MODULE",
+        # Rust
+        "RUST_BACKTRACE",
+        "RUST_LOG",
+        # Node
+        "NODE_ENV",
+        # Python / pytest
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+        "PYTEST_DEBUG",
+        # CI marker
+        "CI",
+        # locale
+        "LANG",
+        "LANGUAGE",
+        "LC_ALL",
+        "LC_CTYPE",
+        "LC_TIME",
+        "CHARSET",
+        # terminal and colours
+        "TERM",
+        "COLORTERM",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "TZ",
+        "LS_COLORS",
+        "LSCOLORS",
+        "GREP_COLOR",
+        "GREP_COLORS",
+        "GCC_COLORS",
+        # output format
+        "TIME_STYLE",
+        "BLOCK_SIZE",
+        "BLOCKSIZE",
+    }
+)
 assert len(SAFE_ENV_VARS) == 32
 
 

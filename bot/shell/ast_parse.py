@@ -64,9 +64,12 @@ PARSE_CACHE_SIZE = 512
 _BRANCHING = frozenset({"if_statement", "elif_clause", "else_clause", "while_statement", "do_group"})
 _KEYWORDS = frozenset({"if", "then", "elif", "else", "fi", "while", "until", "do", "done"})
 _CONTROL_FLOW = {
-    "for_statement": "a for loop", "c_style_for_statement": "a for loop", "case_statement": "a case statement",
+    "for_statement": "a for loop",
+    "c_style_for_statement": "a for loop",
+    "case_statement": "a case statement",
     "function_definition": "a function definition (it could shadow any command)",
-    "arithmetic_expansion": "an arithmetic command", "select_statement": "a select loop",
+    "arithmetic_expansion": "an arithmetic command",
+    "select_statement": "a select loop",
 }
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -212,8 +215,11 @@ class _Walker(RedirectWalker):
                 if child.type != "!":
                     self.statement(child, redirects)
         elif kind in ("variable_assignment", "variable_assignments"):
-            pairs = [node] if kind == "variable_assignment" else [c for c in node.children
-                                                                  if c.type == "variable_assignment"]
+            pairs = (
+                [node]
+                if kind == "variable_assignment"
+                else [c for c in node.children if c.type == "variable_assignment"]
+            )
             assigns = tuple(self.assignment(p, exported=False) for p in pairs)
             self.items.append(SimpleCommand((), assigns, redirects, self.text(node), "assign"))
         elif kind == "declaration_command":
@@ -300,7 +306,7 @@ class _Walker(RedirectWalker):
                     raise Unresolvable("unsupported command name")
                 first = inner[0]
                 if first.type == "word" and self.ascii:
-                    text = self.src[first.start_byte:first.end_byte]
+                    text = self.src[first.start_byte : first.end_byte]
                     if _WORD_SPECIAL.isdisjoint(text):
                         argv.append(Word(text, text))
                         continue
@@ -316,7 +322,7 @@ class _Walker(RedirectWalker):
                 own.extend(self.redirects_of(child))
             elif kind == "word" and self.ascii:
                 # The common case, without the general resolver: a plain unquoted word.
-                text = self.src[child.start_byte:child.end_byte]
+                text = self.src[child.start_byte : child.end_byte]
                 if not _WORD_SPECIAL.isdisjoint(text):
                     argv.append(resolve_word(child, self.src, True))
                 else:

@@ -25,9 +25,27 @@ _PRINT_STATEMENT = re.compile(r"\b(?:print|printf)\b([^;{}\n]*)")
 _REGEX_BEFORE = frozenset("(,~!{};&|\n=?:")
 #: Keywords after which ``/`` starts a regex (after a variable it divides).
 _REGEX_KEYWORDS = frozenset({"print", "printf", "return", "case", "do", "else"})
-_SAFE_OPTIONS = frozenset({"--posix", "--traditional", "-P", "--re-interval", "-r", "--characters-as-bytes",
-                           "-b", "--sandbox", "-S", "-N", "--use-lc-numeric", "-O", "--optimize", "--lint", "-c",
-                           "--csv", "-k"})
+_SAFE_OPTIONS = frozenset(
+    {
+        "--posix",
+        "--traditional",
+        "-P",
+        "--re-interval",
+        "-r",
+        "--characters-as-bytes",
+        "-b",
+        "--sandbox",
+        "-S",
+        "-N",
+        "--use-lc-numeric",
+        "-O",
+        "--optimize",
+        "--lint",
+        "-c",
+        "--csv",
+        "-k",
+    }
+)
 
 
 def unsafe_awk_reason(program: str) -> str | None:
@@ -132,9 +150,9 @@ def _literal_end(program: str, i: int, close: str) -> int:
             return i
         if close == "/" and ch == "[" and not bracket:
             bracket = True
-            if program[i + 1:i + 2] == "^":
+            if program[i + 1 : i + 2] == "^":
                 i += 1
-            if program[i + 1:i + 2] == "]":
+            if program[i + 1 : i + 2] == "]":
                 i += 1  # `[]...]`: the first ] is a member
         elif ch == "]" and bracket:
             bracket = False

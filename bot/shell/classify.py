@@ -30,26 +30,132 @@ class Category(Enum):
     NEUTRAL = "neutral"
 
 
-SEARCH_COMMANDS = frozenset({"find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "locate", "which", "whereis",
-                             "fd", "fdfind"})
-READ_COMMANDS = frozenset({"cat", "head", "tail", "less", "more", "wc", "stat", "file", "jq", "awk", "cut", "sort",
-                           "uniq", "tr", "nl", "od", "hexdump", "xxd", "strings", "md5sum", "sha1sum", "sha256sum",
-                           "sha512sum", "cksum", "diff", "cmp", "comm", "paste", "column", "fmt", "fold", "rev",
-                           "tac", "basename", "dirname", "realpath", "readlink", "sed", "base64", "numfmt",
-                           "expr", "seq", "getconf", "tsort", "pr", "date", "uname", "whoami", "id", "hostname",
-                           "env", "printenv", "pwd", "type", "command", "lsof", "pgrep", "ps", "tput", "ss",
-                           "df", "free", "uptime", "nproc", "arch", "groups", "test", "[", "[["})
+SEARCH_COMMANDS = frozenset(
+    {"find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "locate", "which", "whereis", "fd", "fdfind"}
+)
+READ_COMMANDS = frozenset(
+    {
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "wc",
+        "stat",
+        "file",
+        "jq",
+        "awk",
+        "cut",
+        "sort",
+        "uniq",
+        "tr",
+        "nl",
+        "od",
+        "hexdump",
+        "xxd",
+        "strings",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "sha512sum",
+        "cksum",
+        "diff",
+        "cmp",
+        "comm",
+        "paste",
+        "column",
+        "fmt",
+        "fold",
+        "rev",
+        "tac",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "sed",
+        "base64",
+        "numfmt",
+        "expr",
+        "seq",
+        "getconf",
+        "tsort",
+        "pr",
+        "date",
+        "uname",
+        "whoami",
+        "id",
+        "hostname",
+        "env",
+        "printenv",
+        "pwd",
+        "type",
+        "command",
+        "lsof",
+        "pgrep",
+        "ps",
+        "tput",
+        "ss",
+        "df",
+        "free",
+        "uptime",
+        "nproc",
+        "arch",
+        "groups",
+        "test",
+        "[",
+        "[[",
+    }
+)
 LIST_COMMANDS = frozenset({"ls", "tree", "du", "dir", "vdir"})
 NEUTRAL_COMMANDS = frozenset({"echo", "printf", "true", "false", ":"})
-GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "ls-tree",
-                           "cat-file", "describe", "shortlog", "grep", "rev-list", "merge-base", "name-rev",
-                           "for-each-ref", "show-ref", "count-objects", "whatchanged", "reflog", "version"})
-_GIT_LIST_ONLY = {"branch": frozenset({"--list", "-l", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose",
-                                       "--show-current", "--merged", "--no-merged", "--contains"}),
-                  "tag": frozenset({"-l", "--list", "-n", "--contains", "--merged", "--points-at"}),
-                  "remote": frozenset({"-v", "--verbose", "show", "get-url"}),
-                  "stash": frozenset({"list", "show"}),
-                  "config": frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"})}
+GIT_READ_ONLY = frozenset(
+    {
+        "status",
+        "log",
+        "diff",
+        "show",
+        "blame",
+        "rev-parse",
+        "ls-files",
+        "ls-tree",
+        "cat-file",
+        "describe",
+        "shortlog",
+        "grep",
+        "rev-list",
+        "merge-base",
+        "name-rev",
+        "for-each-ref",
+        "show-ref",
+        "count-objects",
+        "whatchanged",
+        "reflog",
+        "version",
+    }
+)
+_GIT_LIST_ONLY = {
+    "branch": frozenset(
+        {
+            "--list",
+            "-l",
+            "-a",
+            "--all",
+            "-r",
+            "--remotes",
+            "-v",
+            "-vv",
+            "--verbose",
+            "--show-current",
+            "--merged",
+            "--no-merged",
+            "--contains",
+        }
+    ),
+    "tag": frozenset({"-l", "--list", "-n", "--contains", "--merged", "--points-at"}),
+    "remote": frozenset({"-v", "--verbose", "show", "get-url"}),
+    "stash": frozenset({"list", "show"}),
+    "config": frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"}),
+}
 
 
 def category(argv: Sequence[Word]) -> Category | None:
@@ -99,7 +205,7 @@ def _git_read_only(argv: Sequence[Word]) -> bool:
     if sub is None:
         return False
     command = argv[sub].value
-    args = [w.value for w in argv[sub + 1:]]
+    args = [w.value for w in argv[sub + 1 :]]
     if any(a.startswith(("--output", "--ext-diff", "-O", "--open-files-in-pager")) for a in args):
         return False
     if command in GIT_READ_ONLY:

@@ -26,8 +26,9 @@ from bot.shell.word_resolve import ARG_NODES, Unresolvable, node_text, resolve_w
 #: What may stand inside ``[ ... ]`` besides words.
 _SINGLE = frozenset({"unary_expression", "binary_expression", "test_operator", "!", "=", "==", "!="})
 #: ``[[ ... ]]`` also has its own logical operators, string ordering, regex and pattern operands.
-_DOUBLE = _SINGLE | frozenset({"&&", "||", "<", ">", "=~", "parenthesized_expression", "(", ")", "regex",
-                               "extglob_pattern"})
+_DOUBLE = _SINGLE | frozenset(
+    {"&&", "||", "<", ">", "=~", "parenthesized_expression", "(", ")", "regex", "extglob_pattern"}
+)
 #: Operand-like tokens kept whole (their text is a pattern, not words).
 _PATTERNS = frozenset({"regex", "extglob_pattern"})
 _RUNS_CODE = frozenset({"command_substitution", "process_substitution", "arithmetic_expansion"})
@@ -94,8 +95,9 @@ def _check_gaps(node: Any, leaves: list[Any], src: str, ascii_src: bool) -> None
     for leaf in [*leaves, None]:
         start = node.end_byte if leaf is None else leaf.start_byte
         if start > previous_end:
-            gap = src[previous_end:start] if data is None else \
-                data[previous_end:start].decode("utf-8", "surrogateescape")
+            gap = (
+                src[previous_end:start] if data is None else data[previous_end:start].decode("utf-8", "surrogateescape")
+            )
             if gap.replace("\\\n", "").strip(" \t"):
                 raise Unresolvable("text inside a test that the parser skipped", 14)
         if leaf is not None:
@@ -111,8 +113,11 @@ def _check_arithmetic(node: Any, src: str, ascii_src: bool) -> None:
         if child.type == "binary_expression":
             texts = [node_text(c, src, ascii_src) for c in child.children]
             if any(t in _ARITH_OPS for t in texts):
-                operands = [t for c, t in zip(child.children, texts, strict=True)
-                            if not (c.type == "test_operator" or t in _ARITH_OPS)]
+                operands = [
+                    t
+                    for c, t in zip(child.children, texts, strict=True)
+                    if not (c.type == "test_operator" or t in _ARITH_OPS)
+                ]
                 if not all(t.lstrip("-").isdigit() for t in operands):
                     raise Unresolvable("an arithmetic comparison in [[ ]] evaluates its operands as code")
         stack.extend(child.children)

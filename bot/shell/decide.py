@@ -26,8 +26,31 @@ from bot.shell.syntax import Assignment, Parsed, ParseUnavailable, ScopeMarker, 
 from bot.shell.verdict import State, Verdict, combine
 
 _ROUGH_SPLIT = re.compile(r"\|\||&&|\$\(|<\(|>\(|[;|&\n()`{}]")
-_SKIPPABLE = frozenset({"env", "sudo", "doas", "timeout", "nice", "nohup", "command", "builtin", "exec", "xargs",
-                        "time", "stdbuf", "setsid", "ionice", "eval", "then", "do", "else", "if", "while", "!"})
+_SKIPPABLE = frozenset(
+    {
+        "env",
+        "sudo",
+        "doas",
+        "timeout",
+        "nice",
+        "nohup",
+        "command",
+        "builtin",
+        "exec",
+        "xargs",
+        "time",
+        "stdbuf",
+        "setsid",
+        "ionice",
+        "eval",
+        "then",
+        "do",
+        "else",
+        "if",
+        "while",
+        "!",
+    }
+)
 _AND_CHAIN = frozenset({"&&", "|", "|&"})
 _PLAIN_COMMAND = re.compile(r"^[A-Za-z0-9_./:=@%+,\- '\"]+$")
 
@@ -60,8 +83,11 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         return rule or Verdict("deny", f"the command has more than {MAX_SUBCOMMANDS} subcommands", source="safety")
     if "&" in outcome.operators and _makes_links(outcome):
         # A background job runs alongside the rest: what one creates, the other may use, in any order.
-        return Verdict("ask", "a background job (&) runs alongside a command that may create symbolic links "
-                              "(run them as separate commands)")
+        return Verdict(
+            "ask",
+            "a background job (&) runs alongside a command that may create symbolic links "
+            "(run them as separate commands)",
+        )
     if depth == 0 and len(outcome.commands) > 1 and options.rules.deny.rules:
         whole = " ".join(command.split())
         found = options.rules.deny.first(whole, whole.split(" ", 1)[0])
@@ -149,15 +175,23 @@ def best_effort_rule(command: str, options: Options) -> Verdict | None:
                 continue
             base = word.rsplit("/", 1)[-1]
             for candidate in {word, base}:
-                text, _ = canonical([candidate, *words[start + 1:start + BEST_EFFORT_WORDS]])
+                text, _ = canonical([candidate, *words[start + 1 : start + BEST_EFFORT_WORDS]])
                 found = deny.first(text, candidate) if deny.rules else None
                 if found is not None:
-                    return Verdict("deny", f"a deny rule matches `{text}` in a command that cannot be fully "
-                                           "analysed", found.rule.ref, source="rule")
+                    return Verdict(
+                        "deny",
+                        f"a deny rule matches `{text}` in a command that cannot be fully analysed",
+                        found.rule.ref,
+                        source="rule",
+                    )
                 found = ask.first(text, candidate) if ask.rules else None
                 if found is not None:
-                    return Verdict("ask", f"an ask rule matches `{text}` in a command that cannot be fully "
-                                          "analysed", found.rule.ref, source="rule")
+                    return Verdict(
+                        "ask",
+                        f"an ask rule matches `{text}` in a command that cannot be fully analysed",
+                        found.rule.ref,
+                        source="rule",
+                    )
     return None
 
 

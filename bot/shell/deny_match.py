@@ -30,9 +30,17 @@ from bot.shell.getopt import long_name
 #: ``program → {spelling → canonical option}``.
 _SYNONYMS: dict[str, dict[str, str]] = {
     "rm": {"-R": "-r", "--recursive": "-r", "--force": "-f", "--dir": "-d", "--interactive=never": "-f"},
-    "git": {"--force": "-f", "--force-with-lease": "-f", "--force-if-includes": "-f", "--mirror": "-f",
-            "-D": "-D", "-M": "-M",
-            "--delete": "-d", "--hard": "--hard", "--no-verify": "-n"},
+    "git": {
+        "--force": "-f",
+        "--force-with-lease": "-f",
+        "--force-if-includes": "-f",
+        "--mirror": "-f",
+        "-D": "-D",
+        "-M": "-M",
+        "--delete": "-d",
+        "--hard": "--hard",
+        "--no-verify": "-n",
+    },
     "cp": {"--recursive": "-r", "-R": "-r", "--force": "-f"},
     "chmod": {"--recursive": "-R"},
     "chown": {"--recursive": "-R"},
@@ -41,23 +49,63 @@ _SYNONYMS: dict[str, dict[str, str]] = {
 }
 #: Long options each program's parser accepts abbreviated (for ``--force-w``, ``--har``).
 _LONG_NAMES: dict[str, tuple[str, ...]] = {
-    "rm": ("--recursive", "--force", "--dir", "--interactive", "--verbose", "--preserve-root",
-           "--no-preserve-root", "--one-file-system"),
-    "git": ("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--hard", "--soft",
-            "--mixed", "--merge", "--keep", "--no-verify", "--tags", "--all", "--prune", "--set-upstream"),
+    "rm": (
+        "--recursive",
+        "--force",
+        "--dir",
+        "--interactive",
+        "--verbose",
+        "--preserve-root",
+        "--no-preserve-root",
+        "--one-file-system",
+    ),
+    "git": (
+        "--force",
+        "--force-with-lease",
+        "--force-if-includes",
+        "--mirror",
+        "--delete",
+        "--hard",
+        "--soft",
+        "--mixed",
+        "--merge",
+        "--keep",
+        "--no-verify",
+        "--tags",
+        "--all",
+        "--prune",
+        "--set-upstream",
+    ),
     "cp": ("--recursive", "--force"),
     "chmod": ("--recursive", "--reference", "--changes", "--verbose", "--silent", "--quiet"),
     "chown": ("--recursive", "--reference", "--changes", "--verbose", "--silent", "--quiet"),
 }
 #: Other names programs accept for a command word: ``program → {alias → canonical}``.
 _ALIASES: dict[str, dict[str, str]] = {
-    "npm": {**dict.fromkeys(("i", "add", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
-                             "isntall"), "install"),
-            "t": "test", "tst": "test", "run-script": "run", "rum": "run", "urn": "run",
-            **dict.fromkeys(("un", "rm", "r", "remove", "unlink"), "uninstall"), "c": "config", "x": "exec"},
+    "npm": {
+        **dict.fromkeys(
+            ("i", "add", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall"), "install"
+        ),
+        "t": "test",
+        "tst": "test",
+        "run-script": "run",
+        "rum": "run",
+        "urn": "run",
+        **dict.fromkeys(("un", "rm", "r", "remove", "unlink"), "uninstall"),
+        "c": "config",
+        "x": "exec",
+    },
     "docker": {"remove": "rm", "container": "", "image": "", "rmi": "rmi"},
-    "kubectl": {"po": "pod", "pods": "pod", "svc": "service", "services": "service", "deploy": "deployment",
-                "deployments": "deployment", "ns": "namespace", "namespaces": "namespace"},
+    "kubectl": {
+        "po": "pod",
+        "pods": "pod",
+        "svc": "service",
+        "services": "service",
+        "deploy": "deployment",
+        "deployments": "deployment",
+        "ns": "namespace",
+        "namespaces": "namespace",
+    },
 }
 #: Programs that run a unique abbreviation of a command (npm's ``pub`` is ``publish``).
 _ABBREVIATING = frozenset({"npm"})
@@ -97,8 +145,11 @@ def _in_order(wanted: list[str], words: list[str], program: str) -> bool:
         target = wanted[position]
         if program == "chmod":
             word, target = _chmod_mode(word), _chmod_mode(target)
-        if word == target or (program in _ABBREVIATING and len(word) >= 3 and target.startswith(word)) or \
-                (not _GLOB_CHARS.isdisjoint(word) and fnmatchcase(target, word)):  # `git pu?h`
+        if (
+            word == target
+            or (program in _ABBREVIATING and len(word) >= 3 and target.startswith(word))
+            or (not _GLOB_CHARS.isdisjoint(word) and fnmatchcase(target, word))
+        ):  # `git pu?h`
             position += 1
             if position == len(wanted):
                 return True
@@ -136,7 +187,7 @@ def _chmod_mode(word: str) -> str:
         value = (4 if "r" in perms else 0) | (2 if "w" in perms else 0) | (1 if "x" in perms or "X" in perms else 0)
         if any(c in perms for c in "ugo"):  # `g=u` copies another class's bits: assume all of them
             value = 7
-        for person in (who.replace("a", "ugo") or "ugo"):
+        for person in who.replace("a", "ugo") or "ugo":
             bits[person] = value if op == "=" else (bits[person] | value if op == "+" else bits[person] & ~value)
     return f"{bits['u']}{bits['g']}{bits['o']}"
 

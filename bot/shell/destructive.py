@@ -18,8 +18,10 @@ _DROP = re.compile(r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX)|TRUNCATE(?
 _DELETE_ALL = re.compile(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|'|\"|$)", re.I | re.M)
 _SQL_HINT = re.compile(r"(?i)drop|truncate|delete")
 #: Nothing below can fire without one of these words: most commands skip the analysis entirely.
-_TRIGGER = re.compile(r"--hard|--force|--no-verify|--amend|\b(?:push|clean|rm|kubectl|terraform|tofu)\b"
-                      r"|\bcommit\b[^;&|\n]*\s-[A-Za-z]*n|(?i:drop|truncate|delete)")
+_TRIGGER = re.compile(
+    r"--hard|--force|--no-verify|--amend|\b(?:push|clean|rm|kubectl|terraform|tofu)\b"
+    r"|\bcommit\b[^;&|\n]*\s-[A-Za-z]*n|(?i:drop|truncate|delete)"
+)
 
 
 def destructive_warnings(command: str) -> tuple[str, ...]:
@@ -45,9 +47,22 @@ def destructive_warnings(command: str) -> tuple[str, ...]:
 
 def _may_warn(c: str) -> bool:
     """A cheap superset of :data:`_TRIGGER` (substring tests are far faster than the regex)."""
-    return ("--hard" in c or "--force" in c or "--no-verify" in c or "--amend" in c or "push" in c or "clean" in c
-            or "rm" in c or "kubectl" in c or "terraform" in c or "tofu" in c or "commit" in c
-            or "drop" in (low := c.lower()) or "truncate" in low or "delete" in low)
+    return (
+        "--hard" in c
+        or "--force" in c
+        or "--no-verify" in c
+        or "--amend" in c
+        or "push" in c
+        or "clean" in c
+        or "rm" in c
+        or "kubectl" in c
+        or "terraform" in c
+        or "tofu" in c
+        or "commit" in c
+        or "drop" in (low := c.lower())
+        or "truncate" in low
+        or "delete" in low
+    )
 
 
 def _layers(argv: Sequence[Word]) -> list[Sequence[Word]]:
@@ -73,20 +88,26 @@ def _argv_warnings(argv: Sequence[Word]) -> list[str]:
     if program == "git":
         sub = git_subcommand_index(argv)
         command = argv[sub].value if sub is not None else ""
-        args = [w.value for w in argv[sub + 1:]] if sub is not None else []
+        args = [w.value for w in argv[sub + 1 :]] if sub is not None else []
         if command == "reset" and "--hard" in args:
             found.append("git reset --hard may discard uncommitted changes")
-        if command == "push" and any(a in ("--force", "-f") or a.startswith("--force-with-lease")
-                                     or (a.startswith("-") and not a.startswith("--") and "f" in a)
-                                     or (a.startswith("+") and len(a) > 1) for a in args):
+        if command == "push" and any(
+            a in ("--force", "-f")
+            or a.startswith("--force-with-lease")
+            or (a.startswith("-") and not a.startswith("--") and "f" in a)
+            or (a.startswith("+") and len(a) > 1)
+            for a in args
+        ):
             found.append("git push --force may overwrite remote history")
-        if "--no-verify" in args or (command == "commit" and any(a.startswith("-") and not a.startswith("--")
-                                                                 and "n" in a for a in args)):
+        if "--no-verify" in args or (
+            command == "commit" and any(a.startswith("-") and not a.startswith("--") and "n" in a for a in args)
+        ):
             found.append("--no-verify may skip safety hooks")
         if command == "commit" and "--amend" in args:
             found.append("git commit --amend may rewrite the last commit")
-        if command == "clean" and any(a == "--force" or (a.startswith("-") and not a.startswith("--")
-                                                         and "f" in a) for a in args):
+        if command == "clean" and any(
+            a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a) for a in args
+        ):
             found.append("git clean -f may permanently delete untracked files")
     elif program == "rm":
         short = "".join(v[1:] for v in values if v.startswith("-") and not v.startswith("--"))

@@ -26,11 +26,34 @@ __all__ = ["cargo", "cargo_watch", "fd"]
 #: fd's short options that take a value (the rest of the word, or the next word).
 _FD_VALUE_LETTERS = "dtecjSoExX"
 #: fd's long options that take a value (clap does not read abbreviations).
-_FD_VALUE_NAMES = frozenset({"--max-depth", "--min-depth", "--exact-depth", "--type", "--extension", "--exclude",
-                             "--ignore-file", "--color", "--threads", "--size", "--changed-within",
-                             "--changed-before", "--owner", "--base-directory", "--path-separator", "--search-path",
-                             "--max-results", "--max-buffer-time", "--batch-size", "--format", "--and",
-                             "--changed-after", "--newer", "--older"})
+_FD_VALUE_NAMES = frozenset(
+    {
+        "--max-depth",
+        "--min-depth",
+        "--exact-depth",
+        "--type",
+        "--extension",
+        "--exclude",
+        "--ignore-file",
+        "--color",
+        "--threads",
+        "--size",
+        "--changed-within",
+        "--changed-before",
+        "--owner",
+        "--base-directory",
+        "--path-separator",
+        "--search-path",
+        "--max-results",
+        "--max-buffer-time",
+        "--batch-size",
+        "--format",
+        "--and",
+        "--changed-after",
+        "--newer",
+        "--older",
+    }
+)
 _FD_EXEC_NAMES = frozenset({"--exec", "--exec-batch"})
 _FD_PLACEHOLDERS = ("{//}", "{/.}", "{/}", "{.}", "{}")
 
@@ -77,8 +100,10 @@ def fd(argv: Sequence[Word]) -> list[Inner]:
 
 def _with_result(command: list[Word]) -> tuple[Word, ...]:
     """fd's placeholders become a run-time value; without one the result is appended."""
-    placed = [w._replace(value=_place(w.value), dynamic=True) if any(p in w.value for p in _FD_PLACEHOLDERS) else w
-              for w in command]
+    placed = [
+        w._replace(value=_place(w.value), dynamic=True) if any(p in w.value for p in _FD_PLACEHOLDERS) else w
+        for w in command
+    ]
     if not any(w.dynamic and DYN in w.value for w in placed):
         placed.append(Word(DYN, "<result>", dynamic=True))
     return tuple(placed)
@@ -94,12 +119,42 @@ def _place(value: str) -> str:
 _CARGO_GLOBAL_VALUES = frozenset({"-C", "--config", "-Z", "--color", "--explain", "--manifest-path"})
 #: cargo-watch's options (clap) that take a value; ``-x``/``-s`` are the commands.
 _WATCH_VALUE_LETTERS = "xswiBLEdC"
-_WATCH_VALUE_NAMES = frozenset({"--exec", "--shell", "--watch", "--ignore", "--delay", "--features", "--env",
-                                "--env-file", "--workdir", "--use-shell"})
-_WATCH_FLAG_NAMES = frozenset({"--watch-when-idle", "--ignore-nothing", "--poll", "--postpone", "--clear", "--quiet",
-                               "--notify", "--why", "--skip-local-deps", "--no-restart", "--no-vcs-ignores",
-                               "--no-dot-ignores", "--no-process-group", "--no-gitignore", "--no-ignore", "--help",
-                               "--version", "--debug"})
+_WATCH_VALUE_NAMES = frozenset(
+    {
+        "--exec",
+        "--shell",
+        "--watch",
+        "--ignore",
+        "--delay",
+        "--features",
+        "--env",
+        "--env-file",
+        "--workdir",
+        "--use-shell",
+    }
+)
+_WATCH_FLAG_NAMES = frozenset(
+    {
+        "--watch-when-idle",
+        "--ignore-nothing",
+        "--poll",
+        "--postpone",
+        "--clear",
+        "--quiet",
+        "--notify",
+        "--why",
+        "--skip-local-deps",
+        "--no-restart",
+        "--no-vcs-ignores",
+        "--no-dot-ignores",
+        "--no-process-group",
+        "--no-gitignore",
+        "--no-ignore",
+        "--help",
+        "--version",
+        "--debug",
+    }
+)
 
 
 def cargo(argv: Sequence[Word]) -> list[Inner]:
@@ -134,15 +189,20 @@ def _watch(argv: Sequence[Word], start: int) -> list[Inner]:
         name = option.name
         if not name:
             # the words after `--` are a command (a stray operand before it is an error for cargo-watch)
-            if "--" in values[start:option.at]:
-                trailing = Inner("exec_each", option.at, tuple(argv[option.at:]))
+            if "--" in values[start : option.at]:
+                trailing = Inner("exec_each", option.at, tuple(argv[option.at :]))
                 break
             continue
         if option.value is None or option.value_index is None:
             continue
         if name == "--use-shell":
-            return [Inner("opaque", option.at, reason=f"cargo watch --use-shell={option.value} runs the commands "
-                                                       "with another shell")]
+            return [
+                Inner(
+                    "opaque",
+                    option.at,
+                    reason=f"cargo watch --use-shell={option.value} runs the commands with another shell",
+                )
+            ]
         if name in ("-x", "--exec"):
             scripts.append((option.value_index, f"cargo {option.value}"))
         elif name in ("-s", "--shell"):

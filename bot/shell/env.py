@@ -39,20 +39,60 @@ from bot.core.redact import is_secret_name, secrets_from_environ
 log = logging.getLogger(__name__)
 
 BASE_NAMES: tuple[str, ...] = (
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ",
-    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TMPDIR",
+    "TZ",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_COLLATE",
+    "LC_MESSAGES",
+    "LC_NUMERIC",
+    "LC_TIME",
     "LC_MONETARY",
 )
 
 #: GitHub Actions' default environment variables that carry no secret and no write access.
 CI_NAMES: tuple[str, ...] = (
-    "CI", "GITHUB_ACTIONS", "GITHUB_ACTOR", "GITHUB_ACTOR_ID", "GITHUB_TRIGGERING_ACTOR",
-    "GITHUB_REPOSITORY", "GITHUB_REPOSITORY_ID", "GITHUB_REPOSITORY_OWNER", "GITHUB_REPOSITORY_OWNER_ID",
-    "GITHUB_REF", "GITHUB_REF_NAME", "GITHUB_REF_TYPE", "GITHUB_REF_PROTECTED", "GITHUB_HEAD_REF",
-    "GITHUB_BASE_REF", "GITHUB_SHA", "GITHUB_EVENT_NAME", "GITHUB_JOB", "GITHUB_WORKFLOW",
-    "GITHUB_WORKFLOW_REF", "GITHUB_WORKFLOW_SHA", "GITHUB_RUN_ID", "GITHUB_RUN_NUMBER", "GITHUB_RUN_ATTEMPT",
-    "GITHUB_RETENTION_DAYS", "GITHUB_SERVER_URL", "GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "GITHUB_WORKSPACE",
-    "RUNNER_OS", "RUNNER_ARCH", "RUNNER_NAME", "RUNNER_ENVIRONMENT", "RUNNER_TOOL_CACHE",
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITHUB_ACTOR",
+    "GITHUB_ACTOR_ID",
+    "GITHUB_TRIGGERING_ACTOR",
+    "GITHUB_REPOSITORY",
+    "GITHUB_REPOSITORY_ID",
+    "GITHUB_REPOSITORY_OWNER",
+    "GITHUB_REPOSITORY_OWNER_ID",
+    "GITHUB_REF",
+    "GITHUB_REF_NAME",
+    "GITHUB_REF_TYPE",
+    "GITHUB_REF_PROTECTED",
+    "GITHUB_HEAD_REF",
+    "GITHUB_BASE_REF",
+    "GITHUB_SHA",
+    "GITHUB_EVENT_NAME",
+    "GITHUB_JOB",
+    "GITHUB_WORKFLOW",
+    "GITHUB_WORKFLOW_REF",
+    "GITHUB_WORKFLOW_SHA",
+    "GITHUB_RUN_ID",
+    "GITHUB_RUN_NUMBER",
+    "GITHUB_RUN_ATTEMPT",
+    "GITHUB_RETENTION_DAYS",
+    "GITHUB_SERVER_URL",
+    "GITHUB_API_URL",
+    "GITHUB_GRAPHQL_URL",
+    "GITHUB_WORKSPACE",
+    "RUNNER_OS",
+    "RUNNER_ARCH",
+    "RUNNER_NAME",
+    "RUNNER_ENVIRONMENT",
+    "RUNNER_TOOL_CACHE",
 )
 
 #: Never interactive: a pager or an editor would wait forever for a human.
@@ -81,9 +121,14 @@ class ChildEnv:
     refused: tuple[str, ...] = field(default=())
 
 
-def build_child_env(parent: Mapping[str, str], *, policy_env: Mapping[str, str] | None = None,
-                    passthrough: Iterable[str] = (), overrides: Mapping[str, str] | None = None,
-                    secret_names: Iterable[str] = ()) -> ChildEnv:
+def build_child_env(
+    parent: Mapping[str, str],
+    *,
+    policy_env: Mapping[str, str] | None = None,
+    passthrough: Iterable[str] = (),
+    overrides: Mapping[str, str] | None = None,
+    secret_names: Iterable[str] = (),
+) -> ChildEnv:
     """The child environment for a command. Pure: ``parent`` is the bot's environment.
 
     ``overrides`` are the runner's own settings (the sandbox's ``TMPDIR``...), applied last.

@@ -145,10 +145,17 @@ class _LineEmitter:
         self._sink(stream, line)
 
 
-async def run_process(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float | None = None,
-                      abort: AbortSignal | None = None, on_line: LineSink | None = None,
-                      output_file: Path | None = None, capture_limit_bytes: int = CAPTURE_LIMIT_BYTES,
-                      ) -> ProcessResult:
+async def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float | None = None,
+    abort: AbortSignal | None = None,
+    on_line: LineSink | None = None,
+    output_file: Path | None = None,
+    capture_limit_bytes: int = CAPTURE_LIMIT_BYTES,
+) -> ProcessResult:
     """Run ``argv`` to completion (or timeout, abort, cancellation) in its own process group.
 
     With ``output_file``, stdout and stderr are appended to that file instead of captured (and
@@ -164,10 +171,14 @@ async def run_process(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
         sink = os.open(output_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         process = await anyio.open_process(
-            list(argv), stdin=subprocess.DEVNULL,
+            list(argv),
+            stdin=subprocess.DEVNULL,
             stdout=sink if sink is not None else subprocess.PIPE,
             stderr=subprocess.STDOUT if sink is not None else subprocess.PIPE,
-            cwd=cwd, env=dict(env), start_new_session=True)
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
     finally:
         if sink is not None:
             os.close(sink)  # the child holds its own descriptor
@@ -196,8 +207,9 @@ async def run_process(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
     )
 
 
-async def _run_to_exit(process: Process, stdout: OutputCapture, stderr: OutputCapture, emitter: _LineEmitter,
-                       flags: dict[str, bool]) -> None:
+async def _run_to_exit(
+    process: Process, stdout: OutputCapture, stderr: OutputCapture, emitter: _LineEmitter, flags: dict[str, bool]
+) -> None:
     done = {"stdout": anyio.Event(), "stderr": anyio.Event()}
     async with anyio.create_task_group() as io:
         if process.stdout is not None:
@@ -222,8 +234,9 @@ async def _run_to_exit(process: Process, stdout: OutputCapture, stderr: OutputCa
         io.cancel_scope.cancel()  # only a process that left the group can still hold a pipe here
 
 
-async def _pump(stream: ByteReceiveStream, capture: OutputCapture, name: str, emitter: _LineEmitter,
-                done: anyio.Event) -> None:
+async def _pump(
+    stream: ByteReceiveStream, capture: OutputCapture, name: str, emitter: _LineEmitter, done: anyio.Event
+) -> None:
     try:
         async for chunk in stream:
             capture.feed(chunk)
@@ -296,8 +309,12 @@ def is_image_output(content: str) -> bool:
     return _IMAGE_DATA_URL.match(content) is not None
 
 
-def format_output(content: str, max_length: int = DEFAULT_MAX_OUTPUT_LENGTH, *, dropped_lines: int = 0,
-                  ) -> FormattedOutput:
+def format_output(
+    content: str,
+    max_length: int = DEFAULT_MAX_OUTPUT_LENGTH,
+    *,
+    dropped_lines: int = 0,
+) -> FormattedOutput:
     """Seeds ``formatOutput``: an image passes whole; text over ``max_length`` keeps its head and
     ends with ``... [N lines truncated] ...``. ``dropped_lines`` counts newlines that were never
     captured (beyond :data:`CAPTURE_LIMIT_BYTES`)."""
@@ -316,5 +333,5 @@ def image_block(content: str) -> dict[str, object] | None:
     if match is None:
         return None
     media_type = f"image/{match.group(1).lower()}"
-    data = re.sub(r"\s+", "", content[match.end():])
+    data = re.sub(r"\s+", "", content[match.end() :])
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}

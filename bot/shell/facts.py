@@ -33,8 +33,9 @@ class ProgramFacts(NamedTuple):
 NO_FACTS = ProgramFacts()
 
 
-def facts(explicit: Sequence[tuple[int, str]], paths: Sequence[PathUse] = (),
-          dirs: Sequence[PathUse] = ()) -> ProgramFacts:
+def facts(
+    explicit: Sequence[tuple[int, str]], paths: Sequence[PathUse] = (), dirs: Sequence[PathUse] = ()
+) -> ProgramFacts:
     """The facts found, or the shared :data:`NO_FACTS` when there are none (most commands)."""
     if not explicit and not paths and not dirs:
         return NO_FACTS

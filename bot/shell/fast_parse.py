@@ -45,11 +45,43 @@ _PLAIN_COMMAND = re.compile(rf"{_PLAIN_CHARS}+(?:[ \t]+{_PLAIN_CHARS}+)*\Z")
 _PLAIN_REDIRECT = re.compile(rf"([0-9]*)(>>|>&|&>>|&>|>\||<&|>|<)[ \t]*([A-Za-z0-9_./:@%+,]{_PLAIN_CHARS}*)\Z")
 #: The grammar's keywords (its anonymous alphabetic tokens, ``if`` ... ``unsetenv`` and the letters
 #: of ``${x@Q}``): a token equal to one goes through the node-by-node path.
-_KEYWORDS = frozenset({
-    "case", "declare", "do", "done", "elif", "else", "end", "esac", "export", "fi", "for", "function", "if", "in",
-    "local", "readonly", "select", "then", "typeset", "unset", "unsetenv", "until", "while",
-    "A", "E", "K", "L", "P", "Q", "U", "a", "k", "u",
-})
+_KEYWORDS = frozenset(
+    {
+        "case",
+        "declare",
+        "do",
+        "done",
+        "elif",
+        "else",
+        "end",
+        "esac",
+        "export",
+        "fi",
+        "for",
+        "function",
+        "if",
+        "in",
+        "local",
+        "readonly",
+        "select",
+        "then",
+        "typeset",
+        "unset",
+        "unsetenv",
+        "until",
+        "while",
+        "A",
+        "E",
+        "K",
+        "L",
+        "P",
+        "Q",
+        "U",
+        "a",
+        "k",
+        "u",
+    }
+)
 
 
 class _Fallback(Exception):
@@ -101,8 +133,9 @@ def _statements(node: Any, src: str, items: list[Item], operators: list[str], re
     _no_gap(src, previous_end, node.end_byte)
 
 
-def _statement(node: Any, kind: str, src: str, items: list[Item], operators: list[str],
-               redirects: tuple[Redirect, ...]) -> None:
+def _statement(
+    node: Any, kind: str, src: str, items: list[Item], operators: list[str], redirects: tuple[Redirect, ...]
+) -> None:
     if kind == "command":
         items.append(_command(node, src, redirects))
     elif kind == "list":
@@ -169,7 +202,7 @@ def _file_redirect(node: Any, src: str) -> Redirect:
             raise _Fallback
         previous_end = child.end_byte
         if kind == "file_descriptor":
-            text = src[child.start_byte:child.end_byte]
+            text = src[child.start_byte : child.end_byte]
             fd = int(text) if text.isdigit() else None
         elif kind in ARG_NODES:
             if kind == "process_substitution" or target is not None:
@@ -179,8 +212,13 @@ def _file_redirect(node: Any, src: str) -> Redirect:
             op = kind
         else:
             raise _Fallback
-    if target is None or target.dynamic or target.glob or node.end_byte > previous_end or \
-            (op in (">&", "<&") and target.value.startswith("-")):
+    if (
+        target is None
+        or target.dynamic
+        or target.glob
+        or node.end_byte > previous_end
+        or (op in (">&", "<&") and target.value.startswith("-"))
+    ):
         raise _Fallback
     return Redirect(op, fd, target)
 
@@ -226,7 +264,7 @@ def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleComm
             name = inner[0]
             if name.type != "word":
                 raise _Fallback
-            text = src[name.start_byte:name.end_byte]
+            text = src[name.start_byte : name.end_byte]
             if not _WORD_SPECIAL.isdisjoint(text):
                 raise _Fallback
             argv.append(_new(Word, (text, text, False, False, False, False, False, False)))

@@ -20,28 +20,100 @@ from bot.shell.path_check import Access
 from bot.shell.syntax import Word
 
 _CURL_PATHS: dict[str, Access] = {
-    "-o": "write", "--output": "write", "--output-dir": "write", "-c": "write", "--cookie-jar": "write",
-    "-D": "write", "--dump-header": "write", "--trace": "write", "--trace-ascii": "write", "--libcurl": "write",
-    "--stderr": "write", "--etag-save": "write", "--hsts": "write", "--alt-svc": "write",
-    "-T": "read", "--upload-file": "read", "--cacert": "read", "--cert": "read", "--key": "read",
-    "--netrc-file": "read", "--etag-compare": "read", "--capath": "read", "--crlfile": "read",
-    "--proxy-cacert": "read", "--proxy-cert": "read", "--proxy-key": "read",
+    "-o": "write",
+    "--output": "write",
+    "--output-dir": "write",
+    "-c": "write",
+    "--cookie-jar": "write",
+    "-D": "write",
+    "--dump-header": "write",
+    "--trace": "write",
+    "--trace-ascii": "write",
+    "--libcurl": "write",
+    "--stderr": "write",
+    "--etag-save": "write",
+    "--hsts": "write",
+    "--alt-svc": "write",
+    "-T": "read",
+    "--upload-file": "read",
+    "--cacert": "read",
+    "--cert": "read",
+    "--key": "read",
+    "--netrc-file": "read",
+    "--etag-compare": "read",
+    "--capath": "read",
+    "--crlfile": "read",
+    "--proxy-cacert": "read",
+    "--proxy-cert": "read",
+    "--proxy-key": "read",
 }
 #: Options whose value is read from a file when it starts with ``@`` (``-d @file``, ``-H @file``).
-_CURL_AT_FILE = frozenset({"-d", "--data", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
-                           "-H", "--header", "--proxy-header", "-w", "--write-out", "--url-query", "--variable",
-                           "--form-string"})
-_CURL_EXPLICIT = {"-K": "reads options from a file", "--config": "reads options from a file",
-                  "--engine": "loads a crypto engine", "--unix-socket": "talks to a local daemon's socket",
-                  "--abstract-unix-socket": "talks to a local daemon's socket"}
-_CURL_OTHER_VALUES = frozenset({"--url", "--user-agent", "--referer", "--request", "--user", "--proxy", "--proxy-user",
-                                "--max-time", "--connect-timeout", "--retry", "--retry-delay", "--retry-max-time",
-                                "--range", "--data-raw", "--quote", "--telnet-option", "--resolve", "--connect-to",
-                                "--interface", "--limit-rate", "--max-filesize", "--oauth2-bearer", "--cookie",
-                                "--continue-at", "--ftp-port", "--time-cond", "--speed-limit", "--speed-time",
-                                "--expect100-timeout", "--aws-sigv4", "--proto", "--proto-redir", "--ciphers"})
-_CURL_VALUE_NAMES = frozenset(n for n in (*_CURL_PATHS, *_CURL_AT_FILE, *_CURL_EXPLICIT) if n.startswith("--")) \
-    | _CURL_OTHER_VALUES
+_CURL_AT_FILE = frozenset(
+    {
+        "-d",
+        "--data",
+        "--data-binary",
+        "--data-urlencode",
+        "--json",
+        "-F",
+        "--form",
+        "-H",
+        "--header",
+        "--proxy-header",
+        "-w",
+        "--write-out",
+        "--url-query",
+        "--variable",
+        "--form-string",
+    }
+)
+_CURL_EXPLICIT = {
+    "-K": "reads options from a file",
+    "--config": "reads options from a file",
+    "--engine": "loads a crypto engine",
+    "--unix-socket": "talks to a local daemon's socket",
+    "--abstract-unix-socket": "talks to a local daemon's socket",
+}
+_CURL_OTHER_VALUES = frozenset(
+    {
+        "--url",
+        "--user-agent",
+        "--referer",
+        "--request",
+        "--user",
+        "--proxy",
+        "--proxy-user",
+        "--max-time",
+        "--connect-timeout",
+        "--retry",
+        "--retry-delay",
+        "--retry-max-time",
+        "--range",
+        "--data-raw",
+        "--quote",
+        "--telnet-option",
+        "--resolve",
+        "--connect-to",
+        "--interface",
+        "--limit-rate",
+        "--max-filesize",
+        "--oauth2-bearer",
+        "--cookie",
+        "--continue-at",
+        "--ftp-port",
+        "--time-cond",
+        "--speed-limit",
+        "--speed-time",
+        "--expect100-timeout",
+        "--aws-sigv4",
+        "--proto",
+        "--proto-redir",
+        "--ciphers",
+    }
+)
+_CURL_VALUE_NAMES = (
+    frozenset(n for n in (*_CURL_PATHS, *_CURL_AT_FILE, *_CURL_EXPLICIT) if n.startswith("--")) | _CURL_OTHER_VALUES
+)
 CURL_VALUE_LETTERS = "oTdFKcDHuxAeXwEbrCmYyzZQtUP"
 #: Flags that are prefixes of options with a value (``--head`` is not ``--header``).
 _CURL_FLAGS = frozenset({"--remote-name", "--remote-name-all", "--head", "--netrc"})
@@ -88,14 +160,15 @@ def _file_url(argv: Sequence[Word], at: int | None, url: str, explicit: Explicit
         paths.append(PathUse(at, match.group(1), "read", argv[at]))
 
 
-def _curl_value_files(argv: Sequence[Word], name: str, value: str, at: int, explicit: Explicit,
-                      paths: list[PathUse]) -> None:
+def _curl_value_files(
+    argv: Sequence[Word], name: str, value: str, at: int, explicit: Explicit, paths: list[PathUse]
+) -> None:
     """``@file`` (and ``-F name=<file``, ``--variable name@file``, ``-w %output{file}``)."""
     files: list[tuple[str, Access]] = []
     if name == "--variable":
         head = re.match(r"^%?[A-Za-z0-9_]*([=@])", value)
         if head is not None and head.group(1) == "@":
-            files.append((value[head.end():], "read"))
+            files.append((value[head.end() :], "read"))
     elif name in ("-F", "--form", "--form-string"):
         field = value.split("=", 1)[1] if "=" in value else ""
         if field[:1] in ("@", "<") and name != "--form-string":
@@ -112,43 +185,130 @@ def _curl_value_files(argv: Sequence[Word], name: str, value: str, at: int, expl
 
 
 _WGET_PATHS: dict[str, Access] = {
-    "-O": "write", "--output-document": "write", "-P": "write", "--directory-prefix": "write", "-o": "write",
-    "--output-file": "write", "-a": "write", "--append-output": "write", "--save-cookies": "write",
-    "--rejected-log": "write", "--warc-file": "write", "--hsts-file": "write", "-i": "read", "--input-file": "read",
-    "--post-file": "read", "--body-file": "read", "--load-cookies": "read", "--ca-certificate": "read",
-    "--certificate": "read", "--private-key": "read", "--ca-directory": "read", "--crl-file": "read",
+    "-O": "write",
+    "--output-document": "write",
+    "-P": "write",
+    "--directory-prefix": "write",
+    "-o": "write",
+    "--output-file": "write",
+    "-a": "write",
+    "--append-output": "write",
+    "--save-cookies": "write",
+    "--rejected-log": "write",
+    "--warc-file": "write",
+    "--hsts-file": "write",
+    "-i": "read",
+    "--input-file": "read",
+    "--post-file": "read",
+    "--body-file": "read",
+    "--load-cookies": "read",
+    "--ca-certificate": "read",
+    "--certificate": "read",
+    "--private-key": "read",
+    "--ca-directory": "read",
+    "--crl-file": "read",
 }
-_WGET_EXPLICIT = {"-e": "runs wgetrc commands", "--execute": "runs wgetrc commands",
-                  "--config": "reads a wgetrc file", "--use-askpass": "runs a program for passwords"}
+_WGET_EXPLICIT = {
+    "-e": "runs wgetrc commands",
+    "--execute": "runs wgetrc commands",
+    "--config": "reads a wgetrc file",
+    "--use-askpass": "runs a program for passwords",
+}
 #: Options that let the server's paths decide where files are written.
-_WGET_SERVER_PATHS = frozenset({"-x", "--force-directories", "-r", "--recursive", "-m", "--mirror", "-p",
-                                "--page-requisites"})
-_WGET_OTHER_VALUES = frozenset({"--cut-dirs", "--level", "--tries", "--timeout", "--wait", "--user-agent", "--header",
-                                "--referer", "--accept", "--reject", "--domains", "--include-directories",
-                                "--exclude-directories", "--base", "--quota", "--user", "--password", "--post-data",
-                                "--method", "--body-data", "--limit-rate", "--restrict-file-names", "--default-page",
-                                "--warc-dedup", "--warc-tempdir", "--bind-address", "--dns-timeout", "--read-timeout",
-                                "--connect-timeout", "--waitretry", "--http-user", "--http-password",
-                                "--local-encoding", "--remote-encoding", "--secure-protocol", "--ciphers",
-                                "--accept-regex",
-                                "--reject-regex", "--regex-type", "--exclude-domains", "--follow-tags",
-                                "--ignore-tags", "--max-redirect", "--proxy-user", "--proxy-password", "--compression"})
+_WGET_SERVER_PATHS = frozenset(
+    {"-x", "--force-directories", "-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites"}
+)
+_WGET_OTHER_VALUES = frozenset(
+    {
+        "--cut-dirs",
+        "--level",
+        "--tries",
+        "--timeout",
+        "--wait",
+        "--user-agent",
+        "--header",
+        "--referer",
+        "--accept",
+        "--reject",
+        "--domains",
+        "--include-directories",
+        "--exclude-directories",
+        "--base",
+        "--quota",
+        "--user",
+        "--password",
+        "--post-data",
+        "--method",
+        "--body-data",
+        "--limit-rate",
+        "--restrict-file-names",
+        "--default-page",
+        "--warc-dedup",
+        "--warc-tempdir",
+        "--bind-address",
+        "--dns-timeout",
+        "--read-timeout",
+        "--connect-timeout",
+        "--waitretry",
+        "--http-user",
+        "--http-password",
+        "--local-encoding",
+        "--remote-encoding",
+        "--secure-protocol",
+        "--ciphers",
+        "--accept-regex",
+        "--reject-regex",
+        "--regex-type",
+        "--exclude-domains",
+        "--follow-tags",
+        "--ignore-tags",
+        "--max-redirect",
+        "--proxy-user",
+        "--proxy-password",
+        "--compression",
+    }
+)
 _WGET_VALUE_NAMES = frozenset(n for n in (*_WGET_PATHS, *_WGET_EXPLICIT) if n.startswith("--")) | _WGET_OTHER_VALUES
 WGET_VALUE_LETTERS = "eoaiBtOTwQPlARDIXUn"
 _WGET_FLAG_NAMES = frozenset(n for n in _WGET_SERVER_PATHS if n.startswith("--")) | {
-    "--no-host-directories", "--no-directories", "--no-parent", "--timestamping", "--continue", "--quiet",
-    "--verbose", "--no-verbose", "--no-clobber", "--no-check-certificate", "--spider", "--server-response",
-    "--content-disposition", "--trust-server-names", "--convert-links", "--backup-converted", "--adjust-extension",
-    "--span-hosts", "--relative", "--progress", "--show-progress", "--no-cookies", "--keep-session-cookies",
-    "--ignore-case", "--inet4-only", "--inet6-only", "--https-only", "--delete-after", "--version", "--help"}
+    "--no-host-directories",
+    "--no-directories",
+    "--no-parent",
+    "--timestamping",
+    "--continue",
+    "--quiet",
+    "--verbose",
+    "--no-verbose",
+    "--no-clobber",
+    "--no-check-certificate",
+    "--spider",
+    "--server-response",
+    "--content-disposition",
+    "--trust-server-names",
+    "--convert-links",
+    "--backup-converted",
+    "--adjust-extension",
+    "--span-hosts",
+    "--relative",
+    "--progress",
+    "--show-progress",
+    "--no-cookies",
+    "--keep-session-cookies",
+    "--ignore-case",
+    "--inet4-only",
+    "--inet6-only",
+    "--https-only",
+    "--delete-after",
+    "--version",
+    "--help",
+}
 
 
 def wget_facts(argv: Sequence[Word]) -> ProgramFacts:
     explicit: Explicit = []
     paths: list[PathUse] = []
     writes_cwd = True
-    for option in options([w.value for w in argv], WGET_VALUE_LETTERS, _WGET_VALUE_NAMES,
-                          known_names=_WGET_FLAG_NAMES):
+    for option in options([w.value for w in argv], WGET_VALUE_LETTERS, _WGET_VALUE_NAMES, known_names=_WGET_FLAG_NAMES):
         name = option.name
         if name in _WGET_EXPLICIT:
             explicit.append((option.at, f"wget {name} {_WGET_EXPLICIT[name]}"))

@@ -29,34 +29,158 @@ MAX_FIND_ENTRIES = 50_000
 #: Names found in ``.git`` (files, directories, hooks, refs, objects) and ``.github/workflows``:
 #: a ``-name`` pattern matching one of them may route a protected file to the action.
 PROTECTED_SAMPLE_NAMES = (
-    ".git", ".github", "workflows", "ci.yml", "release.yaml", "config", "HEAD", "ORIG_HEAD", "FETCH_HEAD",
-    "MERGE_HEAD", "index", "description", "packed-refs", "COMMIT_EDITMSG", "shallow", "commondir", "gitdir",
-    "hooks", "info", "exclude", "attributes", "sparse-checkout", "objects", "pack", "refs", "heads", "tags",
-    "remotes", "logs", "modules", "worktrees", "alternates", "main", "master", "origin",
-    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg",
-    "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
-    "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
-    "post-rewrite", "sendemail-validate", "fsmonitor-watchman", "post-index-change", "pre-commit.sample",
-    "0a", "ff", "0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef012345",
+    ".git",
+    ".github",
+    "workflows",
+    "ci.yml",
+    "release.yaml",
+    "config",
+    "HEAD",
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "MERGE_HEAD",
+    "index",
+    "description",
+    "packed-refs",
+    "COMMIT_EDITMSG",
+    "shallow",
+    "commondir",
+    "gitdir",
+    "hooks",
+    "info",
+    "exclude",
+    "attributes",
+    "sparse-checkout",
+    "objects",
+    "pack",
+    "refs",
+    "heads",
+    "tags",
+    "remotes",
+    "logs",
+    "modules",
+    "worktrees",
+    "alternates",
+    "main",
+    "master",
+    "origin",
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "post-index-change",
+    "pre-commit.sample",
+    "0a",
+    "ff",
+    "0123456789abcdef0123456789abcdef01234567",
+    "0123456789abcdef0123456789abcdef012345",
     "pack-0123456789abcdef.pack",
-    "pack-0123456789abcdef.idx", "multi-pack-index",
+    "pack-0123456789abcdef.idx",
+    "multi-pack-index",
 )
 _ROUTING = frozenset({"-o", "-or", "!", "-not", ",", "(", ")"})
 #: find's primaries by the number of words they take (GNU findutils 4.9). An unknown primary
 #: means the expression cannot be read: no guard is assumed.
-_NO_ARGUMENT = frozenset({
-    "-delete", "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-readable",
-    "-writable", "-executable", "-nouser", "-nogroup", "-depth", "-d", "-mount", "-xdev", "-noleaf",
-    "-ignore_readdir_race", "-noignore_readdir_race", "-daystart", "-follow", "-a", "-and", "-warn", "-nowarn",
-    "-help", "--help", "-version", "--version",
-    *_ROUTING,
-})
-_ONE_ARGUMENT = frozenset({
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname",
-    "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm", "-size", "-mtime", "-mmin", "-atime", "-amin",
-    "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-used", "-links", "-inum", "-samefile", "-maxdepth",
-    "-mindepth", "-fstype", "-printf", "-fprint", "-fprint0", "-fls", "-regextype", "-context", "-files0-from",
-})
+_NO_ARGUMENT = frozenset(
+    {
+        "-delete",
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-true",
+        "-false",
+        "-empty",
+        "-readable",
+        "-writable",
+        "-executable",
+        "-nouser",
+        "-nogroup",
+        "-depth",
+        "-d",
+        "-mount",
+        "-xdev",
+        "-noleaf",
+        "-ignore_readdir_race",
+        "-noignore_readdir_race",
+        "-daystart",
+        "-follow",
+        "-a",
+        "-and",
+        "-warn",
+        "-nowarn",
+        "-help",
+        "--help",
+        "-version",
+        "--version",
+        *_ROUTING,
+    }
+)
+_ONE_ARGUMENT = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-type",
+        "-xtype",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-perm",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-used",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-maxdepth",
+        "-mindepth",
+        "-fstype",
+        "-printf",
+        "-fprint",
+        "-fprint0",
+        "-fls",
+        "-regextype",
+        "-context",
+        "-files0-from",
+    }
+)
 _ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 #: Pattern syntax GNU fnmatch reads differently from Python's (``[^x]`` negates, ``\x`` escapes,
 #: ``[[:alpha:]]``, ``[[=g=]]``, ``[[.o.]]``): a -name using it is not a guard.
@@ -79,8 +203,9 @@ def read_expression(find_words: Sequence[str]) -> FindExpression:
     while i < n:
         word = find_words[i]
         if word in _ROUTING:
-            return FindExpression((), f"the find expression uses {word!r}, so files other than those its "
-                                      "tests name reach the action")
+            return FindExpression(
+                (), f"the find expression uses {word!r}, so files other than those its tests name reach the action"
+            )
         if word in _ACTIONS:
             break
         if word == "-files0-from":
@@ -88,8 +213,9 @@ def read_expression(find_words: Sequence[str]) -> FindExpression:
         if word in ("-name", "-iname") and i + 1 < n:
             pattern = find_words[i + 1]
             if any(token in pattern for token in _UNREADABLE_PATTERN):
-                return FindExpression((), f"the -name pattern {pattern!r} uses syntax the analysis does not "
-                                          "match as find does")
+                return FindExpression(
+                    (), f"the -name pattern {pattern!r} uses syntax the analysis does not match as find does"
+                )
             names.append((pattern, word == "-iname"))
             i += 2
         elif word in _ONE_ARGUMENT or (word.startswith("-newer") and len(word) == 8):
@@ -101,8 +227,9 @@ def read_expression(find_words: Sequence[str]) -> FindExpression:
         else:
             return FindExpression((), f"the find expression has {word!r}, which the analysis does not read")
     if not names:
-        return FindExpression((), "no -name test comes before the action, so files in .git/ or "
-                                  ".github/workflows/ reach it")
+        return FindExpression(
+            (), "no -name test comes before the action, so files in .git/ or .github/workflows/ reach it"
+        )
     return FindExpression(tuple(names), None)
 
 
@@ -141,16 +268,18 @@ def name_filter(find_words: Sequence[str]) -> Callable[[str], bool]:
     if expression.problem is not None:
         return lambda name: True
     patterns = expression.names
-    return lambda name: all(fnmatchcase(name.lower(), p.lower()) if fold else fnmatchcase(name, p)
-                            for p, fold in patterns)
+    return lambda name: all(
+        fnmatchcase(name.lower(), p.lower()) if fold else fnmatchcase(name, p) for p, fold in patterns
+    )
 
 
 def _expression_start(find_words: Sequence[str]) -> int:
     return _split(find_words)[1]
 
 
-def links_out(starts: Sequence[str], inside: Callable[[str], bool],
-              named: Callable[[str], bool] = lambda name: True) -> str | None:
+def links_out(
+    starts: Sequence[str], inside: Callable[[str], bool], named: Callable[[str], bool] = lambda name: True
+) -> str | None:
     """The first symbolic link below ``starts`` (absolute directories) with a name ``named``
     accepts whose target is not ``inside`` the workspace, ``"too many"`` when the walk is cut
     short, else ``None``."""

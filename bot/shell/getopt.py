@@ -68,15 +68,21 @@ def short_letters(word: str, value_letters: Collection[str]) -> list[tuple[str, 
     for i in range(1, len(word)):
         letter = word[i]
         if letter in value_letters:
-            rest = word[i + 1:]
+            rest = word[i + 1 :]
             letters.append((letter, rest if rest else None))
             return letters
         letters.append((letter, None))
     return letters
 
 
-def options(values: Sequence[str], value_letters: Collection[str] = (), value_names: Collection[str] = (),
-            known_names: Collection[str] = (), start: int = 1, stop_at_positional: bool = False) -> Iterator[Option]:
+def options(
+    values: Sequence[str],
+    value_letters: Collection[str] = (),
+    value_names: Collection[str] = (),
+    known_names: Collection[str] = (),
+    start: int = 1,
+    stop_at_positional: bool = False,
+) -> Iterator[Option]:
     """Every option of ``values[start:]`` in order, and the positionals (``name == ""``).
 
     ``value_letters``: short letters that take a value; ``value_names``: long options that take a

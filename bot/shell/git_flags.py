@@ -22,12 +22,40 @@ from bot.shell.path_args import PathUse
 from bot.shell.syntax import Word
 
 #: Global options followed by a value (``--git-dir x`` or ``--git-dir=x``; ``-C``/``-c`` only separate).
-GIT_GLOBAL_VALUE = frozenset({"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-                              "--shallow-file", "--attr-source"})
-GIT_GLOBAL_FLAGS = frozenset({"-p", "--paginate", "-P", "--no-pager", "--bare", "--no-replace-objects",
-                              "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
-                              "--no-optional-locks", "--no-advice", "--no-lazy-fetch", "--html-path", "--man-path",
-                              "--info-path", "--exec-path"})
+GIT_GLOBAL_VALUE = frozenset(
+    {
+        "-C",
+        "-c",
+        "--config-env",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--super-prefix",
+        "--shallow-file",
+        "--attr-source",
+    }
+)
+GIT_GLOBAL_FLAGS = frozenset(
+    {
+        "-p",
+        "--paginate",
+        "-P",
+        "--no-pager",
+        "--bare",
+        "--no-replace-objects",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-optional-locks",
+        "--no-advice",
+        "--no-lazy-fetch",
+        "--html-path",
+        "--man-path",
+        "--info-path",
+        "--exec-path",
+    }
+)
 #: Global options whose value is only ever attached (``--list-cmds=main``, ``--exec-path=dir``).
 _GIT_GLOBAL_ATTACHED = frozenset({"--list-cmds", "--exec-path"})
 #: Words git reads as the ``help``/``version`` command.
@@ -43,27 +71,52 @@ GIT_SAFE_KEYS = re.compile(
     r"|submodule\.recurse|feature\.manyfiles|index\.version|checkout\.workers|credential\.usehttppath)$"
 )
 #: Subcommand options that make git run a program (any subcommand: over-approximate).
-_GIT_EXEC_OPTIONS = frozenset({"--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--template",
-                               "--open-files-in-pager", "--sendmail-cmd", "--smtp-server", "--extcmd",
-                               "--config-env", "--exec-path"})
+_GIT_EXEC_OPTIONS = frozenset(
+    {
+        "--upload-pack",
+        "--receive-pack",
+        "--exec",
+        "--ext-diff",
+        "--template",
+        "--open-files-in-pager",
+        "--sendmail-cmd",
+        "--smtp-server",
+        "--extcmd",
+        "--config-env",
+        "--exec-path",
+    }
+)
 #: Subcommand options whose value is a file git writes or reads.
 _GIT_WRITE_OPTIONS = frozenset({"--output", "--output-directory", "--separate-git-dir"})
 _GIT_READ_OPTIONS = {"--file": frozenset({"commit", "tag", "notes", "merge"}), "--contents": frozenset({"blame"})}
 _GIT_CONFIG_OPTIONS = frozenset({"--config"})
 #: ``git apply --unsafe-paths``: the patch decides which paths outside the work tree are written.
 _GIT_UNSAFE_PATHS = "--unsafe-paths"
-_GIT_LONG_NAMES = _GIT_EXEC_OPTIONS | _GIT_WRITE_OPTIONS | frozenset(_GIT_READ_OPTIONS) | _GIT_CONFIG_OPTIONS | {
-    _GIT_UNSAFE_PATHS}
+_GIT_LONG_NAMES = (
+    _GIT_EXEC_OPTIONS | _GIT_WRITE_OPTIONS | frozenset(_GIT_READ_OPTIONS) | _GIT_CONFIG_OPTIONS | {_GIT_UNSAFE_PATHS}
+)
 _GIT_EXACT_ONLY = frozenset({"--ext-diff"})
 #: Long options among those that take a separate value (``--output x``).
 _GIT_LONG_VALUE = _GIT_LONG_NAMES - {"--ext-diff", "--open-files-in-pager", "--exec-path"}
 #: Short letters that take a value, per subcommand: enough to decode a bundle (``-iOcmd``, ``-fx CMD``).
-_GIT_SHORT_VALUES = {"grep": "efmABCO", "clone": "bocuj", "commit": "mFcCtS", "tag": "mFu", "notes": "mFcC",
-                     "merge": "mFsXS", "rebase": "xsXCS", "archive": "o", "format-patch": "ov", "fetch": "jo",
-                     "pull": "jo", "ls-remote": "u"}
+_GIT_SHORT_VALUES = {
+    "grep": "efmABCO",
+    "clone": "bocuj",
+    "commit": "mFcCtS",
+    "tag": "mFu",
+    "notes": "mFcC",
+    "merge": "mFsXS",
+    "rebase": "xsXCS",
+    "archive": "o",
+    "format-patch": "ov",
+    "fetch": "jo",
+    "pull": "jo",
+    "ls-remote": "u",
+}
 _GIT_UPLOAD_PACK_SHORT = frozenset({"clone", "fetch", "pull", "ls-remote", "archive"})
-_GIT_EXPLICIT_SUBCOMMANDS = frozenset({"filter-branch", "difftool", "mergetool", "send-email", "instaweb",
-                                       "daemon", "credential-helper", "web--browse"})
+_GIT_EXPLICIT_SUBCOMMANDS = frozenset(
+    {"filter-branch", "difftool", "mergetool", "send-email", "instaweb", "daemon", "credential-helper", "web--browse"}
+)
 
 
 def git_subcommand_index(argv: Sequence[Word]) -> int | None:
@@ -129,8 +182,12 @@ def git_facts(argv: Sequence[Word]) -> ProgramFacts:
             if use is not None:
                 paths.append(use)
     if unknown is not None:
-        explicit.append((unknown, f"the git option {values[unknown]} is not one the analysis knows, so the "
-                                  "subcommand cannot be found"))
+        explicit.append(
+            (
+                unknown,
+                f"the git option {values[unknown]} is not one the analysis knows, so the subcommand cannot be found",
+            )
+        )
     if sub is None:
         return facts(explicit, paths, dirs)
     command = values[sub]
@@ -145,13 +202,14 @@ def git_facts(argv: Sequence[Word]) -> ProgramFacts:
             paths.append(PathUse(where, values[where], "write", argv[where]))
     elif len(positionals) >= 2 and (command, values[positionals[0]]) in (("worktree", "add"), ("bundle", "create")):
         paths.append(PathUse(positionals[1], values[positionals[1]], "write", argv[positionals[1]]))
-    elif command in ("apply", "am") or (command == "diff" and "--no-index" in values[sub + 1:]):
+    elif command in ("apply", "am") or (command == "diff" and "--no-index" in values[sub + 1 :]):
         paths.extend(PathUse(k, values[k], "read", argv[k]) for k in positionals)
     return facts(explicit, paths, dirs)
 
 
-def _subcommand_options(argv: Sequence[Word], sub: int, command: str, explicit: Explicit,
-                        paths: list[PathUse]) -> list[int]:
+def _subcommand_options(
+    argv: Sequence[Word], sub: int, command: str, explicit: Explicit, paths: list[PathUse]
+) -> list[int]:
     """Check the subcommand's options; return the indices of its positionals (values of the short
     options that take one skipped, so ``worktree add -b x DIR`` finds ``DIR``)."""
     values = [w.value for w in argv]
@@ -181,16 +239,27 @@ def _subcommand_options(argv: Sequence[Word], sub: int, command: str, explicit: 
         for letter, attached_value in decoded:
             if letter in letters and attached_value is None and letter != "O":
                 skip_next = True
-            target, target_index = (attached_value, k) if attached_value is not None else \
-                ((values[k + 1], k + 1) if k + 1 < n else (None, None))
+            target, target_index = (
+                (attached_value, k)
+                if attached_value is not None
+                else ((values[k + 1], k + 1) if k + 1 < n else (None, None))
+            )
             _short_option(argv, command, letter, k, target, target_index, explicit, paths)
         if command == "worktree" and value in ("-b", "-B"):
             skip_next = True
     return positionals
 
 
-def _long_option(argv: Sequence[Word], command: str, name: str, k: int, target: str | None,
-                 target_index: int | None, explicit: Explicit, paths: list[PathUse]) -> None:
+def _long_option(
+    argv: Sequence[Word],
+    command: str,
+    name: str,
+    k: int,
+    target: str | None,
+    target_index: int | None,
+    explicit: Explicit,
+    paths: list[PathUse],
+) -> None:
     if name in _GIT_EXEC_OPTIONS:
         if not (command == "rebase" and name == "--exec"):  # judged as a command (bot.shell.wrappers)
             explicit.append((k, f"git {command} {name} runs a program"))
@@ -209,8 +278,16 @@ def _long_option(argv: Sequence[Word], command: str, name: str, k: int, target: 
             paths.append(use._replace(pos=k))
 
 
-def _short_option(argv: Sequence[Word], command: str, letter: str, k: int, target: str | None,
-                  target_index: int | None, explicit: Explicit, paths: list[PathUse]) -> None:
+def _short_option(
+    argv: Sequence[Word],
+    command: str,
+    letter: str,
+    k: int,
+    target: str | None,
+    target_index: int | None,
+    explicit: Explicit,
+    paths: list[PathUse],
+) -> None:
     if letter == "O" and command == "grep":
         explicit.append((k, "git grep -O runs a program on the matching files"))
     elif letter == "u" and command in _GIT_UPLOAD_PACK_SHORT:
@@ -229,14 +306,43 @@ def _short_option(argv: Sequence[Word], command: str, letter: str, k: int, targe
 
 
 _CONFIG_VALUE_NAMES = frozenset({"--file", "--blob", "--type", "--default", "--comment", "--value", "--url"})
-_CONFIG_QUERIES = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
-                             "--get-colorbool", "--list", "-l"})
+_CONFIG_QUERIES = frozenset(
+    {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"}
+)
 _CONFIG_WRITES = frozenset({"--add", "--replace-all"})
-_CONFIG_KNOWN = _CONFIG_QUERIES | _CONFIG_WRITES | frozenset({
-    "--edit", "--global", "--system", "--local", "--worktree", "--unset", "--unset-all", "--rename-section",
-    "--remove-section", "--null", "--name-only", "--show-origin", "--show-scope", "--includes", "--no-includes",
-    "--fixed-value", "--bool", "--int", "--bool-or-int", "--path", "--expiry-date", "--no-type", "--all",
-    "--regexp", "--append"})
+_CONFIG_KNOWN = (
+    _CONFIG_QUERIES
+    | _CONFIG_WRITES
+    | frozenset(
+        {
+            "--edit",
+            "--global",
+            "--system",
+            "--local",
+            "--worktree",
+            "--unset",
+            "--unset-all",
+            "--rename-section",
+            "--remove-section",
+            "--null",
+            "--name-only",
+            "--show-origin",
+            "--show-scope",
+            "--includes",
+            "--no-includes",
+            "--fixed-value",
+            "--bool",
+            "--int",
+            "--bool-or-int",
+            "--path",
+            "--expiry-date",
+            "--no-type",
+            "--all",
+            "--regexp",
+            "--append",
+        }
+    )
+)
 #: The subcommands of ``git config`` (git 2.46); before them, the first positional is the key.
 _CONFIG_SUBCOMMANDS = frozenset({"get", "list", "set", "unset", "rename-section", "remove-section", "edit"})
 
@@ -245,8 +351,9 @@ def _git_config(values: Sequence[str], sub: int) -> Explicit:
     """``git config``: writing a key that can run a program is explicit. A query (``--get``,
     ``--list``, ``get``/``list`` as the first positional) is not — unless a write option or a
     value comes with it: ``git config core.fsmonitor CMD get`` sets the key."""
-    found = list(options(values, value_letters="f", value_names=_CONFIG_VALUE_NAMES,
-                         known_names=_CONFIG_KNOWN, start=sub + 1))
+    found = list(
+        options(values, value_letters="f", value_names=_CONFIG_VALUE_NAMES, known_names=_CONFIG_KNOWN, start=sub + 1)
+    )
     names = {o.name for o in found if o.name}
     positionals = [o for o in found if not o.name]
     action = positionals[0].word if positionals and positionals[0].word in _CONFIG_SUBCOMMANDS else None

@@ -44,9 +44,16 @@ __all__ = ["git", "git_named", "hub"]
 #: Commands that push under another name, and (for those with commands of their own) the words
 #: after them that push.
 _PUSHES: dict[str, frozenset[str] | None] = {
-    "send-pack": None, "http-push": None, "remote-http": None, "remote-https": None, "remote-ftp": None,
-    "remote-ftps": None, "remote-curl": None,
-    "subtree": frozenset({"push"}), "lfs": frozenset({"push", "pre-push"}), "p4": frozenset({"submit"}),
+    "send-pack": None,
+    "http-push": None,
+    "remote-http": None,
+    "remote-https": None,
+    "remote-ftp": None,
+    "remote-ftps": None,
+    "remote-curl": None,
+    "subtree": frozenset({"push"}),
+    "lfs": frozenset({"push", "pre-push"}),
+    "p4": frozenset({"submit"}),
     "svn": frozenset({"dcommit", "set-tree", "commit-diff", "branch", "tag"}),
 }
 _LAUNCHING = frozenset({"rebase", "submodule", "bisect"})
@@ -65,17 +72,22 @@ def git(argv: Sequence[Word]) -> list[Inner]:
     command = values[sub]
     if command in _PUSHES:
         words = _PUSHES[command]
-        if words is None or not words.isdisjoint(values[sub + 1:]):
+        if words is None or not words.isdisjoint(values[sub + 1 :]):
             return [_push_view(argv, sub)]
         return []
     if command.startswith("remote-"):
-        return [Inner("opaque", sub, reason=f"git {command} is a remote helper that runs a program or takes its "
-                                            "commands from stdin")]
+        return [
+            Inner(
+                "opaque",
+                sub,
+                reason=f"git {command} is a remote helper that runs a program or takes its commands from stdin",
+            )
+        ]
     return _launched(argv, values, sub, command)
 
 
 def _push_view(argv: Sequence[Word], sub: int) -> Inner:
-    return Inner("view", 0, (*argv[:sub], literal("push"), *argv[sub + 1:]))
+    return Inner("view", 0, (*argv[:sub], literal("push"), *argv[sub + 1 :]))
 
 
 def _launched(argv: Sequence[Word], values: list[str], sub: int, command: str) -> list[Inner]:
@@ -96,7 +108,7 @@ def _launched(argv: Sequence[Word], values: list[str], sub: int, command: str) -
             if k < n:
                 inners.append(Inner("exec_each", k, script=" ".join(values[k:])))
     elif command == "bisect" and sub + 1 < n and values[sub + 1] == "run" and sub + 2 < n:
-        inners.append(Inner("exec_each", sub + 2, tuple(argv[sub + 2:])))
+        inners.append(Inner("exec_each", sub + 2, tuple(argv[sub + 2 :])))
     return inners
 
 

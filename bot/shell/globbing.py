@@ -85,7 +85,7 @@ def expand(pattern: str, cwd: str) -> list[Match] | None:
                 # Where the rest would land: the literal components that follow, up to the next
                 # wildcard (`.gith?b/workflows/x.yml` → `.github/workflows/x.yml`, even if absent).
                 rest: list[str] = []
-                for later in parts[index + 1:]:
+                for later in parts[index + 1 :]:
                     if has_wildcard(later):
                         break
                     rest.append(later)
@@ -135,7 +135,7 @@ def _bracket_end(part: str, start: int) -> int | None:
     if i < len(part) and part[i] == "]":
         i += 1
     while i < len(part):
-        if part[i] == "[" and part[i + 1:i + 2] in (":", "=", "."):  # [:class:], [=equiv=], [.coll.]
+        if part[i] == "[" and part[i + 1 : i + 2] in (":", "=", "."):  # [:class:], [=equiv=], [.coll.]
             kind = part[i + 1]
             close = part.find(kind + "]", i + 2)
             if close != -1:
@@ -173,7 +173,7 @@ def _translate(part: str) -> re.Pattern[str]:
             if end is None:
                 out.append(re.escape(c))
             else:
-                out.append(_bracket(part[i + 1:end]))
+                out.append(_bracket(part[i + 1 : end]))
                 i = end
         elif c == "\\" and i + 1 < len(part):
             i += 1

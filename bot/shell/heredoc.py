@@ -39,7 +39,7 @@ def heredoc_extent(text: str, pos: int, delimiter: str, *, quoted: bool, strip_t
             line = line.lstrip("\t")
         while not quoted and end != -1 and _continues(line):
             following = text.find("\n", end + 1)
-            line = line[:-1] + (text[end + 1:] if following == -1 else text[end + 1:following])
+            line = line[:-1] + (text[end + 1 :] if following == -1 else text[end + 1 : following])
             end = following
         if line == delimiter:
             return line_start, (n if end == -1 else end + 1)
@@ -55,7 +55,7 @@ def heredoc_body(command: str, pos: int, delimiter: str, *, quoted: bool, strip_
     extent = heredoc_extent(command, pos, delimiter, quoted=quoted, strip_tabs=strip_tabs)
     if extent is None:
         return command[pos:], len(command), False
-    return command[pos:extent[0]], extent[1], True
+    return command[pos : extent[0]], extent[1], True
 
 
 _LINE_CONTINUATION = re.compile(r"\\(\n)|\\.", re.S)
@@ -66,8 +66,9 @@ def _join(match: re.Match[str]) -> str:
     return "" if match.group(1) else match.group()
 
 
-def check_heredoc(text: str, start: str, end: str, body: str, strip_tabs: bool, *, after_start: int,
-                  body_start: int, following: str) -> bool:
+def check_heredoc(
+    text: str, start: str, end: str, body: str, strip_tabs: bool, *, after_start: int, body_start: int, following: str
+) -> bool:
     """Check tree-sitter's reading of a heredoc against bash's; return whether the delimiter is quoted.
 
     ``text`` runs from the operator to the end of tree-sitter's end line; ``start``/``end``/``body``
@@ -78,8 +79,12 @@ def check_heredoc(text: str, start: str, end: str, body: str, strip_tabs: bool, 
     (tree-sitter ends ``EOF; x`` at ``EOF``, bash does not)."""
     quoted = any(q in start for q in "'\"\\")
     delimiter = start.replace("'", "").replace('"', "").replace("\\", "")
-    if delimiter != end or not delimiter or not (delimiter[0].isalpha() or delimiter[0] == "_") or \
-            not delimiter.replace("_", "").replace("-", "").isalnum():
+    if (
+        delimiter != end
+        or not delimiter
+        or not (delimiter[0].isalpha() or delimiter[0] == "_")
+        or not delimiter.replace("_", "").replace("-", "").isalnum()
+    ):
         raise Unresolvable("a heredoc delimiter that bash and the parser could read differently", 14)
     for line in body.split("\n"):
         if (line.lstrip("\t") if strip_tabs else line) == delimiter:
@@ -106,8 +111,7 @@ def _start_line_end(head: str, strip_tabs: bool) -> int:
         before = head[:index]
         if (len(before) - len(before.rstrip("\\"))) % 2:  # `\<newline>` continues the line
             continue
-        if "\n" in _LINE_CONTINUATION.sub(_join, before) or head[index + 1:].strip("\n\t" if strip_tabs else "\n"):
+        if "\n" in _LINE_CONTINUATION.sub(_join, before) or head[index + 1 :].strip("\n\t" if strip_tabs else "\n"):
             return -1
         return index
     return -1
-

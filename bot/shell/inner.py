@@ -62,8 +62,9 @@ def skip_options(argv: Sequence[Word], i: int, with_value: frozenset[str], flags
     return i
 
 
-def transparent_at(argv: Sequence[Word], i: int, assignments: tuple[Assignment, ...] = (),
-                   chdir: Word | None = None) -> list[Inner]:
+def transparent_at(
+    argv: Sequence[Word], i: int, assignments: tuple[Assignment, ...] = (), chdir: Word | None = None
+) -> list[Inner]:
     if i >= len(argv):
         return []
     return [Inner("transparent", i, tuple(argv[i:]), assignments=assignments, chdir=chdir)]
@@ -73,9 +74,32 @@ def transparent_at(argv: Sequence[Word], i: int, assignments: tuple[Assignment, 
 #: through ``builtin``, ``command`` or ``jobs -x`` they still change it, but the analysis follows
 #: such changes only for the plain statement (``export X=1``), so the launch is opaque there.
 #: (``cd`` through a wrapper is asked by the judge; ``eval``'s script is judged in the same shell.)
-STATEFUL_BUILTINS = frozenset({"export", "declare", "typeset", "local", "readonly", "unset", "read", "mapfile",
-                               "readarray", "set", "shopt", "alias", "unalias", "hash", "enable", "trap", "let",
-                               "bind", "complete", "compopt", "source", "."})
+STATEFUL_BUILTINS = frozenset(
+    {
+        "export",
+        "declare",
+        "typeset",
+        "local",
+        "readonly",
+        "unset",
+        "read",
+        "mapfile",
+        "readarray",
+        "set",
+        "shopt",
+        "alias",
+        "unalias",
+        "hash",
+        "enable",
+        "trap",
+        "let",
+        "bind",
+        "complete",
+        "compopt",
+        "source",
+        ".",
+    }
+)
 
 
 def in_this_shell(program: str, inners: list[Inner]) -> list[Inner]:
@@ -87,6 +111,12 @@ def in_this_shell(program: str, inners: list[Inner]) -> list[Inner]:
         return inners
     name = inner.argv[0].value
     if name in STATEFUL_BUILTINS or (name == "printf" and any(w.value.startswith("-v") for w in inner.argv[1:])):
-        return [Inner("opaque", inner.start, reason=f"{program} {name} changes the shell's variables or options "
-                                                    "in a way the analysis does not follow")]
+        return [
+            Inner(
+                "opaque",
+                inner.start,
+                reason=f"{program} {name} changes the shell's variables or options "
+                "in a way the analysis does not follow",
+            )
+        ]
     return inners

@@ -33,21 +33,83 @@ _NPM_REGISTRY = re.compile(rf"^{_NPM_NAME}(?:@{_NPM_RANGE}|@npm:{_NPM_NAME}(?:@{
 _ARCHIVE = re.compile(r"\.(?:tgz|tar\.gz|tar|whl|zip|tar\.bz2|tar\.xz)$", re.I)
 _LOCAL = re.compile(r"^(?:\.{1,2}(?:/|$)|/|~/|~$|[A-Za-z]:[\\/])")
 #: Install options that take a value (``--tag next``), so the value is not read as a package.
-_NPM_VALUE_OPTIONS = frozenset({"--tag", "--save-prefix", "--registry", "--workspace", "-w", "--omit", "--include",
-                                "--install-strategy", "--before", "--loglevel", "--location", "-L", "--prefix", "-C",
-                                "--cache", "--userconfig", "--globalconfig", "--dir", "--cwd", "--filter", "-F",
-                                "--network-timeout", "--modules-folder", "--cache-folder", "--store-dir",
-                                "--reporter", "--network-concurrency", "--mutex", "--otp"})
+_NPM_VALUE_OPTIONS = frozenset(
+    {
+        "--tag",
+        "--save-prefix",
+        "--registry",
+        "--workspace",
+        "-w",
+        "--omit",
+        "--include",
+        "--install-strategy",
+        "--before",
+        "--loglevel",
+        "--location",
+        "-L",
+        "--prefix",
+        "-C",
+        "--cache",
+        "--userconfig",
+        "--globalconfig",
+        "--dir",
+        "--cwd",
+        "--filter",
+        "-F",
+        "--network-timeout",
+        "--modules-folder",
+        "--cache-folder",
+        "--store-dir",
+        "--reporter",
+        "--network-concurrency",
+        "--mutex",
+        "--otp",
+    }
+)
 #: Options naming where packages come from.
 _NPM_SOURCE_OPTIONS = frozenset({"--registry"})
 #: Flags, so that an abbreviation resolves to them (``--save`` is not ``--save-prefix``).
-_NPM_NAMES = _NPM_VALUE_OPTIONS | frozenset({
-    "--save", "--save-dev", "--save-optional", "--save-peer", "--save-exact", "--save-bundle", "--no-save",
-    "--global", "--force", "--dry-run", "--ignore-scripts", "--legacy-peer-deps", "--strict-peer-deps",
-    "--production", "--frozen-lockfile", "--prefer-offline", "--prefer-online", "--offline", "--no-audit",
-    "--no-fund", "--audit", "--fund", "--workspaces", "--include-workspace-root", "--package-lock-only",
-    "--no-package-lock", "--install-links", "--foreground-scripts", "--exact", "--dev", "--optional", "--peer",
-    "--latest", "--recursive", "--silent", "--verbose", "--quiet"})
+_NPM_NAMES = _NPM_VALUE_OPTIONS | frozenset(
+    {
+        "--save",
+        "--save-dev",
+        "--save-optional",
+        "--save-peer",
+        "--save-exact",
+        "--save-bundle",
+        "--no-save",
+        "--global",
+        "--force",
+        "--dry-run",
+        "--ignore-scripts",
+        "--legacy-peer-deps",
+        "--strict-peer-deps",
+        "--production",
+        "--frozen-lockfile",
+        "--prefer-offline",
+        "--prefer-online",
+        "--offline",
+        "--no-audit",
+        "--no-fund",
+        "--audit",
+        "--fund",
+        "--workspaces",
+        "--include-workspace-root",
+        "--package-lock-only",
+        "--no-package-lock",
+        "--install-links",
+        "--foreground-scripts",
+        "--exact",
+        "--dev",
+        "--optional",
+        "--peer",
+        "--latest",
+        "--recursive",
+        "--silent",
+        "--verbose",
+        "--quiet",
+    }
+)
 
 
 def npm_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[Explicit, list[PathUse]]:
@@ -75,8 +137,13 @@ def npm_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
         if path is not None:
             paths.append(PathUse(k, path, "read", argv[k]))
         elif not _NPM_REGISTRY.match(spec):
-            explicit.append((k, f"{program} {values[sub]} {spec} installs code from outside the registry (a URL, a "
-                                "git repository, a tarball); only a rule that names it approves it"))
+            explicit.append(
+                (
+                    k,
+                    f"{program} {values[sub]} {spec} installs code from outside the registry (a URL, a "
+                    "git repository, a tarball); only a rule that names it approves it",
+                )
+            )
         k += 1
     return explicit, paths
 
@@ -88,26 +155,102 @@ def npm_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
 _PEP508_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\s*\[[A-Za-z0-9._,\s-]*\])?")
 _NOT_REGISTRY = re.compile(r"[@/\\]|:(?!all:)")
 #: pip's and uv's install options that take a value (optparse and clap read ``--opt value``).
-_PIP_VALUE_OPTIONS = frozenset({
-    "--requirement", "--constraint", "--editable", "--target", "--platform", "--python-version", "--implementation",
-    "--abi", "--root", "--prefix", "--src", "--upgrade-strategy", "--config-settings", "--global-option",
-    "--build-option", "--no-binary", "--only-binary", "--progress-bar", "--root-user-action", "--report",
-    "--index-url", "--extra-index-url", "--find-links", "--trusted-host", "--log", "--cache-dir", "--cert",
-    "--client-cert", "--proxy", "--retries", "--timeout", "--exists-action", "--keyring-provider", "--python",
-    "--use-feature", "--use-deprecated", "--resume-retries", "--group", "--dest", "--wheel-dir", "--index",
-    "--default-index", "--index-strategy", "--override", "--build-constraint", "--directory", "--project",
-    "--extra", "--optional", "--package", "--rev", "--tag", "--branch", "--script", "--marker", "--only-group",
-    "--no-group", "--no-install-package", "--upgrade-package", "--reinstall-package", "--python-platform",
-    "--exclude-newer", "--resolution", "--prerelease", "--link-mode", "--refresh-package", "--config-file",
-    "--no-binary-package", "--no-build-package", "--color", "--allow-insecure-host",
-})
+_PIP_VALUE_OPTIONS = frozenset(
+    {
+        "--requirement",
+        "--constraint",
+        "--editable",
+        "--target",
+        "--platform",
+        "--python-version",
+        "--implementation",
+        "--abi",
+        "--root",
+        "--prefix",
+        "--src",
+        "--upgrade-strategy",
+        "--config-settings",
+        "--global-option",
+        "--build-option",
+        "--no-binary",
+        "--only-binary",
+        "--progress-bar",
+        "--root-user-action",
+        "--report",
+        "--index-url",
+        "--extra-index-url",
+        "--find-links",
+        "--trusted-host",
+        "--log",
+        "--cache-dir",
+        "--cert",
+        "--client-cert",
+        "--proxy",
+        "--retries",
+        "--timeout",
+        "--exists-action",
+        "--keyring-provider",
+        "--python",
+        "--use-feature",
+        "--use-deprecated",
+        "--resume-retries",
+        "--group",
+        "--dest",
+        "--wheel-dir",
+        "--index",
+        "--default-index",
+        "--index-strategy",
+        "--override",
+        "--build-constraint",
+        "--directory",
+        "--project",
+        "--extra",
+        "--optional",
+        "--package",
+        "--rev",
+        "--tag",
+        "--branch",
+        "--script",
+        "--marker",
+        "--only-group",
+        "--no-group",
+        "--no-install-package",
+        "--upgrade-package",
+        "--reinstall-package",
+        "--python-platform",
+        "--exclude-newer",
+        "--resolution",
+        "--prerelease",
+        "--link-mode",
+        "--refresh-package",
+        "--config-file",
+        "--no-binary-package",
+        "--no-build-package",
+        "--color",
+        "--allow-insecure-host",
+    }
+)
 _PIP_VALUE_LETTERS = frozenset("rceCitfdwpbP")
 #: Options naming where packages come from: a URL is explicit, a local folder a path to check.
 _PIP_SOURCE_OPTIONS = frozenset({"--index-url", "--extra-index-url", "--find-links", "--index", "--default-index"})
-_PIP_LONG_NAMES = _PIP_VALUE_OPTIONS | frozenset({"--upgrade", "--user", "--no-deps", "--no-index", "--pre",
-                                                  "--force-reinstall", "--ignore-installed", "--quiet",
-                                                  "--verbose", "--no-build-isolation", "--dry-run",
-                                                  "--require-hashes", "--no-cache-dir", "--system"})
+_PIP_LONG_NAMES = _PIP_VALUE_OPTIONS | frozenset(
+    {
+        "--upgrade",
+        "--user",
+        "--no-deps",
+        "--no-index",
+        "--pre",
+        "--force-reinstall",
+        "--ignore-installed",
+        "--quiet",
+        "--verbose",
+        "--no-build-isolation",
+        "--dry-run",
+        "--require-hashes",
+        "--no-cache-dir",
+        "--system",
+    }
+)
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -129,8 +272,13 @@ def pip_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
         if local is not None and not local.startswith("//"):
             paths.append(PathUse(at, local, "read", argv[at]))
         else:
-            explicit.append((at, f"{tool} {values[sub]} {spec} installs code from outside the registry (a URL, a "
-                                 "git repository, an archive, another index); only a rule that names it approves it"))
+            explicit.append(
+                (
+                    at,
+                    f"{tool} {values[sub]} {spec} installs code from outside the registry (a URL, a "
+                    "git repository, an archive, another index); only a rule that names it approves it",
+                )
+            )
 
     k = sub + 1
     while k < len(values):
@@ -140,8 +288,11 @@ def pip_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
         if value.startswith("--"):
             written, eq, attached = value.partition("=")
             name = long_name(written, _PIP_LONG_NAMES) or written
-            target, index = (attached, k) if eq else (
-                (values[k + 1], k + 1) if name in _PIP_VALUE_OPTIONS and k + 1 < len(values) else (None, None))
+            target, index = (
+                (attached, k)
+                if eq
+                else ((values[k + 1], k + 1) if name in _PIP_VALUE_OPTIONS and k + 1 < len(values) else (None, None))
+            )
             if target is not None and index is not None:
                 if name in _PIP_SOURCE_OPTIONS:
                     judge(index, target, "index")
@@ -154,7 +305,7 @@ def pip_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
             if letter is None:
                 k += 1
                 continue
-            rest = value[value.index(letter) + 1:]
+            rest = value[value.index(letter) + 1 :]
             target, index = (rest, k) if rest else ((values[k + 1], k + 1) if k + 1 < len(values) else (None, None))
             if target is not None and index is not None:
                 if letter in "if":
@@ -171,7 +322,7 @@ def pip_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
 def _registry_requirement(spec: str) -> bool:
     """``name``, ``name[extra]==1.0; python_version < "3.12"``: a requirement the index resolves."""
     m = _PEP508_NAME.match(spec)
-    return m is not None and not _NOT_REGISTRY.search(spec[m.end():])
+    return m is not None and not _NOT_REGISTRY.search(spec[m.end() :])
 
 
 def _local_path(spec: str) -> str | None:

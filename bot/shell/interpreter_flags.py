@@ -44,15 +44,38 @@ class _Spec(NamedTuple):
 
 _F = frozenset
 SPECS: dict[str, _Spec] = {
-    "python": _Spec("c", value_letters="cmWX", value_long=_F({"--check-hash-based-pycs"}),
-                    prints=_F({"--version", "--help", "-V", "-h", "--help-all", "--help-env", "--help-xoptions"}),
-                    interactive="i"),
-    "ruby": _Spec("e", value_letters="eIrCE", rest_letters="WFKTxi0", prints=_F({"--version", "--help", "-h"}),
-                  value_long=_F({"--disable", "--enable", "--encoding", "--external-encoding", "--internal-encoding",
-                                 "--dump", "--backtrace-limit", "--crash-report"})),
+    "python": _Spec(
+        "c",
+        value_letters="cmWX",
+        value_long=_F({"--check-hash-based-pycs"}),
+        prints=_F({"--version", "--help", "-V", "-h", "--help-all", "--help-env", "--help-xoptions"}),
+        interactive="i",
+    ),
+    "ruby": _Spec(
+        "e",
+        value_letters="eIrCE",
+        rest_letters="WFKTxi0",
+        prints=_F({"--version", "--help", "-h"}),
+        value_long=_F(
+            {
+                "--disable",
+                "--enable",
+                "--encoding",
+                "--external-encoding",
+                "--internal-encoding",
+                "--dump",
+                "--backtrace-limit",
+                "--crash-report",
+            }
+        ),
+    ),
     "perl": _Spec("eE", value_letters="eEIMm", rest_letters="iFlx0CdD", prints=_F({"--version", "--help", "-v", "-V"})),
-    "php": _Spec("rRBE", value_letters="rRBEcdFztS", prints=_F({"--version", "--help", "-v", "-h", "-m", "-i", "-S"}),
-                 interactive="a"),
+    "php": _Spec(
+        "rRBE",
+        value_letters="rRBEcdFztS",
+        prints=_F({"--version", "--help", "-v", "-h", "-m", "-i", "-S"}),
+        interactive="a",
+    ),
     "lua": _Spec("e", value_letters="el", prints=_F({"-v"}), interactive="i"),
     "Rscript": _Spec("e", prints=_F({"--version", "--help"})),
     "osascript": _Spec("e", value_letters="el"),
@@ -107,7 +130,7 @@ def interpreter_facts(program: str, key: str, argv: Sequence[Word], install_scri
             return ProgramFacts(((i, f"{program} {value} runs inline code that cannot be checked"),))
         if "m" in letters and key in ("python", "pypy"):
             module_index = i if not next_is_value else i + 1
-            module = value[value.index("m") + 1:] if not next_is_value else (values[i + 1] if i + 1 < n else "")
+            module = value[value.index("m") + 1 :] if not next_is_value else (values[i + 1] if i + 1 < n else "")
             return _python_module(program, argv, module, module_index, explicit, install_scripts)
         if any(c in spec.interactive for c in letters):
             explicit.append((i, f"{program} {value} starts an interactive interpreter that runs code from stdin"))
@@ -123,22 +146,27 @@ def _short(word: str, value_letters: str, rest_letters: str) -> tuple[str, bool]
     for j in range(1, len(word)):
         letter = word[j]
         if letter in rest_letters:
-            return word[1:j + 1], False
+            return word[1 : j + 1], False
         if letter in value_letters:
-            return word[1:j + 1], j == len(word) - 1
+            return word[1 : j + 1], j == len(word) - 1
     return word[1:], False
 
 
 #: Standard modules that run code given as arguments or read from stdin.
 _MODULE_RUNS_CODE = {
-    "timeit": "runs code given as arguments", "pdb": "runs debugger commands (from -c or stdin)",
+    "timeit": "runs code given as arguments",
+    "pdb": "runs debugger commands (from -c or stdin)",
     "webbrowser": "launches a browser program",
-    "idlelib": "runs code given with -c or typed in", "cProfile": "", "profile": "", "trace": "",
+    "idlelib": "runs code given with -c or typed in",
+    "cProfile": "",
+    "profile": "",
+    "trace": "",
 }
 _MODULE_STDIN = frozenset({"code", "asyncio", "sqlite3"})
 #: ``module → {option: access}``: options whose value is a file or directory the module writes or reads.
 _MODULE_PATHS: dict[str, dict[str, Access]] = {
-    "cProfile": {"-o": "write", "--outfile": "write"}, "profile": {"-o": "write", "--outfile": "write"},
+    "cProfile": {"-o": "write", "--outfile": "write"},
+    "profile": {"-o": "write", "--outfile": "write"},
     "trace": {"-f": "write", "--file": "write", "-C": "write", "--coverdir": "write"},
     "http.server": {"-d": "read", "--directory": "read"},
     "unittest": {"-s": "read", "--start-directory": "read", "-t": "read", "--top-level-directory": "read"},
@@ -147,8 +175,9 @@ _MODULE_PATHS: dict[str, dict[str, Access]] = {
 }
 
 
-def _python_module(program: str, argv: Sequence[Word], module: str, at: int, explicit: Explicit,
-                   install_scripts: bool) -> ProgramFacts:
+def _python_module(
+    program: str, argv: Sequence[Word], module: str, at: int, explicit: Explicit, install_scripts: bool
+) -> ProgramFacts:
     values = [w.value for w in argv]
     if module == "pip":
         return pip_facts(argv, at + 1, install_scripts)
@@ -169,16 +198,21 @@ def _python_module(program: str, argv: Sequence[Word], module: str, at: int, exp
     if table is None:
         return facts(explicit)
     paths: list[PathUse] = []
-    for option in options(values, value_letters=[n[1] for n in table if len(n) == 2],
-                          value_names=[n for n in table if n.startswith("--")], start=at + 1):
+    for option in options(
+        values,
+        value_letters=[n[1] for n in table if len(n) == 2],
+        value_names=[n for n in table if n.startswith("--")],
+        start=at + 1,
+    ):
         access = table.get(option.name)
         if access is None:
             continue
         if module in ("zipfile", "tarfile") and option.name in ("-e", "--extract"):
             # -e ARCHIVE DIR: the directory is the word after the archive
             target = option.value_index + 1 if option.value_index is not None else None
-            use = path_use(argv, target, values[target] if target is not None and target < len(values) else None,
-                           "write")
+            use = path_use(
+                argv, target, values[target] if target is not None and target < len(values) else None, "write"
+            )
         else:
             use = path_use(argv, option.value_index, option.value, access)
         if use is not None:
@@ -191,12 +225,40 @@ _NODE_LOADERS = frozenset({"--require", "--import", "--loader", "--experimental-
 #: Loaders that accept ``data:`` URLs (``require()`` rejects them).
 _NODE_URL_LOADERS = frozenset({"--import", "--loader", "--experimental-loader"})
 _NODE_READS = frozenset({"--env-file", "--env-file-if-exists"})
-_NODE_VALUE = _NODE_LOADERS | _NODE_READS | frozenset({
-    "--conditions", "--input-type", "--title", "--cpu-prof-dir", "--cpu-prof-name", "--heap-prof-dir",
-    "--heap-prof-name", "--diagnostic-dir", "--redirect-warnings", "--report-dir", "--report-directory",
-    "--report-filename", "--report-signal", "--snapshot-blob", "--test-reporter", "--test-reporter-destination",
-    "--test-name-pattern", "--test-skip-pattern", "--watch-path", "--openssl-config", "--disable-warning",
-    "--dns-result-order", "--icu-data-dir", "--unhandled-rejections", "--run", "--localstorage-file"})
+_NODE_VALUE = (
+    _NODE_LOADERS
+    | _NODE_READS
+    | frozenset(
+        {
+            "--conditions",
+            "--input-type",
+            "--title",
+            "--cpu-prof-dir",
+            "--cpu-prof-name",
+            "--heap-prof-dir",
+            "--heap-prof-name",
+            "--diagnostic-dir",
+            "--redirect-warnings",
+            "--report-dir",
+            "--report-directory",
+            "--report-filename",
+            "--report-signal",
+            "--snapshot-blob",
+            "--test-reporter",
+            "--test-reporter-destination",
+            "--test-name-pattern",
+            "--test-skip-pattern",
+            "--watch-path",
+            "--openssl-config",
+            "--disable-warning",
+            "--dns-result-order",
+            "--icu-data-dir",
+            "--unhandled-rejections",
+            "--run",
+            "--localstorage-file",
+        }
+    )
+)
 
 
 #: Options after which node does not read a program from stdin.
@@ -232,8 +294,9 @@ def _node(program: str, argv: Sequence[Word]) -> ProgramFacts:
         if value.startswith("--"):
             name = written
             has_value = name in _NODE_VALUE and not eq
-            target, target_index = (attached, i) if eq else ((values[i + 1], i + 1) if has_value and i + 1 < n
-                                                                else (None, None))
+            target, target_index = (
+                (attached, i) if eq else ((values[i + 1], i + 1) if has_value and i + 1 < n else (None, None))
+            )
             after_unknown = not eq and name not in _NODE_VALUE
         else:
             name = {"-r": "--require", "-C": "--conditions"}.get(written, written)
@@ -259,8 +322,15 @@ def _node(program: str, argv: Sequence[Word]) -> ProgramFacts:
     return facts(explicit, paths)
 
 
-def _node_module(argv: Sequence[Word], target: str, target_index: int | None, at: int, name: str,
-                 explicit: Explicit, paths: list[PathUse]) -> None:
+def _node_module(
+    argv: Sequence[Word],
+    target: str,
+    target_index: int | None,
+    at: int,
+    name: str,
+    explicit: Explicit,
+    paths: list[PathUse],
+) -> None:
     lowered = target.lower()
     if name in _NODE_URL_LOADERS and (lowered.startswith(("data:", "http:", "https:")) or "," in target):
         explicit.append((at, f"node {name} {target[:20]}... loads code given on the command line"))

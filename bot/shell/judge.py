@@ -140,8 +140,9 @@ class Judge(PathChecks):
                         text = " ".join(values)
                         if behaviour == "deny":
                             return Verdict("deny", f"a deny rule forbids `{text}`", found.rule.ref, source="rule")
-                        return Verdict("ask", f"an ask rule requires approval for `{text}`", found.rule.ref,
-                                       source="rule")
+                        return Verdict(
+                            "ask", f"an ask rule requires approval for `{text}`", found.rule.ref, source="rule"
+                        )
         # 2. word-level security checks
         for layer in scan.layers:
             finding = argv_findings(layer.words)
@@ -188,9 +189,10 @@ class Judge(PathChecks):
             verdict = Verdict("allow", rule=rule.rule.ref)
             if not inner_verdicts:
                 return verdict
-            approved = [self._inner_verdict(v, i, covered, rule) for v, i in zip(inner_verdicts,
-                                                                                self._inner_indices(scan),
-                                                                                strict=True)]
+            approved = [
+                self._inner_verdict(v, i, covered, rule)
+                for v, i in zip(inner_verdicts, self._inner_indices(scan), strict=True)
+            ]
             return combine([verdict, *approved])
         if self._launcher_only(scan) and not unsafe:
             return combine([ALLOW_NEUTRAL, *inner_verdicts])
@@ -204,16 +206,21 @@ class Judge(PathChecks):
             if any(w.glob for w in layer.words):
                 views.append(_globbed_values(layer))  # `git pu?h` is `git push` when ./push exists
         for start in scan.opaque_starts:
-            views.extend([w.value for w in argv[j:]] for j in range(start, len(argv))
-                         if not argv[j].value.startswith("-"))
+            views.extend(
+                [w.value for w in argv[j:]] for j in range(start, len(argv)) if not argv[j].value.startswith("-")
+            )
         return views
 
     def _launcher_only(self, scan: Scan) -> bool:
         """A shell or ``eval`` (behind transparent wrappers) whose script is judged on its own."""
         innermost = scan.layers[-1]
-        return (bool(scan.scripts) and not scan.explicit and not scan.exec_inners
-                and all(layer.kind == "transparent" and not layer.unsafe_env for layer in scan.layers[1:])
-                and all(kind == "transparent" and start > innermost.start for start, _, kind, _ in scan.scripts))
+        return (
+            bool(scan.scripts)
+            and not scan.explicit
+            and not scan.exec_inners
+            and all(layer.kind == "transparent" and not layer.unsafe_env for layer in scan.layers[1:])
+            and all(kind == "transparent" and start > innermost.start for start, _, kind, _ in scan.scripts)
+        )
 
     def _scan(self, argv: tuple[Word, ...], state: State) -> Scan:
         others = tuple(cwd for cwd, _ in state.others)
@@ -241,9 +248,16 @@ class Judge(PathChecks):
                         origin = "find-dir" if marker in ("-execdir", "-okdir") else "find"
                         scan.finder = (tuple(current.values), (current.cwd, *current.others))
                     scan.exec_inners.append((start, inner.argv, origin))
-                elif inner.argv is not None and following is None and current.program == "hatch" and \
-                        len(inner.argv) == 1 and all(is_hatch_script(inner.argv[0].value, c, self.options.paths.roots)
-                            for c in (current.cwd, *current.others)):
+                elif (
+                    inner.argv is not None
+                    and following is None
+                    and current.program == "hatch"
+                    and len(inner.argv) == 1
+                    and all(
+                        is_hatch_script(inner.argv[0].value, c, self.options.paths.roots)
+                        for c in (current.cwd, *current.others)
+                    )
+                ):
                     continue  # a script of the project, covered by the rule for `hatch run` (npm run's way)
                 elif inner.argv is not None and following is None:
                     cwd = current.cwd
@@ -251,8 +265,7 @@ class Judge(PathChecks):
                     if inner.chdir is not None:
                         chdir = inner.chdir
                         cwd = None if chdir.dynamic or cwd is None else join_dir(cwd, chdir.value)
-                        others = tuple(None if chdir.dynamic or o is None else join_dir(o, chdir.value)
-                                       for o in others)
+                        others = tuple(None if chdir.dynamic or o is None else join_dir(o, chdir.value) for o in others)
                     unsafe = current.unsafe_env or any(not is_safe_env_var(a.name) for a in inner.assignments)
                     following = Layer(start, inner.argv, inner.kind, cwd, unsafe, others)
                     scan.boundaries.append(start)
@@ -312,8 +325,11 @@ class Judge(PathChecks):
         boundaries = scan.boundaries
         if boundaries and scan.scripts:
             starts = {layer.start for layer in scan.layers[1:]}
-            boundaries = [b for b in boundaries if b in starts
-                          or any(b == start and kind == "privilege" for start, _, kind, _ in scan.scripts)]
+            boundaries = [
+                b
+                for b in boundaries
+                if b in starts or any(b == start and kind == "privilege" for start, _, kind, _ in scan.scripts)
+            ]
         for k, layer in enumerate(scan.layers):
             if k > 0 and (layer.kind != "transparent" or layer.unsafe_env or any(i < layer.start for i in explicit)):
                 break
@@ -326,8 +342,11 @@ class Judge(PathChecks):
                 prefix = []
                 values, text, ends = layer.values, layer.text, layer
             offset = len(prefix) - layer.start
-            needed = [i for i in explicit if i >= layer.start] + [b for b in boundaries if b > layer.start] \
-                if explicit or boundaries else []
+            needed = (
+                [i for i in explicit if i >= layer.start] + [b for b in boundaries if b > layer.start]
+                if explicit or boundaries
+                else []
+            )
             found = self._first_covering(scan, argv, text, ends, values[0], offset, needed, len(prefix))
             if found is not None:
                 return found
@@ -345,9 +364,17 @@ class Judge(PathChecks):
                         return found
         return None
 
-    def _first_covering(self, scan: Scan, argv: tuple[Word, ...], text: str, ends: list[int] | Layer,
-                        program: str, offset: int, needed: list[int],
-                        prefix_len: int) -> tuple[CompiledRule, int] | None:
+    def _first_covering(
+        self,
+        scan: Scan,
+        argv: tuple[Word, ...],
+        text: str,
+        ends: list[int] | Layer,
+        program: str,
+        offset: int,
+        needed: list[int],
+        prefix_len: int,
+    ) -> tuple[CompiledRule, int] | None:
         """The first allow rule matching ``text`` whose literal spells out every ``needed`` word
         (indices in ``argv``; ``offset`` maps them into ``ends``, a layer's when it is one)."""
         for compiled in self.options.rules.allow.candidates(program):
@@ -366,8 +393,10 @@ class Judge(PathChecks):
             if not needed or all(0 <= i + offset < len(ends) and covers(pattern, ends[i + offset]) for i in needed):
                 if not (scan.exec_inners or scan.scripts):
                     return compiled, -1
-                covered = max((i for i in range(len(argv)) if 0 <= i + offset < len(ends)
-                               and covers(pattern, ends[i + offset])), default=-1)
+                covered = max(
+                    (i for i in range(len(argv)) if 0 <= i + offset < len(ends) and covers(pattern, ends[i + offset])),
+                    default=-1,
+                )
                 return compiled, covered
         return None
 
@@ -375,31 +404,36 @@ class Judge(PathChecks):
         innermost = scan.layers[-1]
         if scan.explicit:
             index = min(scan.explicit)
-            reason = (f"{scan.explicit[index]}; only a rule that spells out "
-                      f"`{' '.join(w.value for w in argv[:index + 1])}` allows it")
+            reason = (
+                f"{scan.explicit[index]}; only a rule that spells out "
+                f"`{' '.join(w.value for w in argv[: index + 1])}` allows it"
+            )
             # No suggestion: a rule that would allow this spells out the word that runs, loads or
             # connects (a command, a config, a host) — offering it would offer to approve the attack.
             return Verdict("nomatch", reason + " (review that value before writing such a rule)")
         if unsafe:
             names = ", ".join(a.name for a in unsafe)
-            return Verdict("nomatch", f"the command sets {names}, which can change what it runs",
-                           suggestions=exact_suggestion([f"{a.name}={a.value.value}" for a in unsafe] +
-                                                        [w.value for w in argv]))
+            return Verdict(
+                "nomatch",
+                f"the command sets {names}, which can change what it runs",
+                suggestions=exact_suggestion([f"{a.name}={a.value.value}" for a in unsafe] + [w.value for w in argv]),
+            )
         words = [w.value for w in innermost.words]
         privileged = next((layer for layer in scan.layers if layer.kind == "privilege"), None)
         suggestion = suggestion_for(words)
         if privileged is not None:
             # `sudo apt-get install x` → Bash(sudo apt-get install:*): the wrapper must be spelled out.
-            outer = " ".join(w.value for w in argv[:privileged.start])
-            inner = suggestion[len("Bash("):-1] if suggestion else None
+            outer = " ".join(w.value for w in argv[: privileged.start])
+            inner = suggestion[len("Bash(") : -1] if suggestion else None
             suggestion = f"Bash({outer} {inner})" if inner else None
         text = " ".join(w.value for w in argv)
         return Verdict("nomatch", f"no allow rule covers `{text}`", suggestions=(suggestion,) if suggestion else ())
 
     # ----- launched commands --------------------------------------------------------------------
 
-    def _find_matches(self, finder: tuple[tuple[str, ...], tuple[str | None, ...]],
-                      inner: tuple[Word, ...]) -> Verdict | None:
+    def _find_matches(
+        self, finder: tuple[tuple[str, ...], tuple[str | None, ...]], inner: tuple[Word, ...]
+    ) -> Verdict | None:
         """``find ... -exec CMD {}``: what ``{}`` may be (:mod:`bot.shell.find_rules`)."""
         words, cwds = finder
         if "-files0-from" in words:
@@ -407,13 +441,20 @@ class Judge(PathChecks):
         if not any("{}" in w.value for w in inner):
             return None
         program = inner[0].value.rsplit("/", 1)[-1]
-        reads_only = all(u.access == "read" for u in path_uses(inner) if "{}" in u.value) and has_extractor(program) \
-            and not program_facts(inner).in_place  # `sed -i … {}` writes it
+        reads_only = (
+            all(u.access == "read" for u in path_uses(inner) if "{}" in u.value)
+            and has_extractor(program)
+            and not program_facts(inner).in_place
+        )  # `sed -i … {}` writes it
         shown = " ".join(w.value for w in inner)
         paths = self.options.paths
         if not reads_only:
-            starts = [check_path(start, cwd, "read", paths, self.seen).path
-                      for cwd in cwds if cwd is not None for start in start_points(words)]
+            starts = [
+                check_path(start, cwd, "read", paths, self.seen).path
+                for cwd in cwds
+                if cwd is not None
+                for start in start_points(words)
+            ]
             problem = name_guard_problem(words, starts)
             if problem is not None:
                 return Verdict("ask", f"find runs `{shown}` on what it matches: {problem}")
@@ -422,25 +463,36 @@ class Judge(PathChecks):
         if self.options.denied_path is not None:  # `find . -name .env -exec cat {} +`
             for known in (c for c in cwds if c is not None):
                 for start in start_points(words):
-                    rule = denied_below(check_path(start, known, "read", paths, self.seen).path,
-                                        self.options.denied_path)
+                    rule = denied_below(
+                        check_path(start, known, "read", paths, self.seen).path, self.options.denied_path
+                    )
                     if rule is not None:
-                        return Verdict("ask", f"find runs `{shown}` on what it matches, which may include files the "
-                                              f"deny rule `{rule}` covers" if rule != "too many" else
-                                              f"find runs `{shown}` on too many files to check against the policy's "
-                                              "Read deny rules")
+                        return Verdict(
+                            "ask",
+                            f"find runs `{shown}` on what it matches, which may include files the "
+                            f"deny rule `{rule}` covers"
+                            if rule != "too many"
+                            else f"find runs `{shown}` on too many files to check against the policy's Read deny rules",
+                        )
         for cwd in cwds:
             if cwd is None:
                 return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
             starts = [check_path(start, cwd, "read", paths, self.seen).path for start in start_points(words)]
-            found = links_out(starts, lambda target: any(within(target, root) for root in paths.roots),
-                              name_filter(words))
+            found = links_out(
+                starts, lambda target: any(within(target, root) for root in paths.roots), name_filter(words)
+            )
             if found == "too many":
-                return Verdict("ask", f"find runs `{shown}` on what it matches, and there are too many files "
-                                      "to check for symbolic links leading out of the workspace")
+                return Verdict(
+                    "ask",
+                    f"find runs `{shown}` on what it matches, and there are too many files "
+                    "to check for symbolic links leading out of the workspace",
+                )
             if found is not None:
-                return Verdict("ask", f"find runs `{shown}` on what it matches, which includes {found}, a "
-                                      "symbolic link leading out of the workspace")
+                return Verdict(
+                    "ask",
+                    f"find runs `{shown}` on what it matches, which includes {found}, a "
+                    "symbolic link leading out of the workspace",
+                )
         return None
 
     def _inners(self, scan: Scan, state: State) -> list[Verdict]:
@@ -459,8 +511,11 @@ class Judge(PathChecks):
             verdicts.append(problem if problem is not None and verdict.kind != "deny" else verdict)
         for _start, script, _kind, same_shell in scan.scripts:
             if "\n" in script and any(line.lstrip().startswith("#") for line in script.split("\n")[1:]):
-                verdicts.append(Verdict("ask", "a quoted newline followed by a comment line in a script",
-                                        check_id=23, source="safety"))
+                verdicts.append(
+                    Verdict(
+                        "ask", "a quoted newline followed by a comment line in a script", check_id=23, source="safety"
+                    )
+                )
                 continue
             if self.depth + 1 > MAX_NESTING:
                 verdicts.append(Verdict("ask", f"scripts nested more than {MAX_NESTING} deep"))
@@ -479,8 +534,9 @@ def _placed_matches(argv: tuple[Word, ...], finder: tuple[tuple[str, ...], tuple
         return argv
     start = start_points(words)[0]
     base = start if start.startswith("/") else f"{cwd.rstrip('/')}/{start}"
-    return tuple(w._replace(value=w.value.replace("{}", f"{base.rstrip('/')}/{{}}")) if "{}" in w.value else w
-                 for w in argv)
+    return tuple(
+        w._replace(value=w.value.replace("{}", f"{base.rstrip('/')}/{{}}")) if "{}" in w.value else w for w in argv
+    )
 
 
 def _globbed_values(layer: Layer) -> list[str]:
@@ -493,8 +549,10 @@ def _globbed_values(layer: Layer) -> list[str]:
             values.append(word.value)
             continue
         matches = expand_glob(word.value, cwd)
-        found = sorted(m.path if word.value.startswith("/") else os.path.relpath(m.path, cwd)
-                       for m in matches or () if not m.partial)
+        found = sorted(
+            m.path if word.value.startswith("/") else os.path.relpath(m.path, cwd)
+            for m in matches or ()
+            if not m.partial
+        )
         values.extend(found or [word.value])
     return values
-

@@ -55,20 +55,96 @@ __all__ = ["LAUNCHERS", "OPAQUE", "Table", "launch"]
 
 _F = frozenset
 
-OPAQUE = _F({
-    "mpirun", "mpiexec", "orterun", "prterun", "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich",
-    "mpiexec.mpich", "mpiexec.hydra", "srun", "salloc", "sbatch", "sem", "tsp", "cset", "likwid-pin",
-    "likwid-perfctr", "hwloc-bind", "dbus-launch", "proxychains", "proxychains4", "envdir", "chpst",
-    "softlimit", "setlock", "s6-envdir", "setuidgid", "envuidgid", "s6-setuidgid", "s6-applyuidgid", "run0",
-    "watchexec", "fakechroot", "datefudge", "abduco",
-    # red team round 3: commands built from stdin or arguments, run in another context or later
-    "rush", "xe", "apply", "xjobs", "pexec", "concurrently", "start-server-and-test", "runcon", "flatpak-spawn",
-    "host-spawn", "distrobox-enter", "distrobox", "toolbox", "systemd-nspawn", "machinectl", "schroot", "dchroot",
-    "lxc-attach", "lxc-execute", "singularity", "apptainer", "nsjail", "minijail0", "sandbox-exec", "daemon",
-    "scan-build", "intercept-build", "heaptrack", "uftrace", "envchain", "summon", "env-cmd", "doalarm",
-    "reflex", "watchman-make", "when-changed", "chokidar", "onchange", "watchmedo", "xterm", "uxterm",
-    "gnome-terminal", "konsole", "xfce4-terminal", "x-terminal-emulator", "nu", "xonsh", "elvish", "osh", "ysh",
-})
+OPAQUE = _F(
+    {
+        "mpirun",
+        "mpiexec",
+        "orterun",
+        "prterun",
+        "mpirun.openmpi",
+        "mpiexec.openmpi",
+        "mpirun.mpich",
+        "mpiexec.mpich",
+        "mpiexec.hydra",
+        "srun",
+        "salloc",
+        "sbatch",
+        "sem",
+        "tsp",
+        "cset",
+        "likwid-pin",
+        "likwid-perfctr",
+        "hwloc-bind",
+        "dbus-launch",
+        "proxychains",
+        "proxychains4",
+        "envdir",
+        "chpst",
+        "softlimit",
+        "setlock",
+        "s6-envdir",
+        "setuidgid",
+        "envuidgid",
+        "s6-setuidgid",
+        "s6-applyuidgid",
+        "run0",
+        "watchexec",
+        "fakechroot",
+        "datefudge",
+        "abduco",
+        # red team round 3: commands built from stdin or arguments, run in another context or later
+        "rush",
+        "xe",
+        "apply",
+        "xjobs",
+        "pexec",
+        "concurrently",
+        "start-server-and-test",
+        "runcon",
+        "flatpak-spawn",
+        "host-spawn",
+        "distrobox-enter",
+        "distrobox",
+        "toolbox",
+        "systemd-nspawn",
+        "machinectl",
+        "schroot",
+        "dchroot",
+        "lxc-attach",
+        "lxc-execute",
+        "singularity",
+        "apptainer",
+        "nsjail",
+        "minijail0",
+        "sandbox-exec",
+        "daemon",
+        "scan-build",
+        "intercept-build",
+        "heaptrack",
+        "uftrace",
+        "envchain",
+        "summon",
+        "env-cmd",
+        "doalarm",
+        "reflex",
+        "watchman-make",
+        "when-changed",
+        "chokidar",
+        "onchange",
+        "watchmedo",
+        "xterm",
+        "uxterm",
+        "gnome-terminal",
+        "konsole",
+        "xfce4-terminal",
+        "x-terminal-emulator",
+        "nu",
+        "xonsh",
+        "elvish",
+        "osh",
+        "ysh",
+    }
+)
 
 
 class Table(NamedTuple):
@@ -102,28 +178,46 @@ def launch(argv: Sequence[Word], table: Table, start: int = 1) -> list[Inner]:
     n = len(values)
     command = n
     runs = table.exec_option is None
-    for option in options(values, table.value_letters, table.value_names, table.flag_names, start=start,
-                          stop_at_positional=True):
+    for option in options(
+        values, table.value_letters, table.value_names, table.flag_names, start=start, stop_at_positional=True
+    ):
         name = option.name
         if not name:
             command = option.at
             break
         if name in table.opaque:
             return [Inner("opaque", option.at, reason=f"{program} {name} {table.opaque[name]}")]
-        known = name[1] in table.value_letters + table.flag_letters if len(name) == 2 and name[1] != "-" else \
-            name in table.value_names or name in table.flag_names
+        known = (
+            name[1] in table.value_letters + table.flag_letters
+            if len(name) == 2 and name[1] != "-"
+            else name in table.value_names or name in table.flag_names
+        )
         if not known:
-            return [Inner("opaque", option.at, reason=f"{program} {values[option.at]}: an option the analysis "
-                                                       "does not know (it could take the next word)")]
+            return [
+                Inner(
+                    "opaque",
+                    option.at,
+                    reason=f"{program} {values[option.at]}: an option the analysis "
+                    "does not know (it could take the next word)",
+                )
+            ]
         runs = runs or name == table.exec_option
     if command >= n:
         if table.shell_without_command:
             return [Inner("opaque", 1, reason=f"{program} without a command starts a shell", from_stdin=True)]
         return []
-    if table.permutes and "--" not in values[start:command] and \
-            any(v.startswith("-") and v != "-" for v in values[command + 1:]):
-        return [Inner("opaque", command, reason=f"{program} reads options written after the command too "
-                                                "(write -- before the command)")]
+    if (
+        table.permutes
+        and "--" not in values[start:command]
+        and any(v.startswith("-") and v != "-" for v in values[command + 1 :])
+    ):
+        return [
+            Inner(
+                "opaque",
+                command,
+                reason=f"{program} reads options written after the command too (write -- before the command)",
+            )
+        ]
     command += table.operands
     if not runs or command >= n:
         return []
@@ -133,14 +227,32 @@ def launch(argv: Sequence[Word], table: Table, start: int = 1) -> list[Inner]:
 def _table(table: Table) -> Handler:
     def handler(argv: Sequence[Word]) -> list[Inner]:
         return launch(argv, table)
+
     return handler
 
 
 _SETARCH = Table(
     flag_letters="hVv3BFILRSTXZ",
-    flag_names=_F({"--help", "--version", "--verbose", "--3gb", "--4gb", "--32bit", "--fdpic-funcptrs",
-                   "--short-inode", "--addr-compat-layout", "--addr-no-randomize", "--whole-seconds",
-                   "--sticky-timeouts", "--read-implies-exec", "--mmap-page-zero", "--uname-2.6", "--list"}),
+    flag_names=_F(
+        {
+            "--help",
+            "--version",
+            "--verbose",
+            "--3gb",
+            "--4gb",
+            "--32bit",
+            "--fdpic-funcptrs",
+            "--short-inode",
+            "--addr-compat-layout",
+            "--addr-no-randomize",
+            "--whole-seconds",
+            "--sticky-timeouts",
+            "--read-implies-exec",
+            "--mmap-page-zero",
+            "--uname-2.6",
+            "--list",
+        }
+    ),
     shell_without_command=True,
 )
 
@@ -235,12 +347,31 @@ def _mispipe(argv: Sequence[Word]) -> list[Inner]:
 _HYPERFINE_SCRIPT_NAMES = _F({"--prepare", "--setup", "--cleanup", "--conclude", "--reference"})
 _HYPERFINE_SCRIPTS = _HYPERFINE_SCRIPT_NAMES | {"-p", "-s", "-c"}
 _HYPERFINE_VALUE_NAMES = _HYPERFINE_SCRIPT_NAMES | {
-    "--warmup", "--min-runs", "--max-runs", "--runs", "--parameter-step-size", "--style", "--sort", "--time-unit",
-    "--export-asciidoc", "--export-csv", "--export-json", "--export-markdown", "--export-orgmode", "--output",
-    "--input", "--command-name", "--min-benchmarking-time", "--reference-name", "--shell", "--parameter-scan",
-    "--parameter-list"}
-_HYPERFINE_FLAG_NAMES = _F({"--ignore-failure", "--show-elapsed", "--show-output", "--debug-mode", "--help",
-                            "--version"})
+    "--warmup",
+    "--min-runs",
+    "--max-runs",
+    "--runs",
+    "--parameter-step-size",
+    "--style",
+    "--sort",
+    "--time-unit",
+    "--export-asciidoc",
+    "--export-csv",
+    "--export-json",
+    "--export-markdown",
+    "--export-orgmode",
+    "--output",
+    "--input",
+    "--command-name",
+    "--min-benchmarking-time",
+    "--reference-name",
+    "--shell",
+    "--parameter-scan",
+    "--parameter-list",
+}
+_HYPERFINE_FLAG_NAMES = _F(
+    {"--ignore-failure", "--show-elapsed", "--show-output", "--debug-mode", "--help", "--version"}
+)
 _HYPERFINE_VALUE_LETTERS = "wmMrspcDunSPL"
 _HYPERFINE_FLAG_LETTERS = "NiEhV"
 #: ``--shell`` values whose scripts the analysis reads (bash syntax; a POSIX sh checked for it).
@@ -259,14 +390,25 @@ def _hyperfine(argv: Sequence[Word]) -> list[Inner]:
         if not name:
             scripts.append((option.at, option.word))
             continue
-        known = name[1] in _HYPERFINE_VALUE_LETTERS + _HYPERFINE_FLAG_LETTERS if len(name) == 2 else \
-            name in _HYPERFINE_VALUE_NAMES or name in _HYPERFINE_FLAG_NAMES
+        known = (
+            name[1] in _HYPERFINE_VALUE_LETTERS + _HYPERFINE_FLAG_LETTERS
+            if len(name) == 2
+            else name in _HYPERFINE_VALUE_NAMES or name in _HYPERFINE_FLAG_NAMES
+        )
         if not known:
-            return [Inner("opaque", option.at, reason=f"hyperfine {values[option.at]}: an option the analysis "
-                                                       "does not know")]
+            return [
+                Inner(
+                    "opaque", option.at, reason=f"hyperfine {values[option.at]}: an option the analysis does not know"
+                )
+            ]
         if name in ("-P", "--parameter-scan", "-L", "--parameter-list"):
-            return [Inner("opaque", option.at, reason=f"hyperfine {name} fills {{VAR}} placeholders into the "
-                                                       "commands at run time")]
+            return [
+                Inner(
+                    "opaque",
+                    option.at,
+                    reason=f"hyperfine {name} fills {{VAR}} placeholders into the commands at run time",
+                )
+            ]
         value = _clap_value(values[option.at], option.value)
         if name in ("-S", "--shell"):
             if value not in _HYPERFINE_SHELLS:
@@ -297,16 +439,35 @@ def _clap_value(word: str, value: str | None) -> str:
 
 #: valgrind's own tools (``--tool=NAME`` loads ``$VALGRIND_LIB/NAME-<platform>``: a path there runs
 #: any program).
-_VALGRIND_TOOLS = _F({"memcheck", "cachegrind", "callgrind", "helgrind", "drd", "massif", "dhat", "lackey", "none",
-                      "exp-bbv", "exp-dhat", "exp-sgcheck", "bbv"})
+_VALGRIND_TOOLS = _F(
+    {
+        "memcheck",
+        "cachegrind",
+        "callgrind",
+        "helgrind",
+        "drd",
+        "massif",
+        "dhat",
+        "lackey",
+        "none",
+        "exp-bbv",
+        "exp-dhat",
+        "exp-sgcheck",
+        "bbv",
+    }
+)
 #: valgrind options (matched exactly, as valgrind does) that run another program, reach the network or
 #: open a door for a debugger.
 _VALGRIND_EXPLICIT = {
-    "--db-command": "runs a debugger command", "--db-attach": "starts a debugger",
+    "--db-command": "runs a debugger command",
+    "--db-attach": "starts a debugger",
     "--vgdb-prefix": "creates the debugger's FIFOs under a prefix",
-    "--run-libc-freeres": "runs libc code at exit", "--run-cxx-freeres": "runs C++ runtime code at exit",
-    "--log-socket": "sends the log over the network", "--xml-socket": "sends the XML output over the network",
-    "--debuginfo-server": "fetches debug info over the network", "--dsymutil": "runs dsymutil on the program",
+    "--run-libc-freeres": "runs libc code at exit",
+    "--run-cxx-freeres": "runs C++ runtime code at exit",
+    "--log-socket": "sends the log over the network",
+    "--xml-socket": "sends the XML output over the network",
+    "--debuginfo-server": "fetches debug info over the network",
+    "--dsymutil": "runs dsymutil on the program",
     "--wait-for-gdb": "waits for a debugger",
 }
 
@@ -327,33 +488,106 @@ def _valgrind(argv: Sequence[Word]) -> list[Inner]:
         if name in _VALGRIND_EXPLICIT:
             return [Inner("opaque", i, reason=f"valgrind {name} {_VALGRIND_EXPLICIT[name]}")]
         if name == "--tool" and rest not in _VALGRIND_TOOLS:
-            return [Inner("opaque", i, reason=f"valgrind --tool={rest} is not one of valgrind's tools (a path "
-                                              "there runs another program)")]
+            return [
+                Inner(
+                    "opaque",
+                    i,
+                    reason=f"valgrind --tool={rest} is not one of valgrind's tools (a path there runs another program)",
+                )
+            ]
         if "file" in name:  # --log-file, --xml-file, --callgrind-out-file, --xtree-leak-file...
             kind = "exec_each"
     return []
 
 
 _NUMACTL = Table(
-    value_letters="ipcNCmoLMIwPSf", flag_letters="aslbHtdDuTV",
-    value_names=_F({"--interleave", "--weighted-interleave", "--preferred", "--preferred-many", "--cpubind",
-                    "--cpunodebind", "--physcpubind", "--membind", "--offset", "--length", "--shmmode", "--shmid",
-                    "--shm", "--file"}),
-    flag_names=_F({"--all", "--show", "--localalloc", "--balancing", "--hardware", "--strict", "--dump",
-                   "--dump-nodes", "--huge", "--touch", "--verify"}),
-    opaque={"-S": "sets a policy on shared memory", "--shm": "sets a policy on shared memory",
-            "-f": "sets a policy on a file", "--file": "sets a policy on a file"},
+    value_letters="ipcNCmoLMIwPSf",
+    flag_letters="aslbHtdDuTV",
+    value_names=_F(
+        {
+            "--interleave",
+            "--weighted-interleave",
+            "--preferred",
+            "--preferred-many",
+            "--cpubind",
+            "--cpunodebind",
+            "--physcpubind",
+            "--membind",
+            "--offset",
+            "--length",
+            "--shmmode",
+            "--shmid",
+            "--shm",
+            "--file",
+        }
+    ),
+    flag_names=_F(
+        {
+            "--all",
+            "--show",
+            "--localalloc",
+            "--balancing",
+            "--hardware",
+            "--strict",
+            "--dump",
+            "--dump-nodes",
+            "--huge",
+            "--touch",
+            "--verify",
+        }
+    ),
+    opaque={
+        "-S": "sets a policy on shared memory",
+        "--shm": "sets a policy on shared memory",
+        "-f": "sets a policy on a file",
+        "--file": "sets a policy on a file",
+    },
 )
 
 _CCACHE_VALUE_LETTERS = "dkFMoX"
-_CCACHE_VALUE_NAMES = _F({"--dir", "--get-config", "--max-files", "--max-size", "--set-config", "--recompress",
-                          "--config-path", "--evict-namespace", "--evict-older-than", "--recompress-threads",
-                          "--checksum-file", "--extract-result", "--hash-file", "--inspect", "--trim-dir",
-                          "--trim-max-size", "--trim-method", "--format"})
+_CCACHE_VALUE_NAMES = _F(
+    {
+        "--dir",
+        "--get-config",
+        "--max-files",
+        "--max-size",
+        "--set-config",
+        "--recompress",
+        "--config-path",
+        "--evict-namespace",
+        "--evict-older-than",
+        "--recompress-threads",
+        "--checksum-file",
+        "--extract-result",
+        "--hash-file",
+        "--inspect",
+        "--trim-dir",
+        "--trim-max-size",
+        "--trim-method",
+        "--format",
+    }
+)
 #: distcc/icecc/sccache options that only report or manage the service.
-_COMPILER_WRAPPER_INFO = _F({"--help", "-h", "--version", "-V", "--show-hosts", "--show-principal", "-j",
-                             "--show-stats", "-s", "--zero-stats", "-z", "--start-server", "--stop-server",
-                             "--dist-status", "--stats-format", "--build-native"})
+_COMPILER_WRAPPER_INFO = _F(
+    {
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+        "--show-hosts",
+        "--show-principal",
+        "-j",
+        "--show-stats",
+        "-s",
+        "--zero-stats",
+        "-z",
+        "--start-server",
+        "--stop-server",
+        "--dist-status",
+        "--stats-format",
+        "--build-native",
+    }
+)
 
 
 def _compiler_wrapper(argv: Sequence[Word]) -> list[Inner]:
@@ -369,8 +603,7 @@ def _compiler_wrapper(argv: Sequence[Word]) -> list[Inner]:
     if program == "ccache":
         values = [w.value for w in argv]
         if any(o.name in ("-o", "--set-config") for o in options(values, _CCACHE_VALUE_LETTERS, _CCACHE_VALUE_NAMES)):
-            return [Inner("opaque", 1, reason="ccache --set-config changes what later compiles run "
-                                              "(prefix_command)")]
+            return [Inner("opaque", 1, reason="ccache --set-config changes what later compiles run (prefix_command)")]
         return []
     if first in _COMPILER_WRAPPER_INFO:
         return []
@@ -415,13 +648,26 @@ def _bear(argv: Sequence[Word]) -> list[Inner]:
 
 
 #: ``run-one`` (Ubuntu): runs the command unless another copy runs.
-_RUN_ONE = ("run-one", "run-this-one", "keep-one-running", "run-one-constantly", "run-one-until-success",
-            "run-one-until-failure")
+_RUN_ONE = (
+    "run-one",
+    "run-this-one",
+    "keep-one-running",
+    "run-one-constantly",
+    "run-one-until-success",
+    "run-one-until-failure",
+)
 
 #: The launchers of this module, by program name (see :mod:`bot.shell.wrappers`).
 LAUNCHERS: dict[str, Handler] = {
-    "hyperfine": _hyperfine, "valgrind": _valgrind, "pee": _pee, "mispipe": _mispipe, "torsocks": _torsocks,
-    "gosu": _switch_user, "su-exec": _switch_user, "eatmydata": _leading_dashdash, "zrun": _no_options,
+    "hyperfine": _hyperfine,
+    "valgrind": _valgrind,
+    "pee": _pee,
+    "mispipe": _mispipe,
+    "torsocks": _torsocks,
+    "gosu": _switch_user,
+    "su-exec": _switch_user,
+    "eatmydata": _leading_dashdash,
+    "zrun": _no_options,
     **dict.fromkeys(_RUN_ONE, _no_options),
     **dict.fromkeys(("ccache", "sccache", "distcc", "icecc"), _compiler_wrapper),
     **dict.fromkeys(("setarch", "linux32", "linux64"), _setarch),
@@ -429,23 +675,43 @@ LAUNCHERS: dict[str, Handler] = {
     "nocache": _table(Table(value_letters="nD", flag_letters="f", opaque={"-D": "writes a debug log to a file"})),
     "trickle": _table(Table(value_letters="wnudtlL", flag_letters="hvVs", permutes=True)),
     "tini": _table(Table(value_letters="pe", flag_letters="hvwgls", flag_names=_F({"--version"}), permutes=True)),
-    "dumb-init": _table(Table(value_letters="r", flag_letters="hvVc", value_names=_F({"--rewrite"}),
-                              flag_names=_F({"--help", "--single-child", "--verbose", "--version"}))),
+    "dumb-init": _table(
+        Table(
+            value_letters="r",
+            flag_letters="hvVc",
+            value_names=_F({"--rewrite"}),
+            flag_names=_F({"--help", "--single-child", "--verbose", "--version"}),
+        )
+    ),
     "cgexec": _table(Table(value_letters="g", flag_letters="sh", flag_names=_F({"--sticky", "--help"}))),
-    "systemd-inhibit": _table(Table(flag_letters="h", value_names=_F({"--what", "--who", "--why", "--mode"}),
-                                    flag_names=_F({"--help", "--version", "--list", "--no-pager",
-                                                   "--no-legend"}))),
+    "systemd-inhibit": _table(
+        Table(
+            flag_letters="h",
+            value_names=_F({"--what", "--who", "--why", "--mode"}),
+            flag_names=_F({"--help", "--version", "--list", "--no-pager", "--no-legend"}),
+        )
+    ),
     "chronic": _table(Table(flag_letters="ev")),
     "ifne": _table(Table(flag_letters="n")),
     "lckdo": _table(Table(value_letters="WE", flag_letters="wnesxtq", operands=1)),
     "with-lock-ex": _table(Table(value_letters="t", flag_letters="wfql", operands=1)),
-    "uclampset": _table(Table(value_letters="pmM", flag_letters="asRhvV",
-                              value_names=_F({"--pid"}),
-                              flag_names=_F({"--all-tasks", "--system", "--reset-on-fork", "--help", "--verbose",
-                                             "--version"}))),
+    "uclampset": _table(
+        Table(
+            value_letters="pmM",
+            flag_letters="asRhvV",
+            value_names=_F({"--pid"}),
+            flag_names=_F({"--all-tasks", "--system", "--reset-on-fork", "--help", "--verbose", "--version"}),
+        )
+    ),
     "schedtool": _table(Table(value_letters="Mapn", flag_letters="NFRBI01234evhV", exec_option="-e")),
     # red team round 3
-    "jobs": _jobs, "ts": _ts, "bear": _bear, "fd": fd, "fdfind": fd, "cargo": cargo, "cargo-watch": cargo_watch,
+    "jobs": _jobs,
+    "ts": _ts,
+    "bear": _bear,
+    "fd": fd,
+    "fdfind": fd,
+    "cargo": cargo,
+    "cargo-watch": cargo_watch,
     # logsave writes its log (its rule is needed too); getopt without `+` permutes
     "logsave": _table(Table(flag_letters="asv", operands=1, permutes=True, kind="exec_each")),
     "timelimit": _table(Table(value_letters="SsTt", flag_letters="lqp")),

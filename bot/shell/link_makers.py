@@ -25,16 +25,61 @@ from bot.shell.git_flags import git_subcommand_position
 #: Programs that write the paths they are given, possibly as symbolic links.
 LINK_MAKERS = frozenset({"ln", "link", "cp", "mv", "rsync", "install", "cpio", "bsdcpio", "patch"})
 #: Archive programs: where they write is decided by the archive's members.
-EXTRACTORS = frozenset({"tar", "gtar", "bsdtar", "unzip", "bsdunzip", "7z", "7za", "7zz", "7zr", "unrar", "unar",
-                        "pax", "jar", "dpkg-deb", "dpkg", "cpio", "bsdcpio", "unsquashfs", "cabextract"})
+EXTRACTORS = frozenset(
+    {
+        "tar",
+        "gtar",
+        "bsdtar",
+        "unzip",
+        "bsdunzip",
+        "7z",
+        "7za",
+        "7zz",
+        "7zr",
+        "unrar",
+        "unar",
+        "pax",
+        "jar",
+        "dpkg-deb",
+        "dpkg",
+        "cpio",
+        "bsdcpio",
+        "unsquashfs",
+        "cabextract",
+    }
+)
 #: git subcommands that write the work tree from repository content.
-_GIT_TREE_WRITERS = frozenset({"checkout", "switch", "restore", "pull", "merge", "rebase", "cherry-pick", "revert",
-                               "am", "apply", "clone", "worktree", "read-tree", "checkout-index", "submodule",
-                               "bisect", "stash", "reset", "sparse-checkout", "subtree"})
+_GIT_TREE_WRITERS = frozenset(
+    {
+        "checkout",
+        "switch",
+        "restore",
+        "pull",
+        "merge",
+        "rebase",
+        "cherry-pick",
+        "revert",
+        "am",
+        "apply",
+        "clone",
+        "worktree",
+        "read-tree",
+        "checkout-index",
+        "submodule",
+        "bisect",
+        "stash",
+        "reset",
+        "sparse-checkout",
+        "subtree",
+    }
+)
 #: Package installs that lay out a tree of the project's choosing (``file:`` dependencies are links).
-_PACKAGE_INSTALLS = {"npm": frozenset({"ci", "install", "i", "add", "in", "ins", "isntall"}),
-                     "pnpm": frozenset({"install", "i", "add"}), "yarn": frozenset({"install", "add", ""}),
-                     "bun": frozenset({"install", "i", "add"})}
+_PACKAGE_INSTALLS = {
+    "npm": frozenset({"ci", "install", "i", "add", "in", "ins", "isntall"}),
+    "pnpm": frozenset({"install", "i", "add"}),
+    "yarn": frozenset({"install", "add", ""}),
+    "bun": frozenset({"install", "i", "add"}),
+}
 
 
 def is_extraction(values: Sequence[str]) -> bool:
@@ -46,7 +91,7 @@ def is_extraction(values: Sequence[str]) -> bool:
     if program.startswith("python") and "-m" in values:
         at = values.index("-m")
         module = values[at + 1] if at + 1 < len(values) else ""
-        return module in ("tarfile", "zipfile") and any(v in ("-e", "--extract") for v in values[at + 2:])
+        return module in ("tarfile", "zipfile") and any(v in ("-e", "--extract") for v in values[at + 2 :])
     if program == "cmake" and len(values) > 3 and values[1] == "-E" and values[2] == "tar":
         return "x" in values[3]
     return False
@@ -69,12 +114,15 @@ def extracts(values: Sequence[str]) -> bool:
     if program in ("dpkg-deb", "dpkg"):
         return any(v in ("-x", "-X", "-R", "--extract", "--vextract", "--raw-extract") for v in rest)
     if program in ("cpio", "bsdcpio"):
-        return any(v.startswith("-") and not v.startswith("--") and ("i" in v or "p" in v) for v in rest) or \
-            any(long_name(v.partition("=")[0], ("--extract", "--pass-through")) for v in rest)
+        return any(v.startswith("-") and not v.startswith("--") and ("i" in v or "p" in v) for v in rest) or any(
+            long_name(v.partition("=")[0], ("--extract", "--pass-through")) for v in rest
+        )
     first = rest[0] if rest else ""
-    return any(long_name(v.partition("=")[0], ("--extract", "--get")) is not None or
-               (v.startswith("-") and not v.startswith("--") and "x" in v) for v in rest) or \
-        (bool(first) and not first.startswith("-") and "x" in first)
+    return any(
+        long_name(v.partition("=")[0], ("--extract", "--get")) is not None
+        or (v.startswith("-") and not v.startswith("--") and "x" in v)
+        for v in rest
+    ) or (bool(first) and not first.startswith("-") and "x" in first)
 
 
 def rewrites_tree(values: Sequence[str]) -> bool:
@@ -87,7 +135,7 @@ def rewrites_tree(values: Sequence[str]) -> bool:
     sub = values[at] if at < len(values) else ""
     if sub not in _GIT_TREE_WRITERS:
         return False
-    args = values[at + 1:]
+    args = values[at + 1 :]
     if sub == "apply":
         return not any(v in ("--check", "--stat", "--numstat", "--summary") for v in args)
     if sub == "stash":
@@ -104,14 +152,20 @@ def created(argv: Sequence[str], writes: list[str], cwds: Sequence[str | None]) 
     paths = list(writes) if LINK_MAKERS.intersection(bases) else []
     trees: list[str] = []
     # (behind wrappers: `timeout 60 git pull`, `sudo tar -xf a.tar`)
-    archive = next((k for k, base in enumerate(bases) if base in EXTRACTORS or base == "cmake"
-                    or base.startswith("python")), None)
+    archive = next(
+        (k for k, base in enumerate(bases) if base in EXTRACTORS or base == "cmake" or base.startswith("python")), None
+    )
     git = next((k for k, base in enumerate(bases) if base == "git"), None)
     package = next((k for k, base in enumerate(bases) if base in _PACKAGE_INSTALLS), None)
-    installs = package is not None and \
-        next((v for v in argv[package + 1:] if not v.startswith("-")), "") in _PACKAGE_INSTALLS[bases[package]]
-    if (archive is not None and is_extraction(argv[archive:])) or (git is not None and rewrites_tree(argv[git:])) \
-            or installs:
+    installs = (
+        package is not None
+        and next((v for v in argv[package + 1 :] if not v.startswith("-")), "") in _PACKAGE_INSTALLS[bases[package]]
+    )
+    if (
+        (archive is not None and is_extraction(argv[archive:]))
+        or (git is not None and rewrites_tree(argv[git:]))
+        or installs
+    ):
         trees = [cwd for cwd in cwds if cwd is not None]
         trees.extend(writes)  # -C DIR, -d DIR
     return paths, trees

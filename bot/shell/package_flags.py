@@ -22,25 +22,66 @@ from bot.shell.path_check import Access
 from bot.shell.runners import runner_subcommand, subcommand_runner
 from bot.shell.syntax import Word
 
-_MAKE_SHELL_VARS = frozenset({"SHELL", ".SHELLFLAGS", "MAKESHELL", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKE",
-                              "MAKECMDGOALS"})
+_MAKE_SHELL_VARS = frozenset(
+    {"SHELL", ".SHELLFLAGS", "MAKESHELL", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKE", "MAKECMDGOALS"}
+)
 _PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.,:/@%+=~-]*$")
 _MAKE_PATHS = frozenset({"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir"})
-_MAKE_VALUE_NAMES = frozenset({"--file", "--makefile", "--directory", "--include-dir", "--eval", "--old-file",
-                               "--new-file", "--what-if", "--assume-old", "--assume-new"})
-_MAKE_FLAG_NAMES = frozenset({"--always-make", "--environment-overrides", "--ignore-errors", "--keep-going",
-                              "--just-print", "--dry-run", "--question", "--silent", "--quiet", "--touch", "--version",
-                              "--print-directory", "--no-print-directory", "--warn-undefined-variables", "--trace",
-                              "--check-symlink-times", "--no-builtin-rules", "--no-builtin-variables",
-                              "--print-data-base", "--recon", "--stop", "--no-keep-going", "--help", "--jobs",
-                              "--load-average", "--output-sync", "--debug", "--shuffle", "--no-silent"})
+_MAKE_VALUE_NAMES = frozenset(
+    {
+        "--file",
+        "--makefile",
+        "--directory",
+        "--include-dir",
+        "--eval",
+        "--old-file",
+        "--new-file",
+        "--what-if",
+        "--assume-old",
+        "--assume-new",
+    }
+)
+_MAKE_FLAG_NAMES = frozenset(
+    {
+        "--always-make",
+        "--environment-overrides",
+        "--ignore-errors",
+        "--keep-going",
+        "--just-print",
+        "--dry-run",
+        "--question",
+        "--silent",
+        "--quiet",
+        "--touch",
+        "--version",
+        "--print-directory",
+        "--no-print-directory",
+        "--warn-undefined-variables",
+        "--trace",
+        "--check-symlink-times",
+        "--no-builtin-rules",
+        "--no-builtin-variables",
+        "--print-data-base",
+        "--recon",
+        "--stop",
+        "--no-keep-going",
+        "--help",
+        "--jobs",
+        "--load-average",
+        "--output-sync",
+        "--debug",
+        "--shuffle",
+        "--no-silent",
+    }
+)
 
 
 def make_facts(argv: Sequence[Word]) -> ProgramFacts:
     explicit: Explicit = []
     paths: list[PathUse] = []
-    for option in options([w.value for w in argv], value_letters="CfIoWE", value_names=_MAKE_VALUE_NAMES,
-                          known_names=_MAKE_FLAG_NAMES):
+    for option in options(
+        [w.value for w in argv], value_letters="CfIoWE", value_names=_MAKE_VALUE_NAMES, known_names=_MAKE_FLAG_NAMES
+    ):
         if option.name in ("--eval", "-E"):
             explicit.append((option.at, "make --eval runs make code given on the command line"))
         elif option.name in _MAKE_PATHS:
@@ -54,33 +95,107 @@ def make_facts(argv: Sequence[Word]) -> ProgramFacts:
     return facts(explicit, paths)
 
 
-_INSTALL_SUBCOMMANDS = frozenset({"install", "i", "ci", "add", "rebuild", "update", "up", "upgrade",
-                                  "install-test", "it", "install-ci-test", "isntall", "link", "ln"})
+_INSTALL_SUBCOMMANDS = frozenset(
+    {
+        "install",
+        "i",
+        "ci",
+        "add",
+        "rebuild",
+        "update",
+        "up",
+        "upgrade",
+        "install-test",
+        "it",
+        "install-ci-test",
+        "isntall",
+        "link",
+        "ln",
+    }
+)
 #: npm configuration that names a program, a configuration file or code to load (npm reads these
 #: names only, ``script_shell`` is an unknown key; yarn's are compared without ``-``/``_`` and case:
 #: ``scriptShell``, ``yarnPath``).
-_NPM_EXEC_KEYS = frozenset({"script-shell", "shell", "editor", "browser", "git", "viewer", "node-options",
-                            "init-module", "onload-script", "userconfig", "globalconfig", "node-gyp", "python",
-                            "prefix", "cache"})
-_YARN_EXEC_KEYS = frozenset({"scriptshell", "shell", "editor", "browser", "git", "nodeoptions", "yarnpath",
-                             "plugins", "injectenvironmentfiles", "prefix", "cachefolder", "globalfolder", "python",
-                             "userconfig", "globalconfig", "initmodule", "nodegyp"})
+_NPM_EXEC_KEYS = frozenset(
+    {
+        "script-shell",
+        "shell",
+        "editor",
+        "browser",
+        "git",
+        "viewer",
+        "node-options",
+        "init-module",
+        "onload-script",
+        "userconfig",
+        "globalconfig",
+        "node-gyp",
+        "python",
+        "prefix",
+        "cache",
+    }
+)
+_YARN_EXEC_KEYS = frozenset(
+    {
+        "scriptshell",
+        "shell",
+        "editor",
+        "browser",
+        "git",
+        "nodeoptions",
+        "yarnpath",
+        "plugins",
+        "injectenvironmentfiles",
+        "prefix",
+        "cachefolder",
+        "globalfolder",
+        "python",
+        "userconfig",
+        "globalconfig",
+        "initmodule",
+        "nodegyp",
+    }
+)
 #: Options that change the program every script runs with.
-_NPM_EXEC_OPTIONS = frozenset({"--script-shell", "--node-options", "--onload-script", "--init-module",
-                               "--node-gyp", "--use-yarnrc", "--yarn-path"})
+_NPM_EXEC_OPTIONS = frozenset(
+    {
+        "--script-shell",
+        "--node-options",
+        "--onload-script",
+        "--init-module",
+        "--node-gyp",
+        "--use-yarnrc",
+        "--yarn-path",
+    }
+)
 #: Options that name a program only some subcommands run (``npm test --shell=x`` uses no shell).
-_NPM_COMMAND_PROGRAMS = {"--shell": frozenset({"exec", "x", "explore"}),
-                         "--editor": frozenset({"edit", "config", "c"}),
-                         "--browser": frozenset({"docs", "home", "bugs", "issues", "repo", "help", "fund"}),
-                         "--viewer": frozenset({"help"}),
-                         "--git": _INSTALL_SUBCOMMANDS | {"version", "publish", "exec", "x"}}
-_NPM_PATHS: dict[str, Access] = {"--prefix": "read", "-C": "read", "--dir": "read", "--cwd": "read",
-                                 "--cache": "write", "--logs-dir": "write", "--cache-folder": "write",
-                                 "--modules-folder": "write", "--store-dir": "write", "--userconfig": "read",
-                                 "--globalconfig": "read"}
+_NPM_COMMAND_PROGRAMS = {
+    "--shell": frozenset({"exec", "x", "explore"}),
+    "--editor": frozenset({"edit", "config", "c"}),
+    "--browser": frozenset({"docs", "home", "bugs", "issues", "repo", "help", "fund"}),
+    "--viewer": frozenset({"help"}),
+    "--git": _INSTALL_SUBCOMMANDS | {"version", "publish", "exec", "x"},
+}
+_NPM_PATHS: dict[str, Access] = {
+    "--prefix": "read",
+    "-C": "read",
+    "--dir": "read",
+    "--cwd": "read",
+    "--cache": "write",
+    "--logs-dir": "write",
+    "--cache-folder": "write",
+    "--modules-folder": "write",
+    "--store-dir": "write",
+    "--userconfig": "read",
+    "--globalconfig": "read",
+}
 #: The names abbreviations resolve against (``--global`` is itself, not ``--globalconfig``).
-_NPM_NAMES = _NPM_EXEC_OPTIONS | frozenset(_NPM_COMMAND_PROGRAMS) | frozenset(
-    n for n in _NPM_PATHS if n.startswith("--")) | {"--global", "--location"}
+_NPM_NAMES = (
+    _NPM_EXEC_OPTIONS
+    | frozenset(_NPM_COMMAND_PROGRAMS)
+    | frozenset(n for n in _NPM_PATHS if n.startswith("--"))
+    | {"--global", "--location"}
+)
 
 
 def _normal_key(key: str) -> str:
@@ -118,8 +233,10 @@ def npm_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
             use = path_use(argv, index, target, access)
             if use is not None:
                 paths.append(use)
-        elif installs and (name in ("-g", "--global") or (name in ("--location", "-L") and
-                                                             "global" in (attached, *values[k + 1:k + 2]))):
+        elif installs and (
+            name in ("-g", "--global")
+            or (name in ("--location", "-L") and "global" in (attached, *values[k + 1 : k + 2]))
+        ):
             explicit.append((k, f"{program} {value}: a global install writes outside the workspace"))
     if command in ("config", "set", "c") and sub is not None:
         explicit.extend(_package_config(program, values, sub))
@@ -128,8 +245,13 @@ def npm_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
         explicit.extend(from_sources)
         paths.extend(local)
     if installs and not install_scripts and "--ignore-scripts" not in values:
-        explicit.append((n - 1, f"{program} install runs package install scripts (the policy does not allow them; "
-                                "add --ignore-scripts)"))
+        explicit.append(
+            (
+                n - 1,
+                f"{program} install runs package install scripts (the policy does not allow them; "
+                "add --ignore-scripts)",
+            )
+        )
         return ProgramFacts(tuple(explicit), tuple(paths), exact_only=True)
     return facts(explicit, paths)
 
@@ -178,9 +300,18 @@ def pip_facts(argv: Sequence[Word], sub_at: int, install_scripts: bool = True) -
     explicit, paths = pip_sources(argv, values, sub_at)
     if install_scripts or ":all:" in values or "--only-binary=:all:" in values:
         return facts(explicit, paths)
-    return ProgramFacts(((len(argv) - 1, "pip install may build packages from source, running their setup code "
-                                         "(the policy does not allow it; add --only-binary :all:)"), *explicit),
-                        tuple(paths), exact_only=True)
+    return ProgramFacts(
+        (
+            (
+                len(argv) - 1,
+                "pip install may build packages from source, running their setup code "
+                "(the policy does not allow it; add --only-binary :all:)",
+            ),
+            *explicit,
+        ),
+        tuple(paths),
+        exact_only=True,
+    )
 
 
 def uv_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
@@ -190,8 +321,9 @@ def uv_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
         return facts(_uv_python(argv, values, len(values), stop_at_positional=True))
     sub, _ = runner_subcommand("uv", values)
     launched = [i.start for i in subcommand_runner(argv)]
-    explicit = _uv_python(argv, values, min(launched, default=len(values)),
-                          password=sub is not None and values[sub] == "publish")
+    explicit = _uv_python(
+        argv, values, min(launched, default=len(values)), password=sub is not None and values[sub] == "publish"
+    )
     if sub is not None and sub + 1 < len(argv) and values[sub] == "pip":
         pip = pip_facts(argv, sub + 1, install_scripts)
         if explicit and pip is not NO_FACTS:
@@ -200,7 +332,7 @@ def uv_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
             return pip
     paths: list[PathUse] = []
     if sub is not None and values[sub] in _UV_SOURCED:
-        from_sources, paths = pip_sources(argv, values[:min(launched, default=len(values))], sub)
+        from_sources, paths = pip_sources(argv, values[: min(launched, default=len(values))], sub)
         explicit.extend(from_sources)
     return facts(explicit, paths)
 
@@ -215,16 +347,21 @@ _UV_SOURCED = frozenset({"add", "sync", "lock"})
 _PYTHON_REQUEST = re.compile(r"^[A-Za-z0-9@<>=!~.,*+_ -]*$")
 
 
-def _uv_python(argv: Sequence[Word], values: list[str], stop: int, password: bool = False,
-               stop_at_positional: bool = False) -> Explicit:
+def _uv_python(
+    argv: Sequence[Word], values: list[str], stop: int, password: bool = False, stop_at_positional: bool = False
+) -> Explicit:
     """uv's ``-p``/``--python`` naming an interpreter file (clap: ``-p X``, ``-pX``, ``-p=X``, in a
     bundle); ``uv publish -p`` is ``--password``. ``stop``: where the command ``uv run`` launches
     starts."""
     found: Explicit = []
     letters = "" if password else "p"
-    for option in options(values[:stop], letters, ("--python",), ("--python-preference", "--python-platform",
-                                                                  "--python-version", "--python-downloads"),
-                          stop_at_positional=stop_at_positional):
+    for option in options(
+        values[:stop],
+        letters,
+        ("--python",),
+        ("--python-preference", "--python-platform", "--python-version", "--python-downloads"),
+        stop_at_positional=stop_at_positional,
+    ):
         if option.name not in ("-p", "--python") or option.value is None:
             continue
         request = option.value.removeprefix("=") if option.name == "-p" else option.value
@@ -235,8 +372,17 @@ def _uv_python(argv: Sequence[Word], values: list[str], stop: int, password: boo
 
 #: Maven goals (``prefix:goal`` or ``group:artifact[:version]:goal``) that run a program or code
 #: given on the command line: the exec plugin, antrun, the Groovy plugins, scripting:eval.
-_MAVEN_RUNS = frozenset({("exec", "exec"), ("exec", "java"), ("antrun", "run"), ("groovy", "execute"),
-                         ("gmavenplus", "execute"), ("gplus", "execute"), ("scripting", "eval")})
+_MAVEN_RUNS = frozenset(
+    {
+        ("exec", "exec"),
+        ("exec", "java"),
+        ("antrun", "run"),
+        ("groovy", "execute"),
+        ("gmavenplus", "execute"),
+        ("gplus", "execute"),
+        ("scripting", "eval"),
+    }
+)
 
 
 def maven_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -286,8 +432,11 @@ def tox_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``tox -x KEY=VALUE``/``--override`` changes the configuration (``testenv.commands``)."""
     explicit: Explicit = []
     paths: list[PathUse] = []
-    for option in options([w.value for w in argv], value_letters="ecxmfnp",
-                          value_names={"--override", "--conf", "--workdir", "--root", "--installpkg"}):
+    for option in options(
+        [w.value for w in argv],
+        value_letters="ecxmfnp",
+        value_names={"--override", "--conf", "--workdir", "--root", "--installpkg"},
+    ):
         if option.name in ("-x", "--override"):
             explicit.append((option.at, "tox --override changes the commands tox runs"))
         elif option.name in ("-c", "--conf", "--root", "--installpkg"):
@@ -303,23 +452,91 @@ def tox_facts(argv: Sequence[Word]) -> ProgramFacts:
 
 _GO_EXEC = frozenset({"toolexec", "exec", "vettool"})
 _GO_PATHS: dict[str, Access] = {
-    "o": "write", "coverprofile": "write", "cpuprofile": "write", "memprofile": "write", "blockprofile": "write",
-    "mutexprofile": "write", "trace": "write", "outputdir": "write", "pkgdir": "write", "overlay": "read",
-    "modfile": "read", "C": "read", "fuzzcachedir": "write", "gocoverdir": "write", "testlogfile": "write",
+    "o": "write",
+    "coverprofile": "write",
+    "cpuprofile": "write",
+    "memprofile": "write",
+    "blockprofile": "write",
+    "mutexprofile": "write",
+    "trace": "write",
+    "outputdir": "write",
+    "pkgdir": "write",
+    "overlay": "read",
+    "modfile": "read",
+    "C": "read",
+    "fuzzcachedir": "write",
+    "gocoverdir": "write",
+    "testlogfile": "write",
 }
-_GO_VALUE = _GO_EXEC | frozenset(_GO_PATHS) | frozenset({
-    "p", "asmflags", "buildmode", "compiler", "gccgoflags", "gcflags", "installsuffix", "ldflags", "mod", "pgo",
-    "tags", "run", "bench", "count", "cpu", "timeout", "parallel", "covermode", "coverpkg", "shuffle", "skip",
-    "list", "benchtime", "fuzz", "fuzztime", "fuzzminimizetime", "benchmem", "memprofilerate",
-    "blockprofilerate", "mutexprofilefraction", "failfast", "json", "v", "short", "paniconexit0"})
+_GO_VALUE = (
+    _GO_EXEC
+    | frozenset(_GO_PATHS)
+    | frozenset(
+        {
+            "p",
+            "asmflags",
+            "buildmode",
+            "compiler",
+            "gccgoflags",
+            "gcflags",
+            "installsuffix",
+            "ldflags",
+            "mod",
+            "pgo",
+            "tags",
+            "run",
+            "bench",
+            "count",
+            "cpu",
+            "timeout",
+            "parallel",
+            "covermode",
+            "coverpkg",
+            "shuffle",
+            "skip",
+            "list",
+            "benchtime",
+            "fuzz",
+            "fuzztime",
+            "fuzzminimizetime",
+            "benchmem",
+            "memprofilerate",
+            "blockprofilerate",
+            "mutexprofilefraction",
+            "failfast",
+            "json",
+            "v",
+            "short",
+            "paniconexit0",
+        }
+    )
+)
 #: Test flags that take no value (the test binary's flag package reads ``-test.v``, ``-test.short``).
 _GO_BOOL = frozenset({"benchmem", "failfast", "json", "v", "short", "paniconexit0"})
 
 
 #: ``go env -w`` keys that cannot make go run another program (``GOFLAGS=-toolexec=``, ``CC=`` can).
-_GO_ENV_SAFE = frozenset({"GOTOOLCHAIN", "GO111MODULE", "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOARM64", "GO386",
-                          "GOMIPS", "GOMIPS64", "GOPPC64", "GORISCV64", "GOWASM", "CGO_ENABLED", "GODEBUG",
-                          "GOTELEMETRY", "GOENV"})
+_GO_ENV_SAFE = frozenset(
+    {
+        "GOTOOLCHAIN",
+        "GO111MODULE",
+        "GOOS",
+        "GOARCH",
+        "GOAMD64",
+        "GOARM",
+        "GOARM64",
+        "GO386",
+        "GOMIPS",
+        "GOMIPS64",
+        "GOPPC64",
+        "GORISCV64",
+        "GOWASM",
+        "CGO_ENABLED",
+        "GODEBUG",
+        "GOTELEMETRY",
+        "GOENV",
+    }
+)
 
 
 def go_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -373,15 +590,32 @@ def go_facts(argv: Sequence[Word]) -> ProgramFacts:
     return facts(explicit, paths)
 
 
-_CARGO_PATHS: dict[str, Access] = {"--target-dir": "write", "--artifact-dir": "write", "--root": "write",
-                                   "--manifest-path": "read", "--lockfile-path": "read"}
+_CARGO_PATHS: dict[str, Access] = {
+    "--target-dir": "write",
+    "--artifact-dir": "write",
+    "--root": "write",
+    "--manifest-path": "read",
+    "--lockfile-path": "read",
+}
 
 
 #: Unstable cargo features that change what is built or resolved, not which programs run
 #: (``-Zhost-config``, ``-Ztarget-applies-to-host``… can set a linker or runner: not listed).
-_CARGO_SAFE_UNSTABLE = frozenset({"build-std", "build-std-features", "minimal-versions", "direct-minimal-versions",
-                                  "panic-abort-tests", "avoid-dev-deps", "no-index-update", "unstable-options",
-                                  "doctest-xcompile", "sparse-registry", "features"})
+_CARGO_SAFE_UNSTABLE = frozenset(
+    {
+        "build-std",
+        "build-std-features",
+        "minimal-versions",
+        "direct-minimal-versions",
+        "panic-abort-tests",
+        "avoid-dev-deps",
+        "no-index-update",
+        "unstable-options",
+        "doctest-xcompile",
+        "sparse-registry",
+        "features",
+    }
+)
 
 
 def cargo_facts(argv: Sequence[Word]) -> ProgramFacts:

@@ -37,21 +37,61 @@ Access = Literal["read", "write", "delete", "purge", "cd", "argument"]
 VerdictKind = Literal["ok", "outside", "protected", "hard_deny", "network"]
 
 #: Device files a command may use freely (reading /dev/urandom, writing /dev/null...).
-HARMLESS_DEVICES = frozenset({
-    "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2",
-    "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty",
-})
+HARMLESS_DEVICES = frozenset(
+    {
+        "/dev/null",
+        "/dev/stdin",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/fd/0",
+        "/dev/fd/1",
+        "/dev/fd/2",
+        "/dev/zero",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/tty",
+    }
+)
 #: Directories whose removal is never approved, whatever the rules say (plus every top-level
 #: directory, the home directory, the workspace and its ancestors).
-CRITICAL_DIRECTORIES = frozenset({
-    "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/local", "/usr/share", "/usr/include",
-    "/private/etc", "/private/var", "/private/tmp", "/private/home", "/System/Library", "/var/lib", "/var/log",
-})
+CRITICAL_DIRECTORIES = frozenset(
+    {
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/lib",
+        "/usr/lib64",
+        "/usr/local",
+        "/usr/share",
+        "/usr/include",
+        "/private/etc",
+        "/private/var",
+        "/private/tmp",
+        "/private/home",
+        "/System/Library",
+        "/var/lib",
+        "/var/log",
+    }
+)
 #: Files a login or interactive shell runs: writing one is running code later.
-SHELL_STARTUP_FILES = frozenset({
-    ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
-    ".bash_logout", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".envrc",
-})
+SHELL_STARTUP_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".bash_logout",
+        ".zlogout",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".inputrc",
+        ".envrc",
+    }
+)
 #: Symbolic links followed in one path before giving up (Linux's ``ELOOP`` limit).
 MAX_SYMLINKS = 40
 #: Starts a path value that stands for a place only known at run time (see :func:`unknown_place`).
@@ -121,7 +161,7 @@ def resolve_below_root(path: str, root: str, seen: dict[str, int] | None = None)
     if path == root:
         return path
     current = root
-    for part in path[len(root):].strip("/").split("/"):
+    for part in path[len(root) :].strip("/").split("/"):
         current = current + "/" + part if current != "/" else "/" + part
         mode = _lstat_mode(current, seen)
         if mode == MISSING:
@@ -216,13 +256,14 @@ def _climbs(joined: str) -> bool:
     return "/.." in joined and ".." in joined.split("/")
 
 
-def check_path(value: str, cwd: str, access: Access, policy: PathPolicy,
-               seen: dict[str, int] | None = None) -> PathVerdict:
+def check_path(
+    value: str, cwd: str, access: Access, policy: PathPolicy, seen: dict[str, int] | None = None
+) -> PathVerdict:
     """The verdict for ``value`` used from ``cwd`` (the physical working directory); ``seen`` is a
     decision's memory of ``lstat`` results (see :func:`resolve_below_root`). For ``cd`` the path is
     where bash's logical ``cd`` lands when ``cwd`` is also ``$PWD`` (see :func:`change_directory`)."""
     if value.startswith(UNKNOWN_PLACE):
-        return PathVerdict("outside", value, value[len(UNKNOWN_PLACE):])
+        return PathVerdict("outside", value, value[len(UNKNOWN_PLACE) :])
     if access == "cd":
         return change_directory(value, cwd, cwd, False, policy, seen).verdict
     joined = join(value, cwd, policy.home)
@@ -233,19 +274,27 @@ def check_path(value: str, cwd: str, access: Access, policy: PathPolicy,
         if hard is not None:
             return PathVerdict("hard_deny", lexical, hard)
     if joined.startswith(_OTHER_HOME):
-        return PathVerdict("outside", joined, f"{value} is in another user's home directory or the directory "
-                                              "stack, outside the workspace")
+        return PathVerdict(
+            "outside",
+            joined,
+            f"{value} is in another user's home directory or the directory stack, outside the workspace",
+        )
     if policy.resolve_links is None or not _climbs(joined):
         return _classify(value, lexical, access, policy, seen)
     physical = physical_path(joined, policy.roots, seen)
     if physical is None:
-        return PathVerdict("outside", lexical, f"{value} climbs out of a directory that does not exist yet (or "
-                                               "through looping links): where it lands is only known at run time")
+        return PathVerdict(
+            "outside",
+            lexical,
+            f"{value} climbs out of a directory that does not exist yet (or "
+            "through looping links): where it lands is only known at run time",
+        )
     return _classify(value, physical, access, policy, seen, resolved=True)
 
 
-def _classify(value: str, path: str, access: Access, policy: PathPolicy, seen: dict[str, int] | None,
-              resolved: bool = False) -> PathVerdict:
+def _classify(
+    value: str, path: str, access: Access, policy: PathPolicy, seen: dict[str, int] | None, resolved: bool = False
+) -> PathVerdict:
     """The verdict for the absolute ``path`` (without ``..``); ``resolved``: its links are followed."""
     if path.startswith("/dev/"):
         return _device(path, access)
@@ -269,8 +318,7 @@ def _classify(value: str, path: str, access: Access, policy: PathPolicy, seen: d
                 return _device(target, access)
             root = _root_of(target, policy.roots)
             if root is None:
-                return PathVerdict("outside", target, f"{value} is a symbolic link to {target}, "
-                                                      "outside the workspace")
+                return PathVerdict("outside", target, f"{value} is a symbolic link to {target}, outside the workspace")
             path = target
     if deleting or access == "write" or access == "argument":
         reason = _protected_reason(path, root, policy)
@@ -289,8 +337,9 @@ class CdResult(NamedTuple):
     pwd: str
 
 
-def change_directory(value: str, cwd: str, pwd: str, physical: bool, policy: PathPolicy,
-                     seen: dict[str, int] | None = None) -> CdResult:
+def change_directory(
+    value: str, cwd: str, pwd: str, physical: bool, policy: PathPolicy, seen: dict[str, int] | None = None
+) -> CdResult:
     """Where ``cd value`` lands, from the physical ``cwd`` and the logical ``pwd``.
 
     Bash's logical ``cd`` (the default) collapses ``..`` lexically against ``$PWD`` — provided the
@@ -300,7 +349,7 @@ def change_directory(value: str, cwd: str, pwd: str, physical: bool, policy: Pat
     not exist yet makes it unknown (``outside``)."""
     home = policy.home
     if value.startswith(UNKNOWN_PLACE):
-        verdict = PathVerdict("outside", value, value[len(UNKNOWN_PLACE):])
+        verdict = PathVerdict("outside", value, value[len(UNKNOWN_PLACE) :])
         return CdResult(verdict, cwd, pwd)
     raw = join(value, cwd, home)
     if not physical:
@@ -319,8 +368,9 @@ def change_directory(value: str, cwd: str, pwd: str, physical: bool, policy: Pat
     else:
         target = physical_path(raw, policy.roots, seen)
     if target is None:
-        reason = f"cd {value} climbs out of a directory that does not exist yet: where it lands is only known " \
-                 "at run time"
+        reason = (
+            f"cd {value} climbs out of a directory that does not exist yet: where it lands is only known at run time"
+        )
         verdict = PathVerdict("outside", os.path.normpath(raw), reason)
         return CdResult(verdict, cwd, pwd)
     verdict = _classify(value, target, "read", policy, seen, resolved=True)
@@ -387,12 +437,14 @@ def _hard_delete_reason(path: str, policy: PathPolicy, *, contents_only: bool = 
 
 
 def _protected_reason(path: str, root: str, policy: PathPolicy) -> str | None:
-    if "/.git" not in path[len(root) - 1:]:  # (.git and .github both start so; root may be /)
+    if "/.git" not in path[len(root) - 1 :]:  # (.git and .github both start so; root may be /)
         if not policy.allow_git_dir_writes and _in_git_directory(path, root):
-            return "writes into a git directory (HEAD, objects/, refs/: what a .git file points at) are not " \
-                   "allowed unless the policy allows .git/ writes"
+            return (
+                "writes into a git directory (HEAD, objects/, refs/: what a .git file points at) are not "
+                "allowed unless the policy allows .git/ writes"
+            )
         return None
-    rel = path[len(root):].strip("/").split("/")
+    rel = path[len(root) :].strip("/").split("/")
     if ".git" in rel and not policy.allow_git_dir_writes:
         return "writes into .git/ are not allowed unless the policy allows them"
     if rel[:2] == [".github", "workflows"] and not policy.allow_workflow_writes:
@@ -404,10 +456,13 @@ def _in_git_directory(path: str, root: str) -> bool:
     """A directory between ``root`` and ``path`` laid out as a git directory: the target of a
     ``.git`` file (worktree, submodule) or a bare repository, whose config and hooks run code."""
     current = root.rstrip("/")
-    for part in path[len(root):].strip("/").split("/")[:-1]:
+    for part in path[len(root) :].strip("/").split("/")[:-1]:
         current = f"{current}/{part}"
-        if os.path.isfile(f"{current}/HEAD") and os.path.isdir(f"{current}/objects") and \
-                os.path.isdir(f"{current}/refs"):
+        if (
+            os.path.isfile(f"{current}/HEAD")
+            and os.path.isdir(f"{current}/objects")
+            and os.path.isdir(f"{current}/refs")
+        ):
             return True
     return False
 

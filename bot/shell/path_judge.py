@@ -65,9 +65,11 @@ class PathChecks:
             if is_extraction(layer.values):
                 where = _extraction_into_repository(uses, layer)
                 if where is not None:
-                    scan.explicit.setdefault(layer.start + len(words) - 1,
-                                             f"{program} writes where the archive's members say, into {where}, "
-                                             "which holds .git/ or .github/ (extract into a subdirectory)")
+                    scan.explicit.setdefault(
+                        layer.start + len(words) - 1,
+                        f"{program} writes where the archive's members say, into {where}, "
+                        "which holds .git/ or .github/ (extract into a subdirectory)",
+                    )
             if program == "git" and self.options.denied_path is not None and layer.cwd is not None:
                 denial = self._git_object_paths(words, layer.cwd)
                 if denial is not None:
@@ -77,8 +79,9 @@ class PathChecks:
                 if denial is not None:
                     return denial
             if program == "find" and any(w.value == "-files0-from" for w in words):
-                scan.explicit.setdefault(layer.start + len(words) - 1,
-                                         "find -files0-from reads its start points from a file or stdin")
+                scan.explicit.setdefault(
+                    layer.start + len(words) - 1, "find -files0-from reads its start points from a file or stdin"
+                )
             for use in uses:
                 outcome = self._path(use, layer, program, scan)
                 if outcome == "edit":
@@ -90,13 +93,17 @@ class PathChecks:
                 if verdict is not None:
                     return verdict
         if needs_edit and not options.edits_allowed:
-            return Verdict("ask", "the command writes files and the policy does not allow edits "
-                                  "(add an Edit rule or use acceptEdits mode)")
+            return Verdict(
+                "ask",
+                "the command writes files and the policy does not allow edits "
+                "(add an Edit rule or use acceptEdits mode)",
+            )
         return None
 
     @staticmethod
-    def _run_time_words(program: str, words: tuple[Word, ...], uses: list[PathUse],
-                        argv: tuple[Word, ...]) -> Verdict | None:
+    def _run_time_words(
+        program: str, words: tuple[Word, ...], uses: list[PathUse], argv: tuple[Word, ...]
+    ) -> Verdict | None:
         """Arguments only known at run time (``$VAR``), and globs that could expand into a flag."""
         path_positions = {u.pos for u in uses}
         for offset, word in enumerate(words[1:], start=1):
@@ -105,9 +112,11 @@ class PathChecks:
                 if verdict is not None:
                     return verdict
             if word.glob and program in GLOB_SENSITIVE and _may_expand_to_option(word.value, program, offset):
-                return Verdict("ask", f"the glob {word.text!r} could expand to a file named like a "
-                                      f"{program} option",
-                               suggestions=exact_suggestion([w.value for w in argv]))
+                return Verdict(
+                    "ask",
+                    f"the glob {word.text!r} could expand to a file named like a {program} option",
+                    suggestions=exact_suggestion([w.value for w in argv]),
+                )
         return None
 
     def _path(self, use: PathUse, layer: Layer, program: str, scan: Scan) -> Verdict | Literal["edit"] | None:
@@ -126,8 +135,9 @@ class PathChecks:
                 return outcome
         return "edit" if edit else None
 
-    def _path_from(self, use: PathUse, cwd: str, layer: Layer, program: str,
-                   scan: Scan) -> Verdict | Literal["edit"] | None:
+    def _path_from(
+        self, use: PathUse, cwd: str, layer: Layer, program: str, scan: Scan
+    ) -> Verdict | Literal["edit"] | None:
         value = use.value
         access = use.access
         if use.word.glob:
@@ -150,8 +160,9 @@ class PathChecks:
             return created
         return self._classify(value, cwd, access, layer, program, scan, use)
 
-    def _classify(self, value: str, cwd: str, access: Access, layer: Layer, program: str, scan: Scan,
-                  use: PathUse) -> Verdict | Literal["edit"] | None:
+    def _classify(
+        self, value: str, cwd: str, access: Access, layer: Layer, program: str, scan: Scan, use: PathUse
+    ) -> Verdict | Literal["edit"] | None:
         verdict = check_path(value, cwd, access, self.options.paths, self.seen)
         if self.options.denied_path is not None and verdict.kind in ("ok", "outside"):
             denial = self._denied(value, cwd, verdict.path, access)
@@ -170,8 +181,11 @@ class PathChecks:
                 if access in ("write", "delete", "purge"):
                     self.writes.append(verdict.path)
                 # find -delete's purge is approved through its inner `rm`; -fprint's write is an edit.
-                if access in ("write", "delete", "purge") and program not in WRITER_PROGRAMS and \
-                        not (program == "find" and access == "purge"):
+                if (
+                    access in ("write", "delete", "purge")
+                    and program not in WRITER_PROGRAMS
+                    and not (program == "find" and access == "purge")
+                ):
                     return "edit"
         return None
 
@@ -182,10 +196,16 @@ class PathChecks:
         if self.created or self.created_trees:
             base_path = expand(base, cwd, self.options.paths.home)
             for path in (*self.created, *self.created_trees):
-                if path == base_path or path.startswith(base_path.rstrip("/") + "/") or \
-                        base_path.startswith(path.rstrip("/") + "/"):
-                    return Verdict("ask", f"the glob {use.word.text!r} may match {path}, which an earlier part of "
-                                          "this command creates (run the commands separately)")
+                if (
+                    path == base_path
+                    or path.startswith(base_path.rstrip("/") + "/")
+                    or base_path.startswith(path.rstrip("/") + "/")
+                ):
+                    return Verdict(
+                        "ask",
+                        f"the glob {use.word.text!r} may match {path}, which an earlier part of "
+                        "this command creates (run the commands separately)",
+                    )
         matches = expand_glob(expand(use.value, cwd, self.options.paths.home), cwd)
         if matches is None:
             return Verdict("ask", f"the glob {use.word.text!r} matches too many files to check them")
@@ -209,11 +229,18 @@ class PathChecks:
                 continue
             rule = denied_below(place, self.options.denied_path, hidden=not skips_hidden(layer.values))
             if rule == "too many":
-                return Verdict("ask", f"{layer.program} reads {value} file by file, and there are too many files "
-                                      "to check against the policy's Read deny rules (use the Grep tool)")
+                return Verdict(
+                    "ask",
+                    f"{layer.program} reads {value} file by file, and there are too many files "
+                    "to check against the policy's Read deny rules (use the Grep tool)",
+                )
             if rule is not None:
-                return Verdict("ask", f"{layer.program} reads {value} file by file, including files the deny rule "
-                                      f"`{rule}` covers (use the Grep tool, which leaves them out)", source="rule")
+                return Verdict(
+                    "ask",
+                    f"{layer.program} reads {value} file by file, including files the deny rule "
+                    f"`{rule}` covers (use the Grep tool, which leaves them out)",
+                    source="rule",
+                )
         return None
 
     def _git_object_paths(self, words: tuple[Word, ...], cwd: str) -> Verdict | None:
@@ -251,12 +278,18 @@ class PathChecks:
                 continue
             current = current.rsplit("/", 1)[0] if part == ".." else f"{current}/{part}"
             if current in created:
-                return Verdict("ask", f"{value} goes through {current}, which an earlier part of this command "
-                                      "creates and which may be a symbolic link (run the commands separately)")
+                return Verdict(
+                    "ask",
+                    f"{value} goes through {current}, which an earlier part of this command "
+                    "creates and which may be a symbolic link (run the commands separately)",
+                )
             for tree in self.created_trees if trees else ():
                 if current.startswith(tree.rstrip("/") + "/"):
-                    return Verdict("ask", f"{value} is below {tree}, where an earlier part of this command writes "
-                                          "files that may be symbolic links (run the commands separately)")
+                    return Verdict(
+                        "ask",
+                        f"{value} is below {tree}, where an earlier part of this command writes "
+                        "files that may be symbolic links (run the commands separately)",
+                    )
         return None
 
     def _git_location(self, dirs: Sequence[PathUse], layer: Layer) -> Verdict | None:
@@ -273,8 +306,11 @@ class PathChecks:
             return None
         shown = where if where is not None else "an unknown directory"
         hint = f" (run it from the workspace root: cd {roots[0]} && git ...)" if roots else ""
-        return Verdict("ask", f"git would run in {shown}, not at a workspace root, where a repository "
-                              f"the model wrote could run code through its config{hint}")
+        return Verdict(
+            "ask",
+            f"git would run in {shown}, not at a workspace root, where a repository "
+            f"the model wrote could run code through its config{hint}",
+        )
 
     def _redirects(self, redirects: tuple[Redirect, ...], state: State) -> Verdict | None:
         for redirect in redirects:
@@ -309,8 +345,11 @@ class PathChecks:
             check = 10 if access == "write" else 9
             return Verdict("ask", f"redirection to {target}: {verdict.reason}", check_id=check)
         if access == "write" and not verdict.path.startswith("/dev/") and not self.options.edits_allowed:
-            return Verdict("ask", f"the command writes {target} and the policy does not allow edits "
-                                  "(add an Edit rule or use acceptEdits mode)")
+            return Verdict(
+                "ask",
+                f"the command writes {target} and the policy does not allow edits "
+                "(add an Edit rule or use acceptEdits mode)",
+            )
         return None
 
     def _cd(self, argv: tuple[Word, ...], state: State) -> Verdict | None:
@@ -346,7 +385,7 @@ class PathChecks:
             state.others = tuple(rest)
         else:
             kept = [c for c in (*rest, *candidates) if c != (state.cwd, state.pwd)]
-            state.others = tuple(dict.fromkeys(kept))[:MAX_CWD_CANDIDATES - 1]
+            state.others = tuple(dict.fromkeys(kept))[: MAX_CWD_CANDIDATES - 1]
             if len(kept) >= MAX_CWD_CANDIDATES:
                 state.cwd = state.pwd = None
         return ALLOW_NEUTRAL
@@ -419,13 +458,15 @@ def _dynamic_argument(program: str, word: Word, is_path: bool) -> Verdict | None
     if program in OUTPUT_ONLY:
         return None
     if word.text == "<stdin>":
-        return Verdict("ask", f"xargs appends arguments read from stdin to {program}, so its arguments are only "
-                              "known at run time")
+        return Verdict(
+            "ask", f"xargs appends arguments read from stdin to {program}, so its arguments are only known at run time"
+        )
     if word.splits:
         return Verdict("ask", f"the unquoted {word.text!r} is split into words and globbed at run time")
     if word.value.startswith("\ue000"):
-        return Verdict("ask", f"the argument {word.text!r} starts with a value only known at run time "
-                              "(it could be a flag)")
+        return Verdict(
+            "ask", f"the argument {word.text!r} starts with a value only known at run time (it could be a flag)"
+        )
     if is_path:
         return Verdict("ask", f"the argument {word.text!r} of {program} is only known at run time")
     return None

@@ -18,11 +18,49 @@ MAX_SUGGESTED_RULES_FOR_COMPOUND = 5
 #: Exact-rule suggestions longer than this are not offered (a rule nobody would reuse).
 MAX_EXACT_SUGGESTION_CHARS = 160
 
-NO_PREFIX_PROGRAMS = SHELLS | PRIVILEGE | OPAQUE_LAUNCHERS | frozenset({
-    "env", "xargs", "timeout", "nice", "nohup", "stdbuf", "setsid", "time", "command", "builtin", "exec",
-    "eval", "ionice", "chrt", "taskset", "flock", "watch", "python", "python3", "python2", "node", "nodejs",
-    "perl", "ruby", "php", "lua", "deno", "bun", "pwsh", "powershell", "osascript", "npx", "bunx", "uvx",
-})
+NO_PREFIX_PROGRAMS = (
+    SHELLS
+    | PRIVILEGE
+    | OPAQUE_LAUNCHERS
+    | frozenset(
+        {
+            "env",
+            "xargs",
+            "timeout",
+            "nice",
+            "nohup",
+            "stdbuf",
+            "setsid",
+            "time",
+            "command",
+            "builtin",
+            "exec",
+            "eval",
+            "ionice",
+            "chrt",
+            "taskset",
+            "flock",
+            "watch",
+            "python",
+            "python3",
+            "python2",
+            "node",
+            "nodejs",
+            "perl",
+            "ruby",
+            "php",
+            "lua",
+            "deno",
+            "bun",
+            "pwsh",
+            "powershell",
+            "osascript",
+            "npx",
+            "bunx",
+            "uvx",
+        }
+    )
+)
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
 #: Longer second words are data, not subcommands.
 MAX_SUBCOMMAND_CHARS = 32

@@ -76,16 +76,42 @@ from bot.shell.tool_flags import (
     zip_facts,
 )
 
-__all__ = ["GIT_GLOBAL_FLAGS", "GIT_GLOBAL_VALUE", "NO_FACTS", "REJECTED_BUILTINS", "ProgramFacts",
-           "git_subcommand_index", "git_subcommand_position", "program_facts"]
+__all__ = [
+    "GIT_GLOBAL_FLAGS",
+    "GIT_GLOBAL_VALUE",
+    "NO_FACTS",
+    "REJECTED_BUILTINS",
+    "ProgramFacts",
+    "git_subcommand_index",
+    "git_subcommand_position",
+    "program_facts",
+]
 
 #: Shell builtins that change what later words mean or run code given as a string.
-REJECTED_BUILTINS = frozenset({"trap", "alias", "enable", "hash", "shopt", "bind", "complete", "compgen", "fc",
-                               "let", "coproc"})
-_NAME_TAKING = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "unset", "wait", "test", "[",
-                          "declare", "typeset", "local", "export", "readonly"})
-_SAFE_SET_OPTIONS = frozenset({"errexit", "pipefail", "nounset", "xtrace", "verbose", "noclobber", "noglob",
-                               "noexec", "errtrace", "functrace"})
+REJECTED_BUILTINS = frozenset(
+    {"trap", "alias", "enable", "hash", "shopt", "bind", "complete", "compgen", "fc", "let", "coproc"}
+)
+_NAME_TAKING = frozenset(
+    {
+        "read",
+        "mapfile",
+        "readarray",
+        "printf",
+        "getopts",
+        "unset",
+        "wait",
+        "test",
+        "[",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+    }
+)
+_SAFE_SET_OPTIONS = frozenset(
+    {"errexit", "pipefail", "nounset", "xtrace", "verbose", "noclobber", "noglob", "noexec", "errtrace", "functrace"}
+)
 _SET_FLAG = re.compile(r"^[-+][euxvfCBbhmnpPtTEH]+$")
 
 
@@ -110,15 +136,20 @@ def _builtin(program: str, argv: Sequence[Word]) -> ProgramFacts:
             k += 1
         return NO_FACTS
     if program in ("declare", "typeset", "local", "readonly", "export") and any(
-            w.value[:1] in "-+" and "i" in w.value[1:] for w in argv[1:]):
-        return exact_only(argv, f"{program} -i evaluates later assignments as arithmetic, which runs "
-                                 "command substitutions")
-    if program in ("declare", "typeset", "local") and any(
-            w.value[:1] in "-+" and "n" in w.value[1:] for w in argv[1:]):
-        return exact_only(argv, f"{program} -n makes a name reference: assigning through it evaluates the "
-                                "subscript of the name it refers to")
+        w.value[:1] in "-+" and "i" in w.value[1:] for w in argv[1:]
+    ):
+        return exact_only(
+            argv, f"{program} -i evaluates later assignments as arithmetic, which runs command substitutions"
+        )
+    if program in ("declare", "typeset", "local") and any(w.value[:1] in "-+" and "n" in w.value[1:] for w in argv[1:]):
+        return exact_only(
+            argv,
+            f"{program} -n makes a name reference: assigning through it evaluates the "
+            "subscript of the name it refers to",
+        )
     if program in ("mapfile", "readarray") and any(
-            option.name == "-C" for option in options([w.value for w in argv], "dnOsuCc")):
+        option.name == "-C" for option in options([w.value for w in argv], "dnOsuCc")
+    ):
         return exact_only(argv, f"{program} -C runs a callback given as code")
     if program in _NAME_TAKING and any("[" in w.value for w in argv[1:]):
         # `printf -v 'a[$(cmd)]'`, `read 'a[$(cmd)]'`: array subscripts are evaluated as arithmetic,
@@ -131,8 +162,7 @@ def _builtin(program: str, argv: Sequence[Word]) -> ProgramFacts:
 
 
 #: Short options with a value, per name-taking builtin (to find the names among the words).
-_NAME_BUILTIN_VALUES = {"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc", "printf": "v",
-                        "wait": "p"}
+_NAME_BUILTIN_VALUES = {"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc", "printf": "v", "wait": "p"}
 
 
 def _variable_names(program: str, argv: Sequence[Word]) -> list[str]:
@@ -205,6 +235,7 @@ def _follows(program: str, argv: Sequence[Word], install_scripts: bool) -> Progr
 def _simple(function: Callable[[Sequence[Word]], ProgramFacts]) -> _Handler:
     def handler(program: str, argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
         return function(argv)
+
     return handler
 
 
@@ -212,8 +243,9 @@ def _simple(function: Callable[[Sequence[Word]], ProgramFacts]) -> _Handler:
 _HANDLERS: dict[str, _Handler] = {
     "git": _simple(git_facts),
     **dict.fromkeys(("sed", "gsed"), _sed),
-    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"),
-                    lambda program, argv, scripts: ProgramFacts(tuple(awk_facts(argv)))),
+    **dict.fromkeys(
+        ("awk", "gawk", "mawk", "nawk"), lambda program, argv, scripts: ProgramFacts(tuple(awk_facts(argv)))
+    ),
     **dict.fromkeys(("make", "gmake"), _simple(make_facts)),
     **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), _package_manager),
     **dict.fromkeys(("pip", "pip3"), lambda program, argv, scripts: pip_facts(argv, 1, scripts)),
@@ -229,8 +261,9 @@ _HANDLERS: dict[str, _Handler] = {
     "go": _simple(go_facts),
     **dict.fromkeys(("curl", "wget"), fetcher_facts),
     "zip": _simple(zip_facts),
-    **dict.fromkeys(("vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "rvim", "rview", "evim", "nview"),
-                    _simple(editor_facts)),
+    **dict.fromkeys(
+        ("vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "rvim", "rview", "evim", "nview"), _simple(editor_facts)
+    ),
     "man": _simple(man_facts),
     **dict.fromkeys(("split", "gsplit"), _simple(split_facts)),
     **dict.fromkeys(("less", "more"), _simple(pager_facts)),
@@ -241,6 +274,5 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("pytest", "py.test"), _simple(pytest_facts)),
     **dict.fromkeys(("ansible", "ansible-playbook", "ansible-pull", "ansible-console"), _simple(ansible_facts)),
     **dict.fromkeys(("mvn", "mvnw", "mvnd"), _simple(maven_facts)),
-    **dict.fromkeys(("grep", "egrep", "fgrep", "find", "du", "ls", "tree", "cp", "chown", "chgrp", "chmod"),
-                    _follows),
+    **dict.fromkeys(("grep", "egrep", "fgrep", "find", "du", "ls", "tree", "cp", "chown", "chgrp", "chmod"), _follows),
 }

@@ -24,8 +24,11 @@ def reads_recursively(values: Sequence[str]) -> bool:
     if program in ("rg", "ag", "ack", "ack-grep", "pt", "ugrep"):
         return True
     if program in ("grep", "egrep", "fgrep", "ggrep"):
-        return bool(letters & {"r", "R"}) or bool(longs & {"--recursive", "--dereference-recursive"}) or \
-            any(v in ("--directories=recurse", "recurse") for v in values[1:])
+        return (
+            bool(letters & {"r", "R"})
+            or bool(longs & {"--recursive", "--dereference-recursive"})
+            or any(v in ("--directories=recurse", "recurse") for v in values[1:])
+        )
     if program in ("tar", "gtar", "bsdtar"):
         first = values[1] if len(values) > 1 else ""
         return "c" in letters or "--create" in longs or (not first.startswith("-") and "c" in first)
@@ -46,10 +49,12 @@ def skips_hidden(values: Sequence[str]) -> bool:
     program = values[0].rsplit("/", 1)[-1] if values else ""
     if program not in ("rg", "ag", "pt"):
         return False
-    return not any(v in ("--hidden", "-.", "--no-ignore", "--all-types", "-a", "--unrestricted")
-                   or (v.startswith("-u") and set(v[1:]) <= {"u"}) or
-                   (v.startswith("-") and not v.startswith("--") and ("." in v[1:] or "u" in v[1:]))
-                   for v in values[1:])
+    return not any(
+        v in ("--hidden", "-.", "--no-ignore", "--all-types", "-a", "--unrestricted")
+        or (v.startswith("-u") and set(v[1:]) <= {"u"})
+        or (v.startswith("-") and not v.startswith("--") and ("." in v[1:] or "u" in v[1:]))
+        for v in values[1:]
+    )
 
 
 def denied_below(directory: str, denied: DeniedPath, *, hidden: bool = True) -> str | None:

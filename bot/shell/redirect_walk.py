@@ -69,9 +69,13 @@ class RedirectWalker(ABC):
         children = node.children
         body = node.child_by_field_name("body")
         # tree-sitter drops the `-` of `python3 - <<'EOF'` (it is in no node): bash passes it.
-        dash = body is not None and body.type == "command" and len(children) > 1 and \
-            children[1].type == "heredoc_redirect" and \
-            _SKIPPED_DASH.fullmatch(self.byte_slice(body.end_byte, children[1].start_byte)) is not None
+        dash = (
+            body is not None
+            and body.type == "command"
+            and len(children) > 1
+            and children[1].type == "heredoc_redirect"
+            and _SKIPPED_DASH.fullmatch(self.byte_slice(body.end_byte, children[1].start_byte)) is not None
+        )
         self.check_statement_gaps(node, children, 1 if dash else -1)
         extra: list[Redirect] = []
         tail: Any = None
@@ -254,8 +258,11 @@ class RedirectWalker(ABC):
             elif kind in REDIRECT_NODES:
                 # `cat <<'EOF' > file`: redirects after the delimiter sit inside the heredoc node.
                 nested.extend(self.redirects_of(child))
-            elif kind in ("&&", "||") and index + 1 < len(children) and \
-                    children[index + 1].type not in ("heredoc_body", "heredoc_end"):
+            elif (
+                kind in ("&&", "||")
+                and index + 1 < len(children)
+                and children[index + 1].type not in ("heredoc_body", "heredoc_end")
+            ):
                 tail, skip = (child, children[index + 1]), True
             elif kind == "pipeline" and child.children and child.children[0].type in ("|", "|&"):
                 tail = (child,)
@@ -266,9 +273,15 @@ class RedirectWalker(ABC):
         if start is None or end is None or start_node is None or end_node is None or body_node is None:
             raise Unresolvable("an unterminated heredoc", 1)
         text = self.byte_slice(node.start_byte, end_node.end_byte)
-        quoted = check_heredoc(text, start, end, body, strip_tabs,
-                               after_start=len(self.byte_slice(node.start_byte, start_node.end_byte)),
-                               body_start=len(self.byte_slice(node.start_byte, body_node.start_byte)),
-                               following=self.byte_slice(end_node.end_byte, end_node.end_byte + 1))
+        quoted = check_heredoc(
+            text,
+            start,
+            end,
+            body,
+            strip_tabs,
+            after_start=len(self.byte_slice(node.start_byte, start_node.end_byte)),
+            body_start=len(self.byte_slice(node.start_byte, body_node.start_byte)),
+            following=self.byte_slice(end_node.end_byte, end_node.end_byte + 1),
+        )
         heredoc = Redirect("<<-" if strip_tabs else "<<", None, None, dynamic_input=dynamic and not quoted)
         return [heredoc, *nested], tail

@@ -73,8 +73,10 @@ ENVIRON_CAPABILITIES: tuple[str, ...] = ("sys_ptrace", "sys_admin", "perfmon")
 #: files are); kept in the status so a sub-agent's worktree gets the same layout.
 SPEC_ENV_NAMES: tuple[str, ...] = ("HOME", "PATH", "RUNNER_TEMP", "RUNNER_TOOL_CACHE", "SSH_AUTH_SOCK")
 #: What a refused ``auto`` says in GitHub Actions.
-ACTIONS_AUTO = ("in GitHub Actions, `sandbox: auto` refuses shell commands without a working sandbox "
-                "(set `sandbox: off` in the policy to run them unsandboxed)")
+ACTIONS_AUTO = (
+    "in GitHub Actions, `sandbox: auto` refuses shell commands without a working sandbox "
+    "(set `sandbox: off` in the policy to run them unsandboxed)"
+)
 
 
 class SandboxUnavailable(RunError):
@@ -118,8 +120,9 @@ def sandbox_settings(extra: Mapping[str, object], *, environ: Mapping[str, str] 
         if not isinstance(value, bool):
             raise ConfigError(f"policy key `{key}` must be true or false, got {value!r}")
         flags[key] = value
-    return SandboxSettings(mode=mode, excluded_commands=tuple(excluded),
-                           in_actions=environ.get("GITHUB_ACTIONS") == "true", **flags)
+    return SandboxSettings(
+        mode=mode, excluded_commands=tuple(excluded), in_actions=environ.get("GITHUB_ACTIONS") == "true", **flags
+    )
 
 
 # ----- the decision (seeds shouldUseSandbox) ------------------------------------------------------
@@ -143,8 +146,14 @@ class Refused:
 SandboxChoice = Sandboxed | Unsandboxed | Refused
 
 
-def decide_sandbox(settings: SandboxSettings, *, available: bool, unavailable_reason: str = "",
-                   disable_requested: bool = False, excluded: bool = False) -> SandboxChoice:
+def decide_sandbox(
+    settings: SandboxSettings,
+    *,
+    available: bool,
+    unavailable_reason: str = "",
+    disable_requested: bool = False,
+    excluded: bool = False,
+) -> SandboxChoice:
     """Seeds 4.6.3: no sandbox when it is off, when the command is excluded, or when the model asks
     and the policy allows it; otherwise the sandbox, or — when it cannot run — refuse (``required``,
     and ``auto`` in GitHub Actions) or run unsandboxed (``auto`` elsewhere)."""
@@ -200,8 +209,14 @@ def is_excluded_command(command: str, patterns: Sequence[str]) -> bool:
 # ----- outside the sandbox ---------------------------------------------------------------------------
 
 
-def unsandboxed_argv(inner: Sequence[str], *, setpriv: str | None, euid: int, allow_sudo: bool = False,
-                     droppable: Sequence[str] = ENVIRON_CAPABILITIES) -> list[str]:
+def unsandboxed_argv(
+    inner: Sequence[str],
+    *,
+    setpriv: str | None,
+    euid: int,
+    allow_sudo: bool = False,
+    droppable: Sequence[str] = ENVIRON_CAPABILITIES,
+) -> list[str]:
     """``setpriv`` in front of ``inner``: ``no_new_privs`` unless ``allow_sudo``; as root, without
     the capabilities that read other processes' environments. Pure."""
     if setpriv is None:
@@ -220,8 +235,9 @@ def setpriv_capabilities(setpriv: str) -> tuple[str, ...]:
     util-linux does not know ``perfmon`` and would refuse the whole option)."""
     try:
         # An empty environment: setpriv is named by its path and only lists names it knows.
-        listed = subprocess.run([setpriv, "--list-caps"], capture_output=True, text=True, timeout=5, check=False,
-                                env={})
+        listed = subprocess.run(
+            [setpriv, "--list-caps"], capture_output=True, text=True, timeout=5, check=False, env={}
+        )
     except (OSError, subprocess.SubprocessError):
         return ()
     known = set(listed.stdout.split())
@@ -251,11 +267,16 @@ class SpecRequest:
     command_path: str | None = None
 
     def build(self, workspace: Path | None = None) -> SandboxSpec:
-        return build_spec(workspace=workspace or self.workspace, scratch_dir=self.scratch_dir,
-                          additional_directories=self.additional_directories, network=self.network,
-                          allow_git_dir_writes=self.allow_git_dir_writes,
-                          allow_workflow_writes=self.allow_workflow_writes, environ=dict(self.environ),
-                          command_path=self.command_path)
+        return build_spec(
+            workspace=workspace or self.workspace,
+            scratch_dir=self.scratch_dir,
+            additional_directories=self.additional_directories,
+            network=self.network,
+            allow_git_dir_writes=self.allow_git_dir_writes,
+            allow_workflow_writes=self.allow_workflow_writes,
+            environ=dict(self.environ),
+            command_path=self.command_path,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,8 +305,13 @@ class SandboxStatus:
                 assert self.bwrap is not None and self.spec is not None
                 return bwrap_argv(self.bwrap, self.spec, inner, cwd=cwd)
             case Unsandboxed():
-                return unsandboxed_argv(inner, setpriv=self.setpriv, euid=os.geteuid(),
-                                        allow_sudo=self.settings.allow_sudo, droppable=self.droppable)
+                return unsandboxed_argv(
+                    inner,
+                    setpriv=self.setpriv,
+                    euid=os.geteuid(),
+                    allow_sudo=self.settings.allow_sudo,
+                    droppable=self.droppable,
+                )
             case Refused(reason):
                 raise SandboxUnavailable(reason)
             case _:
@@ -312,16 +338,28 @@ class SandboxStatus:
 
 def _unavailable_message(settings: SandboxSettings, reason: str) -> str:
     if settings.mode == "required":
-        return (f"The policy requires the sandbox (`sandbox: required`), and it cannot run here: {reason}. "
-                "Or set `sandbox: auto` to run unsandboxed with a warning (outside GitHub Actions).")
-    return (f"In GitHub Actions, `sandbox: auto` refuses to run shell commands without a working sandbox, and it "
-            f"cannot run here: {reason}. Or set `sandbox: off` in the policy to run them unsandboxed.")
+        return (
+            f"The policy requires the sandbox (`sandbox: required`), and it cannot run here: {reason}. "
+            "Or set `sandbox: auto` to run unsandboxed with a warning (outside GitHub Actions)."
+        )
+    return (
+        f"In GitHub Actions, `sandbox: auto` refuses to run shell commands without a working sandbox, and it "
+        f"cannot run here: {reason}. Or set `sandbox: off` in the policy to run them unsandboxed."
+    )
 
 
-async def prepare_sandbox(settings: SandboxSettings, *, workspace: Path, scratch_dir: Path, env: Mapping[str, str],
-                          additional_directories: Sequence[Path] = (), allow_git_dir_writes: bool = False,
-                          allow_workflow_writes: bool = False, environ: Mapping[str, str] | None = None,
-                          raise_if_required: bool = True) -> SandboxStatus:
+async def prepare_sandbox(
+    settings: SandboxSettings,
+    *,
+    workspace: Path,
+    scratch_dir: Path,
+    env: Mapping[str, str],
+    additional_directories: Sequence[Path] = (),
+    allow_git_dir_writes: bool = False,
+    allow_workflow_writes: bool = False,
+    environ: Mapping[str, str] | None = None,
+    raise_if_required: bool = True,
+) -> SandboxStatus:
     """Probe ``bwrap``, build the spec, run the self-test. When the sandbox cannot run and the
     settings require it (``required``, or ``auto`` in GitHub Actions) this raises
     :class:`SandboxUnavailable` (the run refuses to start; with ``raise_if_required=False`` the
@@ -331,8 +369,10 @@ async def prepare_sandbox(settings: SandboxSettings, *, workspace: Path, scratch
     environ = os.environ if environ is None else environ
     warnings: list[str] = []
     if not protect_own_environ() and sys.platform.startswith("linux"):
-        warnings.append("The bot process could not be made non-dumpable: its /proc/<pid>/environ may be "
-                        "readable by unsandboxed commands.")
+        warnings.append(
+            "The bot process could not be made non-dumpable: its /proc/<pid>/environ may be "
+            "readable by unsandboxed commands."
+        )
     setpriv = shutil.which("setpriv", path=environ.get("PATH"))
     droppable = setpriv_capabilities(setpriv) if setpriv else ()
     if setpriv is None and sys.platform.startswith("linux"):
@@ -345,35 +385,63 @@ async def prepare_sandbox(settings: SandboxSettings, *, workspace: Path, scratch
             warnings.append(f"Shell commands were refused: {_unavailable_message(settings, reason)}")
             log.error("sandbox unavailable, shell commands are refused: %s", reason)
         else:
-            warnings.append(f"⚠ Shell commands ran WITHOUT the sandbox: {reason}. Code the model wrote could read "
-                            "and change everything this user can and reach the network. Set `sandbox: required` "
-                            "to refuse them instead.")
-            log.warning("\n%s\n⚠ Shell commands will run WITHOUT the sandbox (`sandbox: auto`): %s\n"
-                        "⚠ Code the model writes can read and change everything this user can. Set "
-                        "`sandbox: required` to refuse instead.\n%s", "⚠" * 40, reason, "⚠" * 40)
-        return SandboxStatus(settings, False, reason, setpriv=setpriv, droppable=droppable,
-                             warnings=tuple(warnings), diagnosis=diagnosis)
+            warnings.append(
+                f"⚠ Shell commands ran WITHOUT the sandbox: {reason}. Code the model wrote could read "
+                "and change everything this user can and reach the network. Set `sandbox: required` "
+                "to refuse them instead."
+            )
+            log.warning(
+                "\n%s\n⚠ Shell commands will run WITHOUT the sandbox (`sandbox: auto`): %s\n"
+                "⚠ Code the model writes can read and change everything this user can. Set "
+                "`sandbox: required` to refuse instead.\n%s",
+                "⚠" * 40,
+                reason,
+                "⚠" * 40,
+            )
+        return SandboxStatus(
+            settings, False, reason, setpriv=setpriv, droppable=droppable, warnings=tuple(warnings), diagnosis=diagnosis
+        )
 
     if settings.mode == "off":
         warnings.append("The policy turns the sandbox off (`sandbox: off`): shell commands ran unsandboxed.")
-        return SandboxStatus(settings, False, "the policy turns the sandbox off", setpriv=setpriv,
-                             droppable=droppable, warnings=tuple(warnings))
+        return SandboxStatus(
+            settings,
+            False,
+            "the policy turns the sandbox off",
+            setpriv=setpriv,
+            droppable=droppable,
+            warnings=tuple(warnings),
+        )
     probe: BwrapProbe = await probe_bwrap(environ)
     if not probe.works or probe.path is None:
         return unavailable(probe.reason, probe.diagnosis)
-    request = SpecRequest(workspace=workspace, scratch_dir=scratch_dir,
-                          additional_directories=tuple(additional_directories),
-                          allow_git_dir_writes=allow_git_dir_writes, allow_workflow_writes=allow_workflow_writes,
-                          network=settings.network,
-                          environ=tuple((k, environ[k]) for k in SPEC_ENV_NAMES if k in environ),
-                          command_path=env.get("PATH"))
+    request = SpecRequest(
+        workspace=workspace,
+        scratch_dir=scratch_dir,
+        additional_directories=tuple(additional_directories),
+        allow_git_dir_writes=allow_git_dir_writes,
+        allow_workflow_writes=allow_workflow_writes,
+        network=settings.network,
+        environ=tuple((k, environ[k]) for k in SPEC_ENV_NAMES if k in environ),
+        command_path=env.get("PATH"),
+    )
     spec = request.build()
     report = await self_test(probe.path, spec, env, cwd=workspace, environ=environ, scratch_dir=scratch_dir)
     log.info("%s", report.describe())
     if not report.passed:
         return unavailable(f"the sandbox self-test failed ({report.failures()})", None)
-    return SandboxStatus(settings, True, probe.reason, bwrap=probe.path, spec=spec, self_test=report,
-                         setpriv=setpriv, droppable=droppable, warnings=tuple(warnings), request=request)
+    return SandboxStatus(
+        settings,
+        True,
+        probe.reason,
+        bwrap=probe.path,
+        spec=spec,
+        self_test=report,
+        setpriv=setpriv,
+        droppable=droppable,
+        warnings=tuple(warnings),
+        request=request,
+    )
 
 
 async def ensure_sandbox(context: ToolUseContext, env: Mapping[str, str]) -> SandboxStatus:
@@ -390,11 +458,15 @@ async def ensure_sandbox(context: ToolUseContext, env: Mapping[str, str]) -> San
             if not isinstance(status, SandboxStatus):
                 permission = context.permission
                 status = await prepare_sandbox(
-                    sandbox_settings(permission.extra), workspace=context.workspace,
-                    scratch_dir=context.scratch_dir, env=env,
+                    sandbox_settings(permission.extra),
+                    workspace=context.workspace,
+                    scratch_dir=context.scratch_dir,
+                    env=env,
                     additional_directories=permission.additional_directories,
                     allow_git_dir_writes=permission.allow_git_dir_writes,
-                    allow_workflow_writes=permission.allow_workflow_writes, raise_if_required=False)
+                    allow_workflow_writes=permission.allow_workflow_writes,
+                    raise_if_required=False,
+                )
                 context.services[SERVICE_KEY] = status
     if status.request is None or status.request.workspace == context.workspace:
         return status
@@ -407,10 +479,37 @@ async def ensure_sandbox(context: ToolUseContext, env: Mapping[str, str]) -> San
 
 
 __all__ = [
-    "ENVIRON_CAPABILITIES", "HOME_CREDENTIALS", "PROBE_TIMEOUT_S", "SANDBOX_MODES", "SERVICE_KEY", "SPEC_ENV_NAMES",
-    "BwrapProbe", "Check", "Diagnosis", "Refused", "SandboxChoice", "SandboxMode", "SandboxSettings", "SandboxSpec",
-    "SandboxStatus", "SandboxUnavailable", "Sandboxed", "SelfTestReport", "SpecRequest", "Unsandboxed",
-    "build_spec", "bwrap_argv", "decide_sandbox", "diagnose", "ensure_sandbox", "is_excluded_command",
-    "prepare_sandbox", "probe_bwrap", "sandbox_scratch", "sandbox_settings", "self_test", "setpriv_capabilities",
+    "ENVIRON_CAPABILITIES",
+    "HOME_CREDENTIALS",
+    "PROBE_TIMEOUT_S",
+    "SANDBOX_MODES",
+    "SERVICE_KEY",
+    "SPEC_ENV_NAMES",
+    "BwrapProbe",
+    "Check",
+    "Diagnosis",
+    "Refused",
+    "SandboxChoice",
+    "SandboxMode",
+    "SandboxSettings",
+    "SandboxSpec",
+    "SandboxStatus",
+    "SandboxUnavailable",
+    "Sandboxed",
+    "SelfTestReport",
+    "SpecRequest",
+    "Unsandboxed",
+    "build_spec",
+    "bwrap_argv",
+    "decide_sandbox",
+    "diagnose",
+    "ensure_sandbox",
+    "is_excluded_command",
+    "prepare_sandbox",
+    "probe_bwrap",
+    "sandbox_scratch",
+    "sandbox_settings",
+    "self_test",
+    "setpriv_capabilities",
     "unsandboxed_argv",
 ]

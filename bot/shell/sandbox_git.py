@@ -36,8 +36,13 @@ from bot.core.redact import Redactor
 #: A ``.git`` file or ``commondir`` is one short line; more is not git's.
 MAX_POINTER_BYTES = 4096
 #: Files of a git directory that point git elsewhere: read-only even when git may write the rest.
-REDIRECT_FILES: tuple[str, ...] = ("commondir", "gitdir", "config.worktree", "info/attributes",
-                                   "objects/info/alternates")
+REDIRECT_FILES: tuple[str, ...] = (
+    "commondir",
+    "gitdir",
+    "config.worktree",
+    "info/attributes",
+    "objects/info/alternates",
+)
 #: Submodule git directories whose configuration is shown without credentials (bwrap takes each on argv).
 MAX_SUBMODULES = 256
 #: The configuration files of a git directory that the sandbox shows without credentials.
@@ -67,7 +72,7 @@ def _pointer(path: Path, prefix: str = "") -> str | None:
     if prefix:
         if not text.startswith(prefix):
             return None
-        text = text[len(prefix):].strip()
+        text = text[len(prefix) :].strip()
     return text or None
 
 
@@ -102,8 +107,9 @@ def protect_repository(root: Path, *, allow_git_dir_writes: bool) -> GitProtecti
     if dot_git is None:
         return GitProtection()
     dirs = [d for d in dict.fromkeys((git_dir, common_dir)) if d is not None]
-    configs = tuple(d / name for d in dirs for name in CONFIG_FILES if (d / name).is_file()) + \
-        _submodule_configs(common_dir)
+    configs = tuple(d / name for d in dirs for name in CONFIG_FILES if (d / name).is_file()) + _submodule_configs(
+        common_dir
+    )
     if not allow_git_dir_writes:
         entry = [] if dot_git.is_symlink() else [dot_git]
         return GitProtection(read_only=tuple(dict.fromkeys([*entry, *dirs])), configs=configs)
@@ -161,5 +167,13 @@ def credential_free_config(text: str, secrets: Mapping[str, str]) -> str:
     return "".join(kept)
 
 
-__all__ = ["CONFIG_FILES", "MAX_POINTER_BYTES", "MAX_SUBMODULES", "REDIRECT_FILES", "GitProtection",
-           "credential_free_config", "git_directories", "protect_repository"]
+__all__ = [
+    "CONFIG_FILES",
+    "MAX_POINTER_BYTES",
+    "MAX_SUBMODULES",
+    "REDIRECT_FILES",
+    "GitProtection",
+    "credential_free_config",
+    "git_directories",
+    "protect_repository",
+]

@@ -52,23 +52,35 @@ PROC_FILES: dict[str, str] = {
 CONTAINER_MARKERS: dict[str, str] = {"docker": "/.dockerenv", "podman": "/run/.containerenv"}
 
 #: The fixes, worded for the person who reads the run's log.
-FIX_INSTALL = ("install bubblewrap (`sudo apt-get install bubblewrap`, `dnf install bubblewrap`); the action "
-               "installs it on Ubuntu runners")
-FIX_APPARMOR = ("load an AppArmor profile that grants `userns` to /usr/bin/bwrap only — the action does this "
-                "(Ubuntu's `bwrap-userns-restrict` from the `apparmor-profiles` package, or the one-line profile "
-                "`abi <abi/4.0>, include <tunables/global> profile bwrap /usr/bin/bwrap flags=(unconfined) "
-                "{ userns, }` in /etc/apparmor.d/bwrap loaded with `sudo apparmor_parser -r`); as a last resort "
-                "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`")
-FIX_CONTAINER = ("this runs in a container that may not create namespaces: run it with `--security-opt "
-                 "seccomp=unconfined --security-opt apparmor=unconfined` (or `--privileged`), or use a VM runner "
-                 "(GitHub-hosted ubuntu-22.04/24.04)")
-FIX_SECCOMP = ("a seccomp filter refuses namespace creation (the container runtime's default profile): run the "
-               "container with `--security-opt seccomp=unconfined` (or a profile that allows clone/unshare "
-               "of namespaces), or use a VM runner")
-FIX_PROC = ("the container masks /proc, so the sandbox cannot mount its own: run it with `--security-opt "
-            "systempaths=unconfined` (Docker) or `--security-opt unmask=ALL` (Podman), or use a VM runner")
-FIX_UNKNOWN = ("run `bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 "
-               "/lib64 --proc /proc --dev /dev --unshare-all -- /usr/bin/true` on the runner to see what it needs")
+FIX_INSTALL = (
+    "install bubblewrap (`sudo apt-get install bubblewrap`, `dnf install bubblewrap`); the action "
+    "installs it on Ubuntu runners"
+)
+FIX_APPARMOR = (
+    "load an AppArmor profile that grants `userns` to /usr/bin/bwrap only — the action does this "
+    "(Ubuntu's `bwrap-userns-restrict` from the `apparmor-profiles` package, or the one-line profile "
+    "`abi <abi/4.0>, include <tunables/global> profile bwrap /usr/bin/bwrap flags=(unconfined) "
+    "{ userns, }` in /etc/apparmor.d/bwrap loaded with `sudo apparmor_parser -r`); as a last resort "
+    "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`"
+)
+FIX_CONTAINER = (
+    "this runs in a container that may not create namespaces: run it with `--security-opt "
+    "seccomp=unconfined --security-opt apparmor=unconfined` (or `--privileged`), or use a VM runner "
+    "(GitHub-hosted ubuntu-22.04/24.04)"
+)
+FIX_SECCOMP = (
+    "a seccomp filter refuses namespace creation (the container runtime's default profile): run the "
+    "container with `--security-opt seccomp=unconfined` (or a profile that allows clone/unshare "
+    "of namespaces), or use a VM runner"
+)
+FIX_PROC = (
+    "the container masks /proc, so the sandbox cannot mount its own: run it with `--security-opt "
+    "systempaths=unconfined` (Docker) or `--security-opt unmask=ALL` (Podman), or use a VM runner"
+)
+FIX_UNKNOWN = (
+    "run `bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 "
+    "/lib64 --proc /proc --dev /dev --unshare-all -- /usr/bin/true` on the runner to see what it needs"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +97,9 @@ class Diagnosis:
         return f"{self.summary}{said}. Fix: {self.fix}"
 
 
-def diagnose(stderr: str, readings: Mapping[str, str], *, found: bool = True,
-             secrets: Mapping[str, str] | None = None) -> Diagnosis:
+def diagnose(
+    stderr: str, readings: Mapping[str, str], *, found: bool = True, secrets: Mapping[str, str] | None = None
+) -> Diagnosis:
     """Why bwrap failed. Pure: ``stderr`` is what it printed, ``readings`` the kernel settings
     (:func:`read_proc_readings`; a missing key was not readable), ``secrets`` what to redact
     besides the well-known token shapes."""
@@ -99,33 +112,59 @@ def diagnose(stderr: str, readings: Mapping[str, str], *, found: bool = True,
     def made(cause: Cause, summary: str, fix: str) -> Diagnosis:
         return Diagnosis(cause, summary, fix, error)
 
-    userns_failure = any(s in text for s in ("uid map", "gid map", "rtm_new", "loopback", "namespace",
-                                             "permission denied", "operation not permitted"))
+    userns_failure = any(
+        s in text
+        for s in (
+            "uid map",
+            "gid map",
+            "rtm_new",
+            "loopback",
+            "namespace",
+            "permission denied",
+            "operation not permitted",
+        )
+    )
     if readings.get("apparmor_restrict_unprivileged_userns") == "1" and userns_failure:
-        return made("apparmor", "AppArmor refuses unprivileged user namespaces here "
-                    "(kernel.apparmor_restrict_unprivileged_userns=1) and bwrap has no profile that grants them",
-                    FIX_APPARMOR)
+        return made(
+            "apparmor",
+            "AppArmor refuses unprivileged user namespaces here "
+            "(kernel.apparmor_restrict_unprivileged_userns=1) and bwrap has no profile that grants them",
+            FIX_APPARMOR,
+        )
     if readings.get("max_user_namespaces") == "0" or "max_*_namespaces" in text or "no space left" in text:
-        return made("no-userns", "user namespaces are disabled (user.max_user_namespaces=0)",
-                    "allow them: `sudo sysctl -w user.max_user_namespaces=15000`"
-                    + (f"; {FIX_CONTAINER}" if in_container else ""))
+        return made(
+            "no-userns",
+            "user namespaces are disabled (user.max_user_namespaces=0)",
+            "allow them: `sudo sysctl -w user.max_user_namespaces=15000`"
+            + (f"; {FIX_CONTAINER}" if in_container else ""),
+        )
     if readings.get("unprivileged_userns_clone") == "0":
-        return made("no-userns", "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)",
-                    "allow them: `sudo sysctl -w kernel.unprivileged_userns_clone=1`"
-                    + (f"; {FIX_CONTAINER}" if in_container else ""))
+        return made(
+            "no-userns",
+            "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)",
+            "allow them: `sudo sysctl -w kernel.unprivileged_userns_clone=1`"
+            + (f"; {FIX_CONTAINER}" if in_container else ""),
+        )
     if "does not support user namespaces" in text:
-        return made("no-userns", "this kernel has no user namespaces",
-                    "use a kernel built with user namespaces (CONFIG_USER_NS), or a VM runner")
+        return made(
+            "no-userns",
+            "this kernel has no user namespaces",
+            "use a kernel built with user namespaces (CONFIG_USER_NS), or a VM runner",
+        )
     if "mount proc" in text:
         return made("proc-masked", "the sandbox cannot mount its own /proc here", FIX_PROC)
     refused = "no permissions to creat" in text or "creating new namespace failed: operation not permitted" in text
     if refused and readings.get("seccomp") == "2":
         return made("seccomp", "a seccomp filter refuses to create namespaces", FIX_SECCOMP)
     if refused:
-        return made("no-userns", "this process may not create user namespaces",
-                    FIX_CONTAINER if in_container else
-                    "allow unprivileged user namespaces (`sudo sysctl -w kernel.unprivileged_userns_clone=1` "
-                    "on Debian, `user.max_user_namespaces` elsewhere)")
+        return made(
+            "no-userns",
+            "this process may not create user namespaces",
+            FIX_CONTAINER
+            if in_container
+            else "allow unprivileged user namespaces (`sudo sysctl -w kernel.unprivileged_userns_clone=1` "
+            "on Debian, `user.max_user_namespaces` elsewhere)",
+        )
     return made("unknown", "bwrap cannot set up the sandbox here", FIX_UNKNOWN)
 
 
@@ -175,8 +214,11 @@ _probe_cache: dict[str, BwrapProbe] = {}
 async def probe_bwrap(environ: Mapping[str, str] | None = None) -> BwrapProbe:
     """Can ``bwrap`` create the namespaces we need here? Cached per binary for the process."""
     if not sys.platform.startswith("linux"):
-        diagnosis = Diagnosis("not-linux", "the bubblewrap sandbox is Linux-only",
-                              "run on a Linux runner, or set `sandbox: off` to run commands unsandboxed")
+        diagnosis = Diagnosis(
+            "not-linux",
+            "the bubblewrap sandbox is Linux-only",
+            "run on a Linux runner, or set `sandbox: off` to run commands unsandboxed",
+        )
         return BwrapProbe(None, False, diagnosis.describe(), diagnosis)
     environ = os.environ if environ is None else environ
     path = shutil.which("bwrap", path=environ.get("PATH"))
@@ -189,15 +231,27 @@ async def probe_bwrap(environ: Mapping[str, str] | None = None) -> BwrapProbe:
     argv = [path]
     for mount in system_root():
         argv += mount.bwrap_args()
-    argv += ["--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-             "--die-with-parent", "--cap-drop", "ALL", "--", true]
+    argv += [
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        "--",
+        true,
+    ]
     try:
         # The probe's environment: PATH only, so bwrap finds nothing else to act on.
-        result = await run_process(argv, cwd=Path("/"), env={"PATH": environ.get("PATH", "/usr/bin:/bin")},
-                                   timeout_s=PROBE_TIMEOUT_S)
+        result = await run_process(
+            argv, cwd=Path("/"), env={"PATH": environ.get("PATH", "/usr/bin:/bin")}, timeout_s=PROBE_TIMEOUT_S
+        )
     except OSError as exc:
-        diagnosis = diagnose(f"bwrap cannot start: {exc}", read_proc_readings(environ),
-                             secrets=process_secrets())
+        diagnosis = diagnose(f"bwrap cannot start: {exc}", read_proc_readings(environ), secrets=process_secrets())
         probe = BwrapProbe(path, False, diagnosis.describe(), diagnosis)
     else:
         if result.exit_code == 0:
@@ -205,11 +259,18 @@ async def probe_bwrap(environ: Mapping[str, str] | None = None) -> BwrapProbe:
         else:
             stderr = result.stderr.text() or f"exit code {result.exit_code}"
             diagnosis = diagnose(stderr, read_proc_readings(environ), secrets=process_secrets())
-            probe = BwrapProbe(path, False, f"bwrap cannot create namespaces here: {diagnosis.describe()}",
-                               diagnosis)
+            probe = BwrapProbe(path, False, f"bwrap cannot create namespaces here: {diagnosis.describe()}", diagnosis)
     _probe_cache[path] = probe
     return probe
 
 
-__all__ = ["MAX_BWRAP_ERROR_CHARS", "PROBE_TIMEOUT_S", "BwrapProbe", "Cause", "Diagnosis", "diagnose",
-           "probe_bwrap", "read_proc_readings"]
+__all__ = [
+    "MAX_BWRAP_ERROR_CHARS",
+    "PROBE_TIMEOUT_S",
+    "BwrapProbe",
+    "Cause",
+    "Diagnosis",
+    "diagnose",
+    "probe_bwrap",
+    "read_proc_readings",
+]

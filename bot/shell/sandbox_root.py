@@ -43,31 +43,94 @@ from bot.shell.sandbox_git import credential_free_config, git_directories, prote
 
 #: Credential files and directories under ``HOME``: left out of the view (top level) or hidden.
 HOME_CREDENTIALS: tuple[str, ...] = (
-    ".git-credentials", ".netrc", ".npmrc", ".pypirc", ".ssh", ".gnupg", ".aws", ".azure", ".kube",
-    ".docker", ".vault-token", ".password-store", ".pgpass", ".my.cnf", ".terraform.d", ".config/gh",
-    ".config/gcloud", ".config/hub", ".config/git/credentials", ".config/containers/auth.json",
-    ".config/op", ".config/composer/auth.json", ".composer/auth.json", ".local/share/keyrings",
-    ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings-security.xml",
-    ".gradle/gradle.properties", ".m2/settings.xml", ".yarnrc.yml", ".terraformrc", ".s3cfg", ".boto",
-    ".config/pip/pip.conf", ".pip/pip.conf", ".nuget/NuGet/NuGet.Config", ".pulumi/credentials.json",
-    ".bundle/config", ".config/rclone/rclone.conf", ".config/helm/registry/config.json",
+    ".git-credentials",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".vault-token",
+    ".password-store",
+    ".pgpass",
+    ".my.cnf",
+    ".terraform.d",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/hub",
+    ".config/git/credentials",
+    ".config/containers/auth.json",
+    ".config/op",
+    ".config/composer/auth.json",
+    ".composer/auth.json",
+    ".local/share/keyrings",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".m2/settings.xml",
+    ".yarnrc.yml",
+    ".terraformrc",
+    ".s3cfg",
+    ".boto",
+    ".config/pip/pip.conf",
+    ".pip/pip.conf",
+    ".nuget/NuGet/NuGet.Config",
+    ".pulumi/credentials.json",
+    ".bundle/config",
+    ".config/rclone/rclone.conf",
+    ".config/helm/registry/config.json",
 )
 #: Git configuration files under ``HOME``: shown, as sandboxed git reads them, without credentials.
 HOME_GIT_CONFIGS: tuple[str, ...] = (".gitconfig", ".config/git/config")
 #: Files at the top of the workspace larger than this are not scanned for credentials.
 MAX_CREDENTIAL_FILE_BYTES = 256 * 1024
 #: ``HOME`` directories that hold daemons' sockets (IDE servers, desktop container engines).
-HOME_SOCKET_DIRS: tuple[str, ...] = (".vscode-server", ".cursor-server", ".lima", ".colima", ".rd", ".orbstack",
-                                     ".1password")
+HOME_SOCKET_DIRS: tuple[str, ...] = (
+    ".vscode-server",
+    ".cursor-server",
+    ".lima",
+    ".colima",
+    ".rd",
+    ".orbstack",
+    ".1password",
+)
 #: ``HOME`` directories a GitHub runner installs itself in (its logs, its registration).
 HOME_RUNNER_DIRS: tuple[str, ...] = ("runners", "actions-runner")
 #: Entries of ``/etc`` (``glob`` patterns) that hold secrets: hidden behind an empty file or directory.
 ETC_SECRETS: tuple[str, ...] = (
-    "shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d", "security/opasswd", "ssl/private",
-    "pki/tls/private", "krb5.keytab", "ssh/ssh_host_*_key", "NetworkManager/system-connections",
-    "wpa_supplicant", "ppp/chap-secrets", "ppp/pap-secrets", "ipsec.secrets", "letsencrypt", "apt/auth.conf",
-    "apt/auth.conf.d", "mysql/debian.cnf", "credstore", "credstore.encrypted", "gitlab-runner",
-    "docker/key.json", "containers/auth.json", "openvpn", "wireguard", "libvirt/secrets",
+    "shadow",
+    "shadow-",
+    "gshadow",
+    "gshadow-",
+    "sudoers",
+    "sudoers.d",
+    "security/opasswd",
+    "ssl/private",
+    "pki/tls/private",
+    "krb5.keytab",
+    "ssh/ssh_host_*_key",
+    "NetworkManager/system-connections",
+    "wpa_supplicant",
+    "ppp/chap-secrets",
+    "ppp/pap-secrets",
+    "ipsec.secrets",
+    "letsencrypt",
+    "apt/auth.conf",
+    "apt/auth.conf.d",
+    "mysql/debian.cnf",
+    "credstore",
+    "credstore.encrypted",
+    "gitlab-runner",
+    "docker/key.json",
+    "containers/auth.json",
+    "openvpn",
+    "wireguard",
+    "libvirt/secrets",
 )
 #: A self-hosted runner's own credentials, in its install directory (two levels above ``RUNNER_TEMP``).
 RUNNER_SECRETS: tuple[str, ...] = (".credentials", ".credentials_rsaparams", ".runner", ".env", ".path", "_diag")
@@ -78,9 +141,29 @@ SYSTEM_LINKS: tuple[str, ...] = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/
 #: ``PATH`` entries with these names bring their parent (a toolchain's ``lib`` and ``share``).
 TOOLCHAIN_LEAVES: frozenset[str] = frozenset({"bin", "sbin", "shims"})
 #: Never shown as a toolchain root, and nothing under the second set at all.
-NEVER_ROOTS: frozenset[Path] = frozenset(Path(p) for p in (
-    "/", "/home", "/var", "/var/lib", "/var/tmp", "/run", "/srv", "/mnt", "/media", "/root", "/tmp", "/proc",
-    "/sys", "/dev", "/boot", "/lost+found", "/usr", "/etc"))
+NEVER_ROOTS: frozenset[Path] = frozenset(
+    Path(p)
+    for p in (
+        "/",
+        "/home",
+        "/var",
+        "/var/lib",
+        "/var/tmp",
+        "/run",
+        "/srv",
+        "/mnt",
+        "/media",
+        "/root",
+        "/tmp",
+        "/proc",
+        "/sys",
+        "/dev",
+        "/boot",
+        "/lost+found",
+        "/usr",
+        "/etc",
+    )
+)
 NEVER_UNDER: tuple[Path, ...] = tuple(Path(p) for p in ("/proc", "/sys", "/dev", "/run", "/var/run", "/tmp"))
 #: Bounds on what a hostile or huge ``HOME``/``PATH`` can make us bind (bwrap takes each on argv).
 MAX_HOME_ENTRIES = 1_000
@@ -204,8 +287,9 @@ def _shown(path: Path, mounts: Sequence[RootMount]) -> bool:
     return _under(path, (m.path for m in mounts if isinstance(m, Bind)))
 
 
-def toolchain_roots(entries: Iterable[str], mounts: Sequence[RootMount], keep_out: Sequence[Path],
-                    hidden: Sequence[Path]) -> list[Path]:
+def toolchain_roots(
+    entries: Iterable[str], mounts: Sequence[RootMount], keep_out: Sequence[Path], hidden: Sequence[Path]
+) -> list[Path]:
     """The directories to show for ``PATH`` entries the root does not show yet: an entry's parent
     when it is a ``bin``/``sbin``/``shims`` directory (its toolchain's ``lib`` comes along), else the
     entry; never a system-wide directory, a user's whole home, or one that holds the workspace, the
@@ -222,8 +306,14 @@ def toolchain_roots(entries: Iterable[str], mounts: Sequence[RootMount], keep_ou
             continue
         candidates = [entry.parent, entry] if entry.name in TOOLCHAIN_LEAVES else [entry]
         for candidate in candidates:
-            if (candidate in NEVER_ROOTS or candidate.parent == Path("/home") or _under(candidate, NEVER_UNDER)
-                    or _holds(candidate, keep_out) or _holds(candidate, hidden) or _under(candidate, hidden)):
+            if (
+                candidate in NEVER_ROOTS
+                or candidate.parent == Path("/home")
+                or _under(candidate, NEVER_UNDER)
+                or _holds(candidate, keep_out)
+                or _holds(candidate, hidden)
+                or _under(candidate, hidden)
+            ):
                 continue
             roots = [r for r in roots if not r.is_relative_to(candidate)] + [candidate]
             break
@@ -350,9 +440,17 @@ def _existing(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     return dirs, files
 
 
-def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Sequence[Path] = (),
-               network: bool = False, allow_git_dir_writes: bool = False, allow_workflow_writes: bool = False,
-               environ: Mapping[str, str] | None = None, command_path: str | None = None) -> SandboxSpec:
+def build_spec(
+    *,
+    workspace: Path,
+    scratch_dir: Path,
+    additional_directories: Sequence[Path] = (),
+    network: bool = False,
+    allow_git_dir_writes: bool = False,
+    allow_workflow_writes: bool = False,
+    environ: Mapping[str, str] | None = None,
+    command_path: str | None = None,
+) -> SandboxSpec:
     """The spec for a run. Creates what the binds need: the sandbox's own directory with its
     ``/tmp``, an empty file, and the protected directories (an empty ``.git/hooks`` or
     ``.github/workflows`` made read-only cannot be filled; one left out could be created).
@@ -406,8 +504,11 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
     if ssh_agent is not None:
         hidden.append(ssh_agent)
     hidden_dirs, hidden_files = _existing(hidden)
-    path_entries = [*environ.get("PATH", "").split(":"), *(command_path or "").split(":"),
-                    environ.get("RUNNER_TOOL_CACHE", "")]
+    path_entries = [
+        *environ.get("PATH", "").split(":"),
+        *(command_path or "").split(":"),
+        environ.get("RUNNER_TOOL_CACHE", ""),
+    ]
     mounts += [Bind(p) for p in toolchain_roots(path_entries, mounts, keep_out, [*hidden_dirs, *hidden_files])]
     # Hiding what the root does not show would only create empty mount points.
     hidden_dirs = [p for p in hidden_dirs if _visible(p, mounts)]
@@ -415,29 +516,44 @@ def build_spec(*, workspace: Path, scratch_dir: Path, additional_directories: Se
     etc_dirs, etc_files = etc_secrets()
     if home is not None:
         # A workflow step's `git config --global url.<https://TOKEN@host/>.insteadOf` lands here.
-        configs += [p for p in (path.resolve() for path in (home / rel for rel in HOME_GIT_CONFIGS))
-                    if p.is_file() and _visible(p, mounts)]
+        configs += [
+            p
+            for p in (path.resolve() for path in (home / rel for rel in HOME_GIT_CONFIGS))
+            if p.is_file() and _visible(p, mounts)
+        ]
     replaced = _credential_free_copies(dict.fromkeys(configs), _config_copies_dir())
     shared = [p for p in (workspace, *additional_directories) if p.is_dir()]
     replaced += tuple((empty, f) for root in shared for f in workspace_credentials(root))
     if home is not None and home_shown_as_view:
         # A tool's login under another name than HOME_CREDENTIALS knows (~/.terraformrc, ~/.s3cfg...).
         git_configs = {home / rel for rel in HOME_GIT_CONFIGS}
-        replaced += tuple((empty, f) for f in workspace_credentials(home)
-                          if f not in git_configs and _visible(f, mounts))
+        replaced += tuple(
+            (empty, f) for f in workspace_credentials(home) if f not in git_configs and _visible(f, mounts)
+        )
     # The transcript and every file the bot keeps live in the scratch directory and its parent (the
     # output directory); inside the workspace (an output directory there), its writable bind shows them.
     binds = [w.resolve() for w in writable if w != own]
-    masked = [d for d in dict.fromkeys((scratch_dir.parent.resolve(), scratch_dir.resolve()))
-              if any(d != w and d.is_relative_to(w) for w in binds) and not _holds(d, binds)]
+    masked = [
+        d
+        for d in dict.fromkeys((scratch_dir.parent.resolve(), scratch_dir.resolve()))
+        if any(d != w and d.is_relative_to(w) for w in binds) and not _holds(d, binds)
+    ]
     # ... and its ancestors below the workspace pinned, so it cannot be moved out from under its mask.
     writable = [w for w in writable if w != own] + _pinned_ancestors(masked, binds) + [own]
-    return SandboxSpec(writable=tuple(dict.fromkeys(writable)), tmp_dir=tmp_dir,
-                       read_only=tuple(dict.fromkeys(read_only)),
-                       hidden_dirs=tuple(dict.fromkeys([*etc_dirs, *hidden_dirs])),
-                       hidden_files=tuple(dict.fromkeys([*etc_files, *hidden_files])), empty_file=empty,
-                       network=network, resolver_dir=_resolver_dir() if network else None, root=tuple(mounts),
-                       scratch=own, replaced=replaced, masked=tuple(masked))
+    return SandboxSpec(
+        writable=tuple(dict.fromkeys(writable)),
+        tmp_dir=tmp_dir,
+        read_only=tuple(dict.fromkeys(read_only)),
+        hidden_dirs=tuple(dict.fromkeys([*etc_dirs, *hidden_dirs])),
+        hidden_files=tuple(dict.fromkeys([*etc_files, *hidden_files])),
+        empty_file=empty,
+        network=network,
+        resolver_dir=_resolver_dir() if network else None,
+        root=tuple(mounts),
+        scratch=own,
+        replaced=replaced,
+        masked=tuple(masked),
+    )
 
 
 def _pinned_ancestors(protected: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
@@ -500,8 +616,14 @@ def _tracked(root: Path, names: Sequence[str]) -> set[str]:
         return set()
     env = host_git_env(git_dir=git_dir, work_tree=root, home=_config_copies_dir())
     try:
-        done = subprocess.run(["git", *hardened_args(), "ls-files", "-z", "--", *names], cwd=root, env=env,
-                              capture_output=True, timeout=60, check=False)
+        done = subprocess.run(
+            ["git", *hardened_args(), "ls-files", "-z", "--", *names],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return set()
     return set(done.stdout.decode("utf-8", errors="surrogateescape").split("\0")) - {""}
@@ -532,7 +654,25 @@ def _credential_free_copies(configs: Iterable[Path], directory: Path) -> tuple[t
     return tuple(out)
 
 
-__all__ = ["ETC_SECRETS", "HOME_CREDENTIALS", "HOME_GIT_CONFIGS", "HOME_RUNNER_DIRS", "HOME_SOCKET_DIRS",
-           "MAX_HOME_ENTRIES", "MAX_TOOLCHAIN_ROOTS", "Bind", "Link", "RootMount", "SandboxSpec", "View", "build_spec",
-           "bwrap_argv", "etc_secrets", "home_view", "sandbox_scratch", "system_root", "toolchain_roots",
-           "workspace_credentials"]
+__all__ = [
+    "ETC_SECRETS",
+    "HOME_CREDENTIALS",
+    "HOME_GIT_CONFIGS",
+    "HOME_RUNNER_DIRS",
+    "HOME_SOCKET_DIRS",
+    "MAX_HOME_ENTRIES",
+    "MAX_TOOLCHAIN_ROOTS",
+    "Bind",
+    "Link",
+    "RootMount",
+    "SandboxSpec",
+    "View",
+    "build_spec",
+    "bwrap_argv",
+    "etc_secrets",
+    "home_view",
+    "sandbox_scratch",
+    "system_root",
+    "toolchain_roots",
+    "workspace_credentials",
+]

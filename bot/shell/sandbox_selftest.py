@@ -33,17 +33,26 @@ from bot.shell.sandbox_root import SandboxSpec, bwrap_argv
 
 #: Host daemons' sockets a sandboxed command must not reach (``{uid}`` is the bot's).
 WELL_KNOWN_SOCKETS: tuple[str, ...] = (
-    "/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock",
-    "/run/dbus/system_bus_socket", "/run/user/{uid}/bus", "/run/user/{uid}/docker.sock",
-    "/run/user/{uid}/podman/podman.sock", "/run/user/{uid}/gnupg/S.gpg-agent", "{home}/.docker/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+    "/run/dbus/system_bus_socket",
+    "/run/user/{uid}/bus",
+    "/run/user/{uid}/docker.sock",
+    "/run/user/{uid}/podman/podman.sock",
+    "/run/user/{uid}/gnupg/S.gpg-agent",
+    "{home}/.docker/run/docker.sock",
 )
 #: ``sun_path`` holds 108 bytes on Linux; a longer path cannot be listened on.
 MAX_SOCKET_PATH = 107
 
 #: Inside: python3 tries the connection; without it, a socket that can be seen counts as reachable.
-_CONNECT = ("if command -v python3 >/dev/null 2>&1; then python3 -c 'import socket,sys; s=socket.socket("
-            "socket.AF_UNIX); s.connect(sys.argv[1])' {path} 2>/dev/null && echo \"SOCKET-CONNECTED {path}\"; "
-            "elif [ -S {path} ]; then echo \"SOCKET-VISIBLE {path}\"; fi")
+_CONNECT = (
+    "if command -v python3 >/dev/null 2>&1; then python3 -c 'import socket,sys; s=socket.socket("
+    'socket.AF_UNIX); s.connect(sys.argv[1])\' {path} 2>/dev/null && echo "SOCKET-CONNECTED {path}"; '
+    'elif [ -S {path} ]; then echo "SOCKET-VISIBLE {path}"; fi'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +83,15 @@ class SelfTestReport:
         return "\n".join(lines)
 
 
-async def self_test(bwrap: str, spec: SandboxSpec, env: Mapping[str, str], *, cwd: Path,
-                    environ: Mapping[str, str] | None = None, scratch_dir: Path | None = None) -> SelfTestReport:
+async def self_test(
+    bwrap: str,
+    spec: SandboxSpec,
+    env: Mapping[str, str],
+    *,
+    cwd: Path,
+    environ: Mapping[str, str] | None = None,
+    scratch_dir: Path | None = None,
+) -> SelfTestReport:
     """Run the probes in one sandboxed shell (see the module docstring). ``env`` is the commands'
     environment, ``environ`` the bot's, ``scratch_dir`` the run's files the sandbox must not write."""
     environ = os.environ if environ is None else environ
@@ -96,9 +112,12 @@ async def self_test(bwrap: str, spec: SandboxSpec, env: Mapping[str, str], *, cw
         # The commands' own environment: the self-test must see what a command would.
         result = await run_process(bwrap_argv(bwrap, spec, inner, cwd=cwd), cwd=cwd, env=env, timeout_s=PROBE_TIMEOUT_S)
         output = result.stdout.text()
-        checks = [_write_check(targets, output), _network_check(listener, output),
-                  _socket_check(sockets, own_socket, output),
-                  _environ_check(output, env, environ, result.exit_code, result.stderr.text())]
+        checks = [
+            _write_check(targets, output),
+            _network_check(listener, output),
+            _socket_check(sockets, own_socket, output),
+            _environ_check(output, env, environ, result.exit_code, result.stderr.text()),
+        ]
     finally:
         for closing in (listener, own_listener):
             if closing is not None:
@@ -117,8 +136,11 @@ def _outside_candidates(spec: SandboxSpec, environ: Mapping[str, str], scratch_d
     """Host directories a command could write to without the sandbox, outside its writable roots."""
     covered = _covered(spec)
     out: list[Path] = [Path("/")]
-    raw_candidates = [environ.get("HOME"), str(spec.writable[0].parent) if spec.writable else None,
-                      str(scratch_dir) if scratch_dir else None]
+    raw_candidates = [
+        environ.get("HOME"),
+        str(spec.writable[0].parent) if spec.writable else None,
+        str(scratch_dir) if scratch_dir else None,
+    ]
     for raw in raw_candidates:
         if not raw:
             continue
@@ -149,8 +171,12 @@ def _listen_unix(spec: SandboxSpec, environ: Mapping[str, str], token: str) -> t
             continue
         directory = Path(raw).resolve()
         path = directory / f".bot-sock-{token}"
-        if (not directory.is_dir() or not os.access(directory, os.W_OK) or len(str(path)) > MAX_SOCKET_PATH
-                or any(directory == c or c in directory.parents for c in covered)):
+        if (
+            not directory.is_dir()
+            or not os.access(directory, os.W_OK)
+            or len(str(path)) > MAX_SOCKET_PATH
+            or any(directory == c or c in directory.parents for c in covered)
+        ):
             continue
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -201,20 +227,29 @@ def _socket_check(sockets: Sequence[Path], own: Path | None, output: str) -> Che
     reached = [str(p) for p in sockets if f"SOCKET-CONNECTED {p}" in output]
     seen = [str(p) for p in sockets if f"SOCKET-VISIBLE {p}" in output]
     if reached or seen:
-        what = "; ".join(part for part in (f"connected to {', '.join(reached)}" if reached else "",
-                                           f"visible (no python3 inside to try): {', '.join(seen)}" if seen else "")
-                         if part)
+        what = "; ".join(
+            part
+            for part in (
+                f"connected to {', '.join(reached)}" if reached else "",
+                f"visible (no python3 inside to try): {', '.join(seen)}" if seen else "",
+            )
+            if part
+        )
         return Check(name, False, what)
     tried = f"{len(sockets)} tried" + (f", including the self-test's own in {own.parent}" if own else "")
     return Check(name, True, tried)
 
 
-def _environ_check(output: str, env: Mapping[str, str], environ: Mapping[str, str], exit_code: int | None,
-                   stderr: str) -> Check:
+def _environ_check(
+    output: str, env: Mapping[str, str], environ: Mapping[str, str], exit_code: int | None, stderr: str
+) -> Check:
     name = "the parent's environ is unreadable"
     if "ENVIRON-DONE" not in output:
-        diagnosis = diagnose(stderr or f"exit code {exit_code}", read_proc_readings(environ),
-                             secrets={**process_secrets(), **secrets_from_environ(environ)})
+        diagnosis = diagnose(
+            stderr or f"exit code {exit_code}",
+            read_proc_readings(environ),
+            secrets={**process_secrets(), **secrets_from_environ(environ)},
+        )
         return Check(name, False, f"the probe did not complete (exit code {exit_code}): {diagnosis.describe()}")
     given = {f"{k}={v}" for k, v in env.items()}
     own = _own_environ_entries() - given

@@ -27,8 +27,15 @@ class Layer:
 
     __slots__ = ("_ends", "cwd", "kind", "others", "program", "start", "text", "unsafe_env", "values", "words")
 
-    def __init__(self, start: int, words: tuple[Word, ...], kind: InnerKind | None, cwd: str | None,
-                 unsafe_env: bool = False, others: tuple[str | None, ...] = ()) -> None:
+    def __init__(
+        self,
+        start: int,
+        words: tuple[Word, ...],
+        kind: InnerKind | None,
+        cwd: str | None,
+        unsafe_env: bool = False,
+        others: tuple[str | None, ...] = (),
+    ) -> None:
         self.start = start
         self.words = words
         self.kind = kind
@@ -54,8 +61,7 @@ class Layer:
 class Scan:
     """Everything found about one command before the allow rules are consulted."""
 
-    __slots__ = ("boundaries", "exact_only", "exec_inners", "explicit", "finder", "layers", "opaque_starts",
-                 "scripts")
+    __slots__ = ("boundaries", "exact_only", "exec_inners", "explicit", "finder", "layers", "opaque_starts", "scripts")
 
     def __init__(self, layers: list[Layer]) -> None:
         self.layers = layers

@@ -71,10 +71,28 @@ _BACKTICK = re.compile(r"`")
 
 #: The seeds' ``ZSH_DANGEROUS_COMMANDS`` (18): module loading, eval-like ``emulate``, raw
 #: file-descriptor builtins, and the ``zsh/files`` builtins that bypass checks on binaries.
-ZSH_DANGEROUS_COMMANDS = frozenset({
-    "zmodload", "emulate", "sysopen", "sysread", "syswrite", "sysseek", "zpty", "ztcp", "zsocket",
-    "zf_rm", "zf_mv", "zf_ln", "zf_chmod", "zf_chown", "zf_chgrp", "zf_mkdir", "zf_rmdir", "zf_sync",
-})
+ZSH_DANGEROUS_COMMANDS = frozenset(
+    {
+        "zmodload",
+        "emulate",
+        "sysopen",
+        "sysread",
+        "syswrite",
+        "sysseek",
+        "zpty",
+        "ztcp",
+        "zsocket",
+        "zf_rm",
+        "zf_mv",
+        "zf_ln",
+        "zf_chmod",
+        "zf_chown",
+        "zf_chgrp",
+        "zf_mkdir",
+        "zf_rmdir",
+        "zf_sync",
+    }
+)
 
 # Fast path: a command with none of these cannot trip any text check but the first.
 _SUSPICIOUS_CHARS = frozenset("$`\\{}#~<([\x7f\r" + "".join(chr(c) for c in range(32) if c not in (9, 10)))
@@ -98,12 +116,18 @@ def text_findings(command: str) -> Finding | None:
         return Finding(1, "the command is empty")
     if command[0] == "\t":
         return Finding(1, "the command starts with a tab (a fragment of another command)")
-    if (stripped[0] in "-&|;" or stripped[-1] in "&|\\") and \
-            (_INCOMPLETE_START.match(stripped) or _INCOMPLETE_END.search(stripped)):
+    if (stripped[0] in "-&|;" or stripped[-1] in "&|\\") and (
+        _INCOMPLETE_START.match(stripped) or _INCOMPLETE_END.search(stripped)
+    ):
         return Finding(1, "the command starts or ends with an operator (an incomplete fragment)")
-    if command.isascii() and _SUSPICIOUS_CHARS.isdisjoint(command) and "IFS" not in command and \
-            "/proc/" not in command and "/dev/" not in command and \
-            ("=" not in command or _ZSH_EQUALS.search(command) is None):
+    if (
+        command.isascii()
+        and _SUSPICIOUS_CHARS.isdisjoint(command)
+        and "IFS" not in command
+        and "/proc/" not in command
+        and "/dev/" not in command
+        and ("=" not in command or _ZSH_EQUALS.search(command) is None)
+    ):
         return None
     if "\r" in command:
         return Finding(7, "a carriage return: bash reads it as part of a word, other parsers as a line break")
@@ -140,16 +164,24 @@ def _syntax_finding(command: str, views: QuoteViews) -> Finding | None:
     if _BRACE.search(views.fully_unquoted):
         return Finding(16, "brace expansion turns one word into several")
     if _MID_WORD_HASH.search(views.keep_quote_chars):
-        return Finding(19, "a '#' in the middle of a word (parsers disagree on whether it starts a comment); "
-                           "quote the part with the '#' if it is meant literally (-Dtest='Suite#method')")
+        return Finding(
+            19,
+            "a '#' in the middle of a word (parsers disagree on whether it starts a comment); "
+            "quote the part with the '#' if it is meant literally (-Dtest='Suite#method')",
+        )
     escaped = set(views.escapes)
     for pos, char in views.escapes:
         if char in "|&<>":
             return Finding(21, f"a backslash-escaped operator '\\{char}'")
         if char == ";" and not _standalone(command, pos, 2):
             return Finding(21, "a backslash-escaped ';' inside a word")
-        if char == "\n" and pos > 0 and pos + 2 < len(command) and not command[pos + 2].isspace() and \
-                (not command[pos - 1].isspace() or (pos - 2, command[pos - 1]) in escaped):
+        if (
+            char == "\n"
+            and pos > 0
+            and pos + 2 < len(command)
+            and not command[pos + 2].isspace()
+            and (not command[pos - 1].isspace() or (pos - 2, command[pos - 1]) in escaped)
+        ):
             return Finding(15, "a line continuation joins two halves of a word (r\\<newline>m is rm)")
         if char in " \t" and pos + 2 < len(command) and command[pos + 2] == "-":
             return Finding(15, "a backslash-escaped space hides a flag inside a word")
@@ -162,8 +194,9 @@ def _standalone(command: str, pos: int, length: int) -> bool:
     return before.isspace() and (after.isspace() or after in ");")
 
 
-_FIND_PATTERN_PREDICATES = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename",
-                                      "-iwholename", "-lname", "-ilname"})
+_FIND_PATTERN_PREDICATES = frozenset(
+    {"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-iwholename", "-lname", "-ilname"}
+)
 _JQ_FILE_FLAGS = frozenset({"-f", "--from-file", "--rawfile", "--slurpfile", "-L", "--library-path", "--run-tests"})
 _JQ_SYSTEM = re.compile(r"\bsystem\s*\(|\binput_filename\b|\$__prog")
 

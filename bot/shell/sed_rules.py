@@ -24,9 +24,28 @@ from bot.shell.syntax import Word
 
 _S_FLAGS = frozenset("gpiImM0123456789")
 _VALUE_FLAGS = frozenset({"-l", "--line-length"})
-_SAFE_FLAGS = frozenset({"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "--separate",
-                         "-u", "--unbuffered", "-z", "--null-data", "--posix", "--debug", "--sandbox",
-                         "--follow-symlinks", "-b", "--binary"})
+_SAFE_FLAGS = frozenset(
+    {
+        "-n",
+        "--quiet",
+        "--silent",
+        "-E",
+        "-r",
+        "--regexp-extended",
+        "-s",
+        "--separate",
+        "-u",
+        "--unbuffered",
+        "-z",
+        "--null-data",
+        "--posix",
+        "--debug",
+        "--sandbox",
+        "--follow-symlinks",
+        "-b",
+        "--binary",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +87,9 @@ def sed_facts(argv: Sequence[Word]) -> SedFacts:
             in_place = True
         elif value in _VALUE_FLAGS:
             i += 1
-        elif value.startswith("-") and not value.startswith("--") and len(value) > 2 and \
-                set(value[1:]) <= set("nErsuz"):
+        elif (
+            value.startswith("-") and not value.startswith("--") and len(value) > 2 and set(value[1:]) <= set("nErsuz")
+        ):
             pass  # bundled harmless short flags (-nE)
         elif value.startswith("-e") and len(value) > 2:
             scripts.append((i, value[2:]))

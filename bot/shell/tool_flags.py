@@ -22,8 +22,15 @@ from bot.shell.syntax import Word
 from bot.shell.wrappers import xargs_options
 
 
-def flag_options(program: str, values: Sequence[str], names: dict[str, str], letters: str = "",
-                 value_letters: str = "", abbreviations: bool = True, known: Collection[str] = ()) -> Explicit:
+def flag_options(
+    program: str,
+    values: Sequence[str],
+    names: dict[str, str],
+    letters: str = "",
+    value_letters: str = "",
+    abbreviations: bool = True,
+    known: Collection[str] = (),
+) -> Explicit:
     """Every option of ``names`` (``--x``, ``--x=v``, an abbreviation) or short letter of
     ``letters`` in a bundle (decoded with ``value_letters``) is explicit, with ``names``' reason
     (a letter's reason is ``names["-" + letter]``)."""
@@ -47,16 +54,37 @@ def flag_options(program: str, values: Sequence[str], names: dict[str, str], let
 
 
 _RUNS = "runs another program"
-_TAR = {"--to-command": _RUNS, "--checkpoint-action": _RUNS, "--use-compress-program": _RUNS, "--info-script": _RUNS,
-        "--new-volume-script": _RUNS, "--rsh-command": _RUNS, "--rmt-command": _RUNS, "-I": _RUNS, "-F": _RUNS,
-        "--absolute-names": "writes members to absolute paths", "-P": "writes members to absolute paths",
-        "--index-file": "writes a file the analysis does not check",
-        "--transform": "renames members, so the archive decides where they are written",
-        "--xform": "renames members, so the archive decides where they are written"}
+_TAR = {
+    "--to-command": _RUNS,
+    "--checkpoint-action": _RUNS,
+    "--use-compress-program": _RUNS,
+    "--info-script": _RUNS,
+    "--new-volume-script": _RUNS,
+    "--rsh-command": _RUNS,
+    "--rmt-command": _RUNS,
+    "-I": _RUNS,
+    "-F": _RUNS,
+    "--absolute-names": "writes members to absolute paths",
+    "-P": "writes members to absolute paths",
+    "--index-file": "writes a file the analysis does not check",
+    "--transform": "renames members, so the archive decides where they are written",
+    "--xform": "renames members, so the archive decides where they are written",
+}
 
 
-_TAR_MODES = {"--create": "c", "--append": "r", "--update": "u", "--list": "t", "--extract": "x", "--get": "x",
-              "--concatenate": "A", "--catenate": "A", "--diff": "d", "--compare": "d", "--delete": "D"}
+_TAR_MODES = {
+    "--create": "c",
+    "--append": "r",
+    "--update": "u",
+    "--list": "t",
+    "--extract": "x",
+    "--get": "x",
+    "--concatenate": "A",
+    "--catenate": "A",
+    "--diff": "d",
+    "--compare": "d",
+    "--delete": "D",
+}
 
 
 def tar_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -96,8 +124,12 @@ def rsync_facts(argv: Sequence[Word]) -> ProgramFacts:
     return facts(explicit + follow_facts("rsync", values))
 
 
-_RG = {"--pre": _RUNS, "--hostname-bin": _RUNS, "--search-zip": "runs decompression programs",
-       "-z": "runs decompression programs"}
+_RG = {
+    "--pre": _RUNS,
+    "--hostname-bin": _RUNS,
+    "--search-zip": "runs decompression programs",
+    "-z": "runs decompression programs",
+}
 
 
 def rg_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -112,19 +144,40 @@ def named_flags(names: dict[str, str], letters: str = "", value_letters: str = "
     def handler(program: str, argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
         values = [w.value for w in argv]
         return facts(flag_options(program, values, names, letters, value_letters) + follow_facts(program, values))
+
     return handler
 
 
-_SSH_EXEC_KEYS = frozenset({"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand",
-                            "remotecommand", "match", "pkcs11provider", "securitykeyprovider", "include",
-                            "proxyusefdpass", "identityagent", "xauthlocation"})
+_SSH_EXEC_KEYS = frozenset(
+    {
+        "proxycommand",
+        "localcommand",
+        "permitlocalcommand",
+        "knownhostscommand",
+        "remotecommand",
+        "match",
+        "pkcs11provider",
+        "securitykeyprovider",
+        "include",
+        "proxyusefdpass",
+        "identityagent",
+        "xauthlocation",
+    }
+)
 _SSH_WRITE_KEYS = frozenset({"userknownhostsfile", "globalknownhostsfile", "controlpath"})
 _SSH_VALUE_LETTERS = {"ssh": "BbcDEeFIiJLlmOoPpQRSWw", "scp": "cDFiJloPSX", "sftp": "BbcDFiJloPRsSX"}
 #: ``program → {letter: reason}``: short options that run a program or read one's configuration.
-_SSH_EXEC_LETTERS = {"ssh": {"F": "reads another configuration", "I": "loads a PKCS#11 library"},
-                     "scp": {"F": "reads another configuration", "S": _RUNS},
-                     "sftp": {"F": "reads another configuration", "S": _RUNS, "D": _RUNS, "s": _RUNS,
-                              "b": "runs batch commands (! runs a shell command)"}}
+_SSH_EXEC_LETTERS = {
+    "ssh": {"F": "reads another configuration", "I": "loads a PKCS#11 library"},
+    "scp": {"F": "reads another configuration", "S": _RUNS},
+    "sftp": {
+        "F": "reads another configuration",
+        "S": _RUNS,
+        "D": _RUNS,
+        "s": _RUNS,
+        "b": "runs batch commands (! runs a shell command)",
+    },
+}
 
 
 def ssh_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -167,15 +220,25 @@ def zip_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``zip -TT CMD``/``--unzip-command=CMD`` runs CMD to test the archive."""
     values = [w.value for w in argv]
     explicit = flag_options("zip", values, _ZIP)
-    explicit += [(k, f"zip -TT {_RUNS}") for k, v in enumerate(values[1:], start=1)
-                 if v.startswith("-") and not v.startswith("--") and "TT" in v]
+    explicit += [
+        (k, f"zip -TT {_RUNS}")
+        for k, v in enumerate(values[1:], start=1)
+        if v.startswith("-") and not v.startswith("--") and "TT" in v
+    ]
     return facts(explicit + follow_facts("zip", values))
 
 
-_EDITOR_LETTERS = {"c": "runs an editor command", "S": "sources a script", "u": "reads another vimrc",
-                   "U": "reads another gvimrc", "s": "reads commands from a script file",
-                   "e": "runs ex commands read from stdin", "E": "runs ex commands read from stdin",
-                   "w": "writes typed characters to a file", "W": "writes typed characters to a file"}
+_EDITOR_LETTERS = {
+    "c": "runs an editor command",
+    "S": "sources a script",
+    "u": "reads another vimrc",
+    "U": "reads another gvimrc",
+    "s": "reads commands from a script file",
+    "e": "runs ex commands read from stdin",
+    "E": "runs ex commands read from stdin",
+    "w": "writes typed characters to a file",
+    "W": "writes typed characters to a file",
+}
 _EDITOR_LONG = ("--cmd", "--remote", "--listen", "--startuptime", "--servername")
 
 
@@ -204,14 +267,45 @@ def editor_facts(argv: Sequence[Word]) -> ProgramFacts:
 
 #: ``-P``/``--pager`` too: man-db starts no pager when stdout is not a terminal, but whether there is
 #: one (a pty wrapper, another man) is not something the analysis sees; the value is a command.
-_MAN_EXPLICIT = {"-H": "runs a browser program", "--html": "runs a browser program",
-                 "-P": "runs the pager command it names", "--pager": "runs the pager command it names",
-                 "-C": "reads a configuration that names programs",
-                 "--config-file": "reads a configuration that names programs"}
-_MAN_VALUE_NAMES = frozenset({"--config-file", "--pager", "--manpath", "--sections", "--systems", "--extension",
-                              "--locale", "--encoding", "--prompt", "--preprocessor", "--recode"})
-_MAN_FLAG_NAMES = frozenset({"--html", "--local-file", "--troff-device", "--gxditview", "--all", "--where",
-                             "--location", "--catman", "--ascii", "--ditroff", "--whatis", "--apropos"})
+_MAN_EXPLICIT = {
+    "-H": "runs a browser program",
+    "--html": "runs a browser program",
+    "-P": "runs the pager command it names",
+    "--pager": "runs the pager command it names",
+    "-C": "reads a configuration that names programs",
+    "--config-file": "reads a configuration that names programs",
+}
+_MAN_VALUE_NAMES = frozenset(
+    {
+        "--config-file",
+        "--pager",
+        "--manpath",
+        "--sections",
+        "--systems",
+        "--extension",
+        "--locale",
+        "--encoding",
+        "--prompt",
+        "--preprocessor",
+        "--recode",
+    }
+)
+_MAN_FLAG_NAMES = frozenset(
+    {
+        "--html",
+        "--local-file",
+        "--troff-device",
+        "--gxditview",
+        "--all",
+        "--where",
+        "--location",
+        "--catman",
+        "--ascii",
+        "--ditroff",
+        "--whatis",
+        "--apropos",
+    }
+)
 
 
 def man_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -223,8 +317,9 @@ def man_facts(argv: Sequence[Word]) -> ProgramFacts:
     for option in options([w.value for w in argv], "CeELmMpPrRsS", _MAN_VALUE_NAMES, _MAN_FLAG_NAMES):
         if option.name in _MAN_EXPLICIT:
             # A rule must spell out the pager itself, not just the option.
-            at = option.value_index if option.name in ("-P", "--pager") and option.value_index is not None \
-                else option.at
+            at = (
+                option.value_index if option.name in ("-P", "--pager") and option.value_index is not None else option.at
+            )
             explicit.append((at, f"man {option.name} {_MAN_EXPLICIT[option.name]}"))
         elif option.name in ("-l", "--local-file"):
             local = True
@@ -235,50 +330,157 @@ def man_facts(argv: Sequence[Word]) -> ProgramFacts:
     return facts(explicit, paths)
 
 
-_SPLIT_VALUE_NAMES = frozenset({"--suffix-length", "--additional-suffix", "--bytes", "--line-bytes", "--lines",
-                                "--number", "--separator", "--filter"})
-_SPLIT_FLAG_NAMES = frozenset({"--numeric-suffixes", "--hex-suffixes", "--elide-empty-files", "--unbuffered",
-                               "--verbose", "--help", "--version"})
+_SPLIT_VALUE_NAMES = frozenset(
+    {
+        "--suffix-length",
+        "--additional-suffix",
+        "--bytes",
+        "--line-bytes",
+        "--lines",
+        "--number",
+        "--separator",
+        "--filter",
+    }
+)
+_SPLIT_FLAG_NAMES = frozenset(
+    {"--numeric-suffixes", "--hex-suffixes", "--elide-empty-files", "--unbuffered", "--verbose", "--help", "--version"}
+)
 
 
 def split_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``split --filter=COMMAND`` (``--filter COMMAND``, ``--fil=``) runs COMMAND through the shell
     for every piece."""
-    explicit: Explicit = [(option.at if option.value_index is None else option.value_index,
-                           "split --filter runs the command it names for every piece")
-                          for option in options([w.value for w in argv], "abClnt", _SPLIT_VALUE_NAMES,
-                                                _SPLIT_FLAG_NAMES)
-                          if option.name == "--filter"]
+    explicit: Explicit = [
+        (
+            option.at if option.value_index is None else option.value_index,
+            "split --filter runs the command it names for every piece",
+        )
+        for option in options([w.value for w in argv], "abClnt", _SPLIT_VALUE_NAMES, _SPLIT_FLAG_NAMES)
+        if option.name == "--filter"
+    ]
     return facts(explicit)
 
 
-_DOCKER_GLOBAL_VALUES = frozenset({"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert",
-                                   "--tlscert", "--tlskey"})
-_DOCKER_RUN_VALUES = frozenset({
-    "--add-host", "--annotation", "--attach", "--blkio-weight", "--blkio-weight-device", "--cap-add", "--cap-drop",
-    "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime",
-    "--cpu-shares", "--cpus", "--cpuset-cpus", "--cpuset-mems", "--device", "--device-cgroup-rule",
-    "--device-read-bps", "--device-read-iops", "--device-write-bps", "--device-write-iops", "--dns", "--dns-option",
-    "--dns-search", "--domainname", "--entrypoint", "--env", "--env-file", "--expose", "--gpus", "--group-add",
-    "--health-cmd", "--health-interval", "--health-retries", "--health-start-period", "--health-timeout",
-    "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "--kernel-memory", "--label", "--label-file", "--link",
-    "--link-local-ip", "--log-driver", "--log-opt", "--mac-address", "--memory", "--memory-reservation",
-    "--memory-swap", "--memory-swappiness", "--mount", "--name", "--network", "--net", "--network-alias",
-    "--oom-score-adj", "--pid", "--pids-limit", "--platform", "--publish", "--pull", "--restart", "--runtime",
-    "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl", "--tmpfs",
-    "--ulimit", "--user", "--userns", "--uts", "--volume", "--volume-driver", "--volumes-from", "--workdir",
-    "--detach-keys"})
+_DOCKER_GLOBAL_VALUES = frozenset(
+    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"}
+)
+_DOCKER_RUN_VALUES = frozenset(
+    {
+        "--add-host",
+        "--annotation",
+        "--attach",
+        "--blkio-weight",
+        "--blkio-weight-device",
+        "--cap-add",
+        "--cap-drop",
+        "--cgroup-parent",
+        "--cgroupns",
+        "--cidfile",
+        "--cpu-period",
+        "--cpu-quota",
+        "--cpu-rt-period",
+        "--cpu-rt-runtime",
+        "--cpu-shares",
+        "--cpus",
+        "--cpuset-cpus",
+        "--cpuset-mems",
+        "--device",
+        "--device-cgroup-rule",
+        "--device-read-bps",
+        "--device-read-iops",
+        "--device-write-bps",
+        "--device-write-iops",
+        "--dns",
+        "--dns-option",
+        "--dns-search",
+        "--domainname",
+        "--entrypoint",
+        "--env",
+        "--env-file",
+        "--expose",
+        "--gpus",
+        "--group-add",
+        "--health-cmd",
+        "--health-interval",
+        "--health-retries",
+        "--health-start-period",
+        "--health-timeout",
+        "--hostname",
+        "--ip",
+        "--ip6",
+        "--ipc",
+        "--isolation",
+        "--kernel-memory",
+        "--label",
+        "--label-file",
+        "--link",
+        "--link-local-ip",
+        "--log-driver",
+        "--log-opt",
+        "--mac-address",
+        "--memory",
+        "--memory-reservation",
+        "--memory-swap",
+        "--memory-swappiness",
+        "--mount",
+        "--name",
+        "--network",
+        "--net",
+        "--network-alias",
+        "--oom-score-adj",
+        "--pid",
+        "--pids-limit",
+        "--platform",
+        "--publish",
+        "--pull",
+        "--restart",
+        "--runtime",
+        "--security-opt",
+        "--shm-size",
+        "--stop-signal",
+        "--stop-timeout",
+        "--storage-opt",
+        "--sysctl",
+        "--tmpfs",
+        "--ulimit",
+        "--user",
+        "--userns",
+        "--uts",
+        "--volume",
+        "--volume-driver",
+        "--volumes-from",
+        "--workdir",
+        "--detach-keys",
+    }
+)
 #: Flags that are prefixes of options with a value (``--detach`` is not ``--detach-keys``).
-_DOCKER_FLAGS = frozenset({"--detach", "--privileged", "--rm", "--init", "--interactive", "--tty", "--read-only",
-                           "--publish-all", "--quiet", "--sig-proxy", "--oom-kill-disable", "--no-healthcheck",
-                           "--disable-content-trust", "--help"})
+_DOCKER_FLAGS = frozenset(
+    {
+        "--detach",
+        "--privileged",
+        "--rm",
+        "--init",
+        "--interactive",
+        "--tty",
+        "--read-only",
+        "--publish-all",
+        "--quiet",
+        "--sig-proxy",
+        "--oom-kill-disable",
+        "--no-healthcheck",
+        "--disable-content-trust",
+        "--help",
+    }
+)
 _DOCKER_GLOBAL_FLAGS = frozenset({"--tls", "--tlsverify", "--debug", "--version", "--help"})
 _DOCKER_HOST_NAMESPACES = frozenset({"--pid", "--ipc", "--uts", "--userns", "--cgroupns"})
 _VOLUME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_DOCKER_ALWAYS = {"--cap-add": "gives the container capabilities on the host",
-                  "--device": "gives the container a host device",
-                  "--device-cgroup-rule": "gives the container host devices",
-                  "--security-opt": "changes the container's confinement"}
+_DOCKER_ALWAYS = {
+    "--cap-add": "gives the container capabilities on the host",
+    "--device": "gives the container a host device",
+    "--device-cgroup-rule": "gives the container host devices",
+    "--security-opt": "changes the container's confinement",
+}
 
 
 def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -302,8 +504,9 @@ def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
         sub += 1
     if values[sub] not in ("run", "create"):
         return facts(explicit, paths)
-    for option in options(values, "acehlmpuvw", _DOCKER_RUN_VALUES, _DOCKER_FLAGS, start=sub + 1,
-                          stop_at_positional=True):
+    for option in options(
+        values, "acehlmpuvw", _DOCKER_RUN_VALUES, _DOCKER_FLAGS, start=sub + 1, stop_at_positional=True
+    ):
         name, value, at = option.name, option.value, option.value_index
         if not name:
             break  # the image: the rest is the container's command
@@ -360,8 +563,11 @@ def pager_facts(argv: Sequence[Word]) -> ProgramFacts:
 def xargs_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``xargs -a FILE`` reads its arguments from FILE."""
     found, _ = xargs_options([w.value for w in argv])
-    paths = [PathUse(at, value, "read", argv[at]) for name, value, at in found
-             if name in ("-a", "--arg-file") and value and value != "-" and at < len(argv)]
+    paths = [
+        PathUse(at, value, "read", argv[at])
+        for name, value, at in found
+        if name in ("-a", "--arg-file") and value and value != "-" and at < len(argv)
+    ]
     return facts([], paths)
 
 
@@ -388,8 +594,20 @@ SORT = _any_of(("--compress-program",))
 
 #: pytest's options that start like ``--cov-report`` (so that an abbreviation resolves to it and
 #: ``--cov`` stays itself).
-_PYTEST_NAMES = frozenset({"--cov-report", "--cov", "--cov-config", "--cov-append", "--cov-branch", "--cov-context",
-                           "--cov-fail-under", "--cov-reset", "--no-cov", "--no-cov-on-fail"})
+_PYTEST_NAMES = frozenset(
+    {
+        "--cov-report",
+        "--cov",
+        "--cov-config",
+        "--cov-append",
+        "--cov-branch",
+        "--cov-context",
+        "--cov-fail-under",
+        "--cov-reset",
+        "--no-cov",
+        "--no-cov-on-fail",
+    }
+)
 
 
 def pytest_facts(argv: Sequence[Word], start: int = 1) -> ProgramFacts:
@@ -421,24 +639,91 @@ def pytest_facts(argv: Sequence[Word], start: int = 1) -> ProgramFacts:
 
 #: Modules that only report on the hosts (every other module changes something or runs a command;
 #: ``command`` is the default).
-_ANSIBLE_SAFE_MODULES = frozenset({"ping", "setup", "gather_facts", "ansible.builtin.ping", "ansible.builtin.setup",
-                                   "ansible.builtin.gather_facts"})
+_ANSIBLE_SAFE_MODULES = frozenset(
+    {"ping", "setup", "gather_facts", "ansible.builtin.ping", "ansible.builtin.setup", "ansible.builtin.gather_facts"}
+)
 #: ansible (argparse: bundles, attached values, abbreviations): options that take a value.
 _ANSIBLE_VALUE_LETTERS = "aBefilMmPtTuc"
-_ANSIBLE_VALUE_NAMES = frozenset({
-    "--args", "--background", "--extra-vars", "--forks", "--inventory", "--inventory-file", "--limit", "--module-path",
-    "--module-name", "--poll", "--tree", "--timeout", "--user", "--connection", "--become-method", "--become-user",
-    "--private-key", "--key-file", "--ssh-common-args", "--sftp-extra-args", "--scp-extra-args", "--ssh-extra-args",
-    "--vault-id", "--vault-password-file", "--vault-pass-file", "--playbook-dir", "--task-timeout",
-    "--become-password-file", "--connection-password-file"})
-_ANSIBLE_FLAG_NAMES = frozenset({"--one-line", "--list-hosts", "--check", "--diff", "--version", "--help", "--verbose",
-                                 "--become", "--ask-pass", "--ask-become-pass", "--ask-vault-password",
-                                 "--syntax-check"})
+_ANSIBLE_VALUE_NAMES = frozenset(
+    {
+        "--args",
+        "--background",
+        "--extra-vars",
+        "--forks",
+        "--inventory",
+        "--inventory-file",
+        "--limit",
+        "--module-path",
+        "--module-name",
+        "--poll",
+        "--tree",
+        "--timeout",
+        "--user",
+        "--connection",
+        "--become-method",
+        "--become-user",
+        "--private-key",
+        "--key-file",
+        "--ssh-common-args",
+        "--sftp-extra-args",
+        "--scp-extra-args",
+        "--ssh-extra-args",
+        "--vault-id",
+        "--vault-password-file",
+        "--vault-pass-file",
+        "--playbook-dir",
+        "--task-timeout",
+        "--become-password-file",
+        "--connection-password-file",
+    }
+)
+_ANSIBLE_FLAG_NAMES = frozenset(
+    {
+        "--one-line",
+        "--list-hosts",
+        "--check",
+        "--diff",
+        "--version",
+        "--help",
+        "--verbose",
+        "--become",
+        "--ask-pass",
+        "--ask-become-pass",
+        "--ask-vault-password",
+        "--syntax-check",
+    }
+)
 #: Options that change only what is reported or where: everything else (``-a``, ``-e``, ``-b``,
 #: ``--ssh-common-args``, ``--vault-password-file``...) can run a command.
-_ANSIBLE_SAFE = frozenset({"-m", "--module-name", "-l", "--limit", "-f", "--forks", "-o", "--one-line",
-                           "--list-hosts", "-C", "--check", "-D", "--diff", "--version", "-h", "--help", "-v",
-                           "--verbose", "-u", "--user", "-T", "--timeout", "-i", "--inventory", "--inventory-file"})
+_ANSIBLE_SAFE = frozenset(
+    {
+        "-m",
+        "--module-name",
+        "-l",
+        "--limit",
+        "-f",
+        "--forks",
+        "-o",
+        "--one-line",
+        "--list-hosts",
+        "-C",
+        "--check",
+        "-D",
+        "--diff",
+        "--version",
+        "-h",
+        "--help",
+        "-v",
+        "--verbose",
+        "-u",
+        "--user",
+        "-T",
+        "--timeout",
+        "-i",
+        "--inventory",
+        "--inventory-file",
+    }
+)
 
 
 def ansible_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -458,8 +743,9 @@ def ansible_facts(argv: Sequence[Word]) -> ProgramFacts:
         if name not in _ANSIBLE_SAFE:
             explicit.append((option.at, f"ansible {name} can make ansible run a command"))
         elif name in ("-m", "--module-name") and (value or "") not in _ANSIBLE_SAFE_MODULES:
-            explicit.append((option.value_index or option.at, f"the ansible module {value} runs a command or "
-                                                             "changes files"))
+            explicit.append(
+                (option.value_index or option.at, f"the ansible module {value} runs a command or changes files")
+            )
         elif name in ("-i", "--inventory", "--inventory-file") and "," not in (value or ""):
             explicit.append((option.at, "an ansible inventory file may be a script ansible runs"))
     return facts(explicit)

@@ -21,7 +21,7 @@ def set_variables(program: str, values: list[str]) -> list[str]:
                 break
             at = value.find(letter, 1)
             if at != -1:
-                attached = value[at + 1:]
+                attached = value[at + 1 :]
                 names.append(attached or (values[k + 1] if k + 1 < len(values) else ""))
         return names
     operands = [v for v in values[1:] if not v.startswith("-")]

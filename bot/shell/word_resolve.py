@@ -38,12 +38,23 @@ _DQ_ESCAPABLE = frozenset('$`"\\\n')
 
 #: The tree-sitter nodes that are one shell word (an argument, a redirect target): what
 #: :func:`resolve_word` resolves, for every walker.
-ARG_NODES = frozenset({
-    "word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion",
-    "command_substitution", "process_substitution", "ansi_c_string", "arithmetic_expansion",
-    "brace_expression", "translated_string",
-})
-
+ARG_NODES = frozenset(
+    {
+        "word",
+        "string",
+        "raw_string",
+        "number",
+        "concatenation",
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "ansi_c_string",
+        "arithmetic_expansion",
+        "brace_expression",
+        "translated_string",
+    }
+)
 
 
 class Unresolvable(Exception):
@@ -57,7 +68,7 @@ class Unresolvable(Exception):
 
 def node_text(node: Any, src: str, ascii_src: bool) -> str:
     if ascii_src:
-        return src[node.start_byte:node.end_byte]
+        return src[node.start_byte : node.end_byte]
     return str(node.text.decode("utf-8", "surrogateescape"))
 
 
@@ -86,8 +97,9 @@ def resolve_word(node: Any, src: str, ascii_src: bool) -> Word:
         return Word(DYN, text, dynamic=True, splits=True)
     if kind == "command_substitution":
         if SAFE_HEREDOC_SUBSTITUTION.match(text) is not None:
-            raise Unresolvable("an unquoted $(cat <<'EOF' ...) is split into words and globbed by bash; "
-                               "put it inside double quotes", 8)
+            raise Unresolvable(
+                "an unquoted $(cat <<'EOF' ...) is split into words and globbed by bash; put it inside double quotes", 8
+            )
         raise Unresolvable("command substitution $(...) runs a command whose output cannot be known", 8)
     if kind == "process_substitution":
         raise Unresolvable("process substitution <(...) / >(...) runs a hidden command", 8)
@@ -128,7 +140,7 @@ def _unquoted_word(text: str) -> Word:
             continue
         if ch in " \t":
             raise Unresolvable("a word that holds an unquoted blank", 14)
-        if ch in _GLOB_CHARS and (ch != "[" or "]" in text[i + 1:]):
+        if ch in _GLOB_CHARS and (ch != "[" or "]" in text[i + 1 :]):
             glob = True
         out.append(ch)
         i += 1
@@ -139,7 +151,7 @@ def _has_glob(text: str) -> bool:
     if "*" in text or "?" in text:
         return True
     bracket = text.find("[")
-    return bracket != -1 and "]" in text[bracket + 1:]
+    return bracket != -1 and "]" in text[bracket + 1 :]
 
 
 def _flagged(word: Word) -> Word:
@@ -148,7 +160,7 @@ def _flagged(word: Word) -> Word:
     if not value.startswith("-") or not _FLAG_LIKE.match(value):
         return word
     dashes = 2 if value.startswith("--") else 1
-    if word.text.startswith(value[:dashes + 1]):
+    if word.text.startswith(value[: dashes + 1]):
         return word
     return word._replace(obfuscated_flag=True)
 
@@ -166,7 +178,7 @@ def _double_quoted(node: Any, src: str, ascii_src: bool) -> tuple[str, bool]:
         if kind == '"':
             continue
         if child.start_byte > pos:
-            parts.append(_unescape_double(raw[pos - base:child.start_byte - base].decode("utf-8", "surrogateescape")))
+            parts.append(_unescape_double(raw[pos - base : child.start_byte - base].decode("utf-8", "surrogateescape")))
         pos = child.end_byte
         if kind == "string_content":
             parts.append(_unescape_double(node_text(child, src, ascii_src)))
@@ -184,7 +196,7 @@ def _double_quoted(node: Any, src: str, ascii_src: bool) -> tuple[str, bool]:
             dynamic = dynamic or inner.dynamic
     end = base + len(raw) - 1
     if end > pos:
-        parts.append(_unescape_double(raw[pos - base:end - base].decode("utf-8", "surrogateescape")))
+        parts.append(_unescape_double(raw[pos - base : end - base].decode("utf-8", "surrogateescape")))
     return "".join(parts), dynamic
 
 
@@ -267,8 +279,21 @@ def _unescaped_bracket(text: str) -> bool:
     return False
 
 
-_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
-                "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_SIMPLE = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def decode_ansi_c(body: str) -> str:
@@ -291,7 +316,7 @@ def decode_ansi_c(body: str) -> str:
             j = i + 1
             while j < n and j < i + 4 and body[j] in "01234567":
                 j += 1
-            out.append(chr(int(body[i + 1:j], 8) & 0xFF))
+            out.append(chr(int(body[i + 1 : j], 8) & 0xFF))
             i = j
         elif esc in "xuU":
             limit = {"x": 2, "u": 4, "U": 8}[esc]
@@ -301,7 +326,7 @@ def decode_ansi_c(body: str) -> str:
             if j == i + 2:
                 out.append("\\" + esc)
             else:
-                code = int(body[i + 2:j], 16)
+                code = int(body[i + 2 : j], 16)
                 out.append(chr(code) if code <= 0x10FFFF else "\ufffd")
             i = j
         elif esc == "c" and i + 2 < n:

@@ -50,28 +50,125 @@ from bot.shell.syntax import DYN, Assignment, Word, literal
 
 __all__ = ["OPAQUE_LAUNCHERS", "PRIVILEGE", "SHELLS", "Inner", "InnerKind", "unwrap"]
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh", "rbash",
-                    "posh"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh", "rbash", "posh"})
 
-OPAQUE_LAUNCHERS = OPAQUE | frozenset({
-    "strace", "ltrace", "gdb", "lldb", "perf", "unshare", "nsenter", "chroot", "firejail", "bwrap",
-    "proot", "fakeroot", "faketime", "catchsegv", "unbuffer", "script", "expect", "parallel", "tmux", "screen",
-    "dtach", "daemonize", "start-stop-daemon", "systemd-run", "busybox", "toybox", "xvfb-run", "dbus-run-session",
-    "ssh-agent", "sg", "newgrp", "cpulimit", "caffeinate", "prlimit", "setpriv", "capsh", "source", ".",
-    "sudoedit", "pkexec", "rlwrap", "entr", "nodemon", "inotifywait", "at", "batch", "crontab", "trap",
-})
+OPAQUE_LAUNCHERS = OPAQUE | frozenset(
+    {
+        "strace",
+        "ltrace",
+        "gdb",
+        "lldb",
+        "perf",
+        "unshare",
+        "nsenter",
+        "chroot",
+        "firejail",
+        "bwrap",
+        "proot",
+        "fakeroot",
+        "faketime",
+        "catchsegv",
+        "unbuffer",
+        "script",
+        "expect",
+        "parallel",
+        "tmux",
+        "screen",
+        "dtach",
+        "daemonize",
+        "start-stop-daemon",
+        "systemd-run",
+        "busybox",
+        "toybox",
+        "xvfb-run",
+        "dbus-run-session",
+        "ssh-agent",
+        "sg",
+        "newgrp",
+        "cpulimit",
+        "caffeinate",
+        "prlimit",
+        "setpriv",
+        "capsh",
+        "source",
+        ".",
+        "sudoedit",
+        "pkexec",
+        "rlwrap",
+        "entr",
+        "nodemon",
+        "inotifywait",
+        "at",
+        "batch",
+        "crontab",
+        "trap",
+    }
+)
 PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser", "pkexec", "gosu", "su-exec"})
 
 _TIMEOUT_VALUE = frozenset({"-k", "--kill-after", "-s", "--signal"})
 _STDBUF_VALUE = frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})
-_SUDO_FLAGS = frozenset({"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
-                         "--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive",
-                         "--preserve-groups", "--stdin", "--shell", "--version", "--validate"})
-_SUDO_VALUE = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group",
-                         "--host", "--prompt", "--close-from", "--chdir", "--role", "--type",
-                         "--command-timeout", "--other-user"})
-_SUDO_NO_COMMAND = frozenset({"-l", "--list", "-v", "--validate", "-k", "--reset-timestamp", "-K",
-                              "--remove-timestamp", "-V", "--version", "-h", "--help"})
+_SUDO_FLAGS = frozenset(
+    {
+        "--askpass",
+        "--background",
+        "--bell",
+        "--preserve-env",
+        "--edit",
+        "--set-home",
+        "--help",
+        "--login",
+        "--remove-timestamp",
+        "--reset-timestamp",
+        "--list",
+        "--non-interactive",
+        "--preserve-groups",
+        "--stdin",
+        "--shell",
+        "--version",
+        "--validate",
+    }
+)
+_SUDO_VALUE = frozenset(
+    {
+        "-u",
+        "-g",
+        "-h",
+        "-p",
+        "-C",
+        "-D",
+        "-r",
+        "-t",
+        "-T",
+        "-U",
+        "--user",
+        "--group",
+        "--host",
+        "--prompt",
+        "--close-from",
+        "--chdir",
+        "--role",
+        "--type",
+        "--command-timeout",
+        "--other-user",
+    }
+)
+_SUDO_NO_COMMAND = frozenset(
+    {
+        "-l",
+        "--list",
+        "-v",
+        "--validate",
+        "-k",
+        "--reset-timestamp",
+        "-K",
+        "--remove-timestamp",
+        "-V",
+        "--version",
+        "-h",
+        "--help",
+    }
+)
 _SHELL_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _SHELL_SAFE_SET = frozenset({"errexit", "pipefail", "nounset", "xtrace", "verbose", "noglob", "noclobber"})
 
@@ -88,15 +185,30 @@ def unwrap(argv: Sequence[Word]) -> list[Inner]:
         return [Inner("opaque", 1, reason=f"{program} launches a command that cannot be checked")]
     if program.startswith("git-") and len(program) > len("git-"):
         return git_named(argv)
-    if program.startswith("python") and len(argv) > 2 and argv[1].value == "-m" and \
-            argv[2].value in ("pip", "venv", "pytest"):
+    if (
+        program.startswith("python")
+        and len(argv) > 2
+        and argv[1].value == "-m"
+        and argv[2].value in ("pip", "venv", "pytest")
+    ):
         return []
     return []
 
 
 _ENV_VALUE_NAMES = frozenset({"--unset", "--chdir", "--split-string", "--argv0"})
-_ENV_FLAG_NAMES = frozenset({"--ignore-environment", "--null", "--debug", "--list-signal-handling", "--help",
-                             "--version", "--block-signal", "--default-signal", "--ignore-signal"})
+_ENV_FLAG_NAMES = frozenset(
+    {
+        "--ignore-environment",
+        "--null",
+        "--debug",
+        "--list-signal-handling",
+        "--help",
+        "--version",
+        "--block-signal",
+        "--default-signal",
+        "--ignore-signal",
+    }
+)
 
 
 def _option_word(argv: Sequence[Word], at: int, value_index: int | None, value: str | None) -> Word | None:
@@ -176,6 +288,7 @@ def _nice(argv: Sequence[Word]) -> list[Inner]:
 def _simple(name: str, with_value: frozenset[str] = frozenset()) -> Handler:
     def handler(argv: Sequence[Word]) -> list[Inner]:
         return transparent_at(argv, skip_options(argv, 1, with_value))
+
     return handler
 
 
@@ -229,21 +342,34 @@ def _ionice(argv: Sequence[Word]) -> list[Inner]:
 def _chrt(argv: Sequence[Word]) -> list[Inner]:
     if any(w.value in ("-p", "--pid") for w in argv[1:]):
         return []
-    i = skip_options(argv, 1, frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period",
-                                          "--sched-deadline"}))
+    i = skip_options(argv, 1, frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}))
     return transparent_at(argv, i + 1)  # skip PRIORITY
 
 
 def _taskset(argv: Sequence[Word]) -> list[Inner]:
-    if any(w.value in ("-p", "--pid") or (w.value.startswith("-") and "p" in w.value[1:] and
-                                          not w.value.startswith("--")) for w in argv[1:]):
+    if any(
+        w.value in ("-p", "--pid") or (w.value.startswith("-") and "p" in w.value[1:] and not w.value.startswith("--"))
+        for w in argv[1:]
+    ):
         return []
     i = skip_options(argv, 1, frozenset())
     return transparent_at(argv, i + 1)  # skip MASK
 
 
-_FLOCK_FLAG_NAMES = frozenset({"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
-                               "--verbose", "--help", "--version"})
+_FLOCK_FLAG_NAMES = frozenset(
+    {
+        "--shared",
+        "--exclusive",
+        "--unlock",
+        "--nonblock",
+        "--nb",
+        "--close",
+        "--no-fork",
+        "--verbose",
+        "--help",
+        "--version",
+    }
+)
 
 
 def _flock(argv: Sequence[Word]) -> list[Inner]:
@@ -251,8 +377,9 @@ def _flock(argv: Sequence[Word]) -> list[Inner]:
     values = [w.value for w in argv]
     n = len(argv)
     i = n
-    for option in options(values, "wEc", ("--timeout", "--conflict-exit-code", "--command"), _FLOCK_FLAG_NAMES,
-                          stop_at_positional=True):
+    for option in options(
+        values, "wEc", ("--timeout", "--conflict-exit-code", "--command"), _FLOCK_FLAG_NAMES, stop_at_positional=True
+    ):
         if option.name in ("-c", "--command") and option.value is not None and option.value_index is not None:
             return [Inner("transparent", option.value_index, script=option.value)]
         if not option.name:
@@ -304,8 +431,11 @@ def _privilege(argv: Sequence[Word]) -> list[Inner]:
                 return [Inner("privilege", j, tuple(argv[j:]))]
         return [Inner("opaque", 1, reason=f"{program} without -c starts a shell", from_stdin=True)]
     words = [w.value for w in argv]
-    if program == "sudo" and set(words[1:]) & _SUDO_NO_COMMAND and not any(
-            not w.value.startswith("-") for w in argv[1:]):
+    if (
+        program == "sudo"
+        and set(words[1:]) & _SUDO_NO_COMMAND
+        and not any(not w.value.startswith("-") for w in argv[1:])
+    ):
         return []
     i = n
     letters, names, flags = ("aCcDgpRrTtUu", _SUDO_VALUE, _SUDO_FLAGS) if program != "doas" else ("Cu", (), ())
@@ -337,8 +467,12 @@ def _shell(argv: Sequence[Word]) -> list[Inner]:
     i, n = 1, len(argv)
     while i < n:
         value = argv[i].value
-        if value == "-c" or (value.startswith("-") and not value.startswith("--") and value.endswith("c")
-                             and set(value[1:]) <= set("eluxvEc")):
+        if value == "-c" or (
+            value.startswith("-")
+            and not value.startswith("--")
+            and value.endswith("c")
+            and set(value[1:]) <= set("eluxvEc")
+        ):
             if i + 1 >= n:
                 return [Inner("opaque", 1, reason="a shell -c without a script")]
             script = argv[i + 1].value
@@ -354,8 +488,24 @@ def _shell(argv: Sequence[Word]) -> list[Inner]:
             continue
         if value in _SHELL_VALUE:
             return [Inner("opaque", 1, reason=f"{value} changes what the shell runs")]
-        if value in ("--norc", "--noprofile", "--login", "--posix", "-l", "-e", "-u", "-x", "-v", "-E",
-                     "-eu", "-ex", "-eux", "-euo", "-le", "-el"):
+        if value in (
+            "--norc",
+            "--noprofile",
+            "--login",
+            "--posix",
+            "-l",
+            "-e",
+            "-u",
+            "-x",
+            "-v",
+            "-E",
+            "-eu",
+            "-ex",
+            "-eux",
+            "-euo",
+            "-le",
+            "-el",
+        ):
             i += 1
             continue
         if value.startswith("-") and value != "-":
@@ -375,11 +525,23 @@ def _eval(argv: Sequence[Word]) -> list[Inner]:
 #: xargs (GNU getopt, POSIX order): letters with a value, letters with an optional attached value.
 _XARGS_VALUE_LETTERS = "aEILnPsd"
 _XARGS_OPTIONAL_LETTERS = "eil"
-XARGS_VALUE_NAMES = frozenset({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars",
-                               "--process-slot-var"})
-_XARGS_NAMES = XARGS_VALUE_NAMES | {"--null", "--eof", "--replace", "--max-lines", "--interactive", "--verbose",
-                                    "--exit", "--no-run-if-empty", "--show-limits", "--open-tty", "--help",
-                                    "--version"}
+XARGS_VALUE_NAMES = frozenset(
+    {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}
+)
+_XARGS_NAMES = XARGS_VALUE_NAMES | {
+    "--null",
+    "--eof",
+    "--replace",
+    "--max-lines",
+    "--interactive",
+    "--verbose",
+    "--exit",
+    "--no-run-if-empty",
+    "--show-limits",
+    "--open-tty",
+    "--help",
+    "--version",
+}
 
 
 def xargs_options(values: Sequence[str]) -> tuple[list[tuple[str, str | None, int]], int]:
@@ -407,7 +569,7 @@ def xargs_options(values: Sequence[str]) -> tuple[list[tuple[str, str | None, in
             continue
         consumed = False
         for j in range(1, len(value)):
-            letter, rest = value[j], value[j + 1:]
+            letter, rest = value[j], value[j + 1 :]
             if letter in _XARGS_VALUE_LETTERS:
                 if rest:
                     found.append(("-" + letter, rest, i))
@@ -434,8 +596,9 @@ def _xargs(argv: Sequence[Word]) -> list[Inner]:
             replace = value or "{}"
     inner = list(argv[i:]) if i < n else [literal("echo")]
     if replace:
-        inner = [Word(w.value.replace(replace, DYN), w.text, w.quoted, True) if replace in w.value else w
-                 for w in inner]
+        inner = [
+            Word(w.value.replace(replace, DYN), w.text, w.quoted, True) if replace in w.value else w for w in inner
+        ]
     else:
         inner.append(Word(DYN, "<stdin>", dynamic=True, splits=True))
     return [Inner("exec_each", i if i < n else 0, tuple(inner))]
@@ -455,7 +618,7 @@ def _find(argv: Sequence[Word]) -> list[Inner]:
                 j += 1
             if j == i + 1:
                 return [Inner("opaque", i, reason=f"find {value} without a command")]
-            inners.append(Inner("exec_each", i + 1, tuple(argv[i + 1:j])))
+            inners.append(Inner("exec_each", i + 1, tuple(argv[i + 1 : j])))
             i = j + 1
             continue
         if value == "-delete":
@@ -500,14 +663,40 @@ def _cross_env(argv: Sequence[Word]) -> list[Inner]:
 
 
 _HANDLERS: dict[str, Handler] = {
-    "env": _env, "timeout": _timeout, "gtimeout": _timeout, "nice": _nice, "nohup": _simple("nohup"),
-    "stdbuf": _stdbuf, "setsid": _simple("setsid"), "time": _time, "command": _command,
-    "builtin": _builtin, "exec": _exec, "ionice": _ionice, "chrt": _chrt, "taskset": _taskset,
-    "flock": _flock, "watch": _watch, "xargs": _xargs, "find": _find, "eval": _eval, "git": git, "hub": hub,
-    "sudo": _privilege, "doas": _privilege, "su": _privilege, "runuser": _privilege,
-    "npx": runner(1), "bunx": runner(1), "uvx": runner(1), "pnpx": runner(1), "corepack": _corepack,
-    "cross-env": _cross_env, "dotenv": runner(1),
-    "nix": _nix, "nix-shell": _nix,
+    "env": _env,
+    "timeout": _timeout,
+    "gtimeout": _timeout,
+    "nice": _nice,
+    "nohup": _simple("nohup"),
+    "stdbuf": _stdbuf,
+    "setsid": _simple("setsid"),
+    "time": _time,
+    "command": _command,
+    "builtin": _builtin,
+    "exec": _exec,
+    "ionice": _ionice,
+    "chrt": _chrt,
+    "taskset": _taskset,
+    "flock": _flock,
+    "watch": _watch,
+    "xargs": _xargs,
+    "find": _find,
+    "eval": _eval,
+    "git": git,
+    "hub": hub,
+    "sudo": _privilege,
+    "doas": _privilege,
+    "su": _privilege,
+    "runuser": _privilege,
+    "npx": runner(1),
+    "bunx": runner(1),
+    "uvx": runner(1),
+    "pnpx": runner(1),
+    "corepack": _corepack,
+    "cross-env": _cross_env,
+    "dotenv": runner(1),
+    "nix": _nix,
+    "nix-shell": _nix,
     **{shell: _shell for shell in SHELLS},
     **dict.fromkeys(SUBCOMMAND_RUNNERS, subcommand_runner),
     **dict.fromkeys(VERSION_MANAGERS, version_manager),

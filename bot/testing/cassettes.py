@@ -166,7 +166,7 @@ def split_text(text: str, rng: random.Random) -> list[str]:
     i = 0
     while i < len(words):
         n = rng.randint(1, 3)
-        piece = " ".join(words[i:i + n])
+        piece = " ".join(words[i : i + n])
         chunks.append(piece if i == 0 else " " + piece)
         i += n
     return [c for c in chunks if c] or [text]
@@ -175,15 +175,39 @@ def split_text(text: str, rng: random.Random) -> list[str]:
 def turn_events(turn: Turn, ids: Ids, rng: random.Random) -> list[SseEvent]:
     """The events of one streamed response, with their release times."""
     u = turn.usage
-    input_side = {"input_tokens": u.input_tokens, "cache_creation_input_tokens": u.cache_creation_input_tokens,
-                  "cache_read_input_tokens": u.cache_read_input_tokens}
+    input_side = {
+        "input_tokens": u.input_tokens,
+        "cache_creation_input_tokens": u.cache_creation_input_tokens,
+        "cache_read_input_tokens": u.cache_read_input_tokens,
+    }
     t = turn.first_token_s
-    events = [SseEvent("message_start", {"type": "message_start", "message": {
-        "model": turn.model, "id": ids.message(), "type": "message", "role": "assistant", "content": [],
-        "stop_reason": None, "stop_sequence": None,
-        "usage": {**input_side, "cache_creation": {"ephemeral_5m_input_tokens": u.cache_creation_input_tokens,
-                                                   "ephemeral_1h_input_tokens": 0},
-                  "output_tokens": 1, "service_tier": "standard"}}}, t)]
+    events = [
+        SseEvent(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "model": turn.model,
+                    "id": ids.message(),
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {
+                        **input_side,
+                        "cache_creation": {
+                            "ephemeral_5m_input_tokens": u.cache_creation_input_tokens,
+                            "ephemeral_1h_input_tokens": 0,
+                        },
+                        "output_tokens": 1,
+                        "service_tier": "standard",
+                    },
+                },
+            },
+            t,
+        )
+    ]
     calls_tool = False
     for index, block in enumerate(turn.blocks):
         if isinstance(block, Text):
@@ -194,20 +218,30 @@ def turn_events(turn: Turn, ids: Ids, rng: random.Random) -> list[SseEvent]:
             start = {"type": "tool_use", "id": block.id or ids.tool_use(), "name": block.name, "input": {}}
             raw = json.dumps(dict(block.input), ensure_ascii=False)[: block.cut_json]
             pieces = [{"type": "input_json_delta", "partial_json": c} for c in ["", *split_json(raw, rng)]]
-        events.append(SseEvent("content_block_start", {"type": "content_block_start", "index": index,
-                                                       "content_block": start}, t))
+        events.append(
+            SseEvent("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}, t)
+        )
         if index == 0:
             events.append(SseEvent("ping", {"type": "ping"}, t))
         step = block.seconds / len(pieces)
         for piece in pieces:
             t += step
-            events.append(SseEvent("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                           "delta": piece}, t))
+            events.append(
+                SseEvent("content_block_delta", {"type": "content_block_delta", "index": index, "delta": piece}, t)
+            )
         events.append(SseEvent("content_block_stop", {"type": "content_block_stop", "index": index}, t))
     stop = turn.stop_reason or ("tool_use" if calls_tool else "end_turn")
-    events.append(SseEvent("message_delta", {"type": "message_delta",
-                                             "delta": {"stop_reason": stop, "stop_sequence": None},
-                                             "usage": {**input_side, "output_tokens": u.output_tokens}}, t))
+    events.append(
+        SseEvent(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {**input_side, "output_tokens": u.output_tokens},
+            },
+            t,
+        )
+    )
     events.append(SseEvent("message_stop", {"type": "message_stop"}, t))
     if turn.error_after_block is not None:
         keep = _events_through_block(events, turn.error_after_block)
@@ -265,8 +299,10 @@ def stream_headers(request_id: str) -> dict[str, list[str]]:
 
 
 def error_response(error: HttpError, request_id: str) -> tuple[dict[str, list[str]], bytes]:
-    body = json.dumps({"type": "error", "error": {"type": error.error_type, "message": error.message},
-                       "request_id": request_id}, separators=(",", ":")).encode()
+    body = json.dumps(
+        {"type": "error", "error": {"type": error.error_type, "message": error.message}, "request_id": request_id},
+        separators=(",", ":"),
+    ).encode()
     headers = {
         "date": [_DATE],
         "content-type": ["application/json"],
@@ -287,8 +323,16 @@ def error_response(error: HttpError, request_id: str) -> tuple[dict[str, list[st
     return headers, body
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
-            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 529: ""}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    529: "",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,8 +358,11 @@ def script_responses(script: Sequence[ScriptItem], seed: str | int = 0) -> list[
         else:
             events = turn_events(item, ids, rng)
             cut = None if item.cut_after_block is None else _events_through_block(events, item.cut_after_block)
-            out.append(ScriptedResponse(item.model, 200, stream_headers(request_id), tuple(events),
-                                        stream_body(events, cut), cut))
+            out.append(
+                ScriptedResponse(
+                    item.model, 200, stream_headers(request_id), tuple(events), stream_body(events, cut), cut
+                )
+            )
     return out
 
 
@@ -325,12 +372,21 @@ def build_cassette(script: Sequence[ScriptItem], seed: str | int = 0, url: str =
     interactions = []
     for response in script_responses(script, seed):
         request_body = json.dumps({"model": response.model, "stream": True})
-        interactions.append({
-            "request": {"body": request_body, "headers": {"content-type": ["application/json"]}, "method": "POST",
-                        "uri": url},
-            "response": {"status": {"code": response.status, "message": _REASONS.get(response.status, "")},
-                         "headers": response.headers, "body": {"string": response.body.decode("utf-8")}},
-        })
+        interactions.append(
+            {
+                "request": {
+                    "body": request_body,
+                    "headers": {"content-type": ["application/json"]},
+                    "method": "POST",
+                    "uri": url,
+                },
+                "response": {
+                    "status": {"code": response.status, "message": _REASONS.get(response.status, "")},
+                    "headers": response.headers,
+                    "body": {"string": response.body.decode("utf-8")},
+                },
+            }
+        )
     return {"interactions": interactions, "version": 1}
 
 
@@ -348,8 +404,9 @@ _ReadableDumper.add_representer(str, _str)
 
 def cassette_yaml(script: Sequence[ScriptItem], seed: str | int = 0) -> str:
     header = "# Authored with bot.testing.cassettes from a script of turns; regenerate it, do not edit it.\n"
-    body = yaml.dump(build_cassette(script, seed), Dumper=_ReadableDumper, sort_keys=False, allow_unicode=True,
-                     width=1000)
+    body = yaml.dump(
+        build_cassette(script, seed), Dumper=_ReadableDumper, sort_keys=False, allow_unicode=True, width=1000
+    )
     return header + body
 
 

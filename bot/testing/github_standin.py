@@ -58,14 +58,29 @@ __all__ = ["API_PREFIX", "OPERATIONS", "Exchange", "GitHubStandIn"]
 
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
 #: Role → legacy ``permission`` (maintain shows as write, triage as read).
-LEGACY_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read",
-                     "none": "none"}
-SECONDARY_RATE_LIMIT_MESSAGE = ("You have exceeded a secondary rate limit. Please wait a few minutes before you "
-                                "try again.")
+LEGACY_PERMISSION = {
+    "admin": "admin",
+    "maintain": "write",
+    "write": "write",
+    "triage": "read",
+    "read": "read",
+    "none": "none",
+}
+SECONDARY_RATE_LIMIT_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+)
 #: How often the serving loop checks for ``stop`` (the stdlib default, 0.5 s, is what stopping costs).
 SHUTDOWN_POLL = 0.02
-_REASONS = {500: "Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
-            429: "Too Many Requests", 403: "Forbidden", 401: "Bad credentials", 404: "Not Found"}
+_REASONS = {
+    500: "Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+    429: "Too Many Requests",
+    403: "Forbidden",
+    401: "Bad credentials",
+    404: "Not Found",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +109,14 @@ class _Fault:
 class GitHubStandIn:
     """The server and its state. Start and stop it with ``with``; every method is thread-safe."""
 
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, bot_login: str = DEFAULT_BOT_LOGIN,
-                 tokens: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        bot_login: str = DEFAULT_BOT_LOGIN,
+        tokens: Mapping[str, str] | None = None,
+    ) -> None:
         #: When given, only these tokens are accepted, each acting as its login; else any token is the bot.
         self.tokens = dict(tokens) if tokens is not None else None
         self.bot_login = bot_login
@@ -122,8 +143,9 @@ class GitHubStandIn:
 
     def start(self) -> GitHubStandIn:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._server.serve_forever, args=(SHUTDOWN_POLL,),
-                                            name="github-standin", daemon=True)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, args=(SHUTDOWN_POLL,), name="github-standin", daemon=True
+            )
             self._thread.start()
         return self
 
@@ -147,8 +169,15 @@ class GitHubStandIn:
         with self._lock:
             return self._store.user(login, "Bot" if bot else "User")
 
-    def add_repo(self, full_name: str, *, default_branch: str = "main", private: bool = False,
-                 git_dir: str | Path | None = None, default_sha: str | None = None) -> Repo:
+    def add_repo(
+        self,
+        full_name: str,
+        *,
+        default_branch: str = "main",
+        private: bool = False,
+        git_dir: str | Path | None = None,
+        default_sha: str | None = None,
+    ) -> Repo:
         """A repository. With ``git_dir`` (a bare repository) branches and SHAs are read from it;
         without, the default branch points at ``default_sha`` (or a made-up SHA) and ``set_ref`` adds more."""
         owner, name = full_name.split("/", 1)
@@ -191,34 +220,70 @@ class GitHubStandIn:
                 raise KeyError(f"no issue #{issue_number} in {full_name}")
             return store.new_comment(state, issue_number, body, store.user(user)).id
 
-    def add_pull(self, full_name: str, head: str, *, base: str | None = None, title: str = "A change",
-                 body: str | None = "", user: str = "octocat", draft: bool = False,
-                 head_repo: str | None = None) -> int:
+    def add_pull(
+        self,
+        full_name: str,
+        head: str,
+        *,
+        base: str | None = None,
+        title: str = "A change",
+        body: str | None = "",
+        user: str = "octocat",
+        draft: bool = False,
+        head_repo: str | None = None,
+    ) -> int:
         """An open PR from branch ``head`` of ``head_repo`` (default: this repository, else a fork
         added with ``add_repo``). No check that the branch exists: set-up may describe any state."""
         with self._lock:
             store = self._store
             state = store.state(full_name)
             head_state = store.state(head_repo) if head_repo else state
-            return store.new_pull(state, head_state, head, base or state.repo.default_branch, title, body,
-                                  store.user(user), draft).number
+            return store.new_pull(
+                state, head_state, head, base or state.repo.default_branch, title, body, store.user(user), draft
+            ).number
 
-    def add_review_comment(self, full_name: str, pull_number: int, body: str, *, path: str = "README.md",
-                           line: int = 1, user: str = "octocat", diff_hunk: str = "@@ -1 +1 @@") -> int:
+    def add_review_comment(
+        self,
+        full_name: str,
+        pull_number: int,
+        body: str,
+        *,
+        path: str = "README.md",
+        line: int = 1,
+        user: str = "octocat",
+        diff_hunk: str = "@@ -1 +1 @@",
+    ) -> int:
         with self._lock:
             store = self._store
             state = store.state(full_name)
             pull = state.pulls[pull_number]
             stamp = now()
-            comment = ReviewComment(store.next_id(), pull_number, body, path, diff_hunk,
-                                    store.stats(state, pull).head_sha, store.user(user), stamp, stamp, line=line)
+            comment = ReviewComment(
+                store.next_id(),
+                pull_number,
+                body,
+                path,
+                diff_hunk,
+                store.stats(state, pull).head_sha,
+                store.user(user),
+                stamp,
+                stamp,
+                line=line,
+            )
             state.review_comments[comment.id] = comment
             return comment.id
 
     # ----- faults ----------------------------------------------------------------------------------
 
-    def fail(self, operation: str, *, status: int = 502, times: int = 1, message: str | None = None,
-             headers: Mapping[str, str] | None = None) -> None:
+    def fail(
+        self,
+        operation: str,
+        *,
+        status: int = 502,
+        times: int = 1,
+        message: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         """The next ``times`` calls of ``operation`` (an operationId like ``pulls/create``, or ``*``)
         are answered with ``status`` (and GitHub's error body) instead of being carried out."""
         if operation != "*" and operation not in OPERATIONS:
@@ -227,8 +292,9 @@ class GitHubStandIn:
         with self._lock:
             self._faults.append(_Fault(operation, status, body, dict(headers or {}), times))
 
-    def secondary_rate_limit(self, operation: str, *, times: int = 1, retry_after: int | None = 1,
-                             status: int = 403) -> None:
+    def secondary_rate_limit(
+        self, operation: str, *, times: int = 1, retry_after: int | None = 1, status: int = 403
+    ) -> None:
         """GitHub's secondary rate limit: a 403 (or 429) whose message says so, with ``retry-after``."""
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
         self.fail(operation, status=status, times=times, message=SECONDARY_RATE_LIMIT_MESSAGE, headers=headers)
@@ -243,8 +309,11 @@ class GitHubStandIn:
 
     def requests(self, operation: str | None = None, *, method: str | None = None) -> list[Exchange]:
         """Exchanges of one operation (all when ``None``), oldest first."""
-        return [e for e in self.exchanges
-                if (operation is None or e.operation == operation) and (method is None or e.method == method)]
+        return [
+            e
+            for e in self.exchanges
+            if (operation is None or e.operation == operation) and (method is None or e.method == method)
+        ]
 
     def clear_requests(self) -> None:
         with self._lock:
@@ -256,8 +325,11 @@ class GitHubStandIn:
 
     def comments(self, full_name: str, issue_number: int | None = None) -> list[Comment]:
         with self._lock:
-            return [c for c in self._store.state(full_name).comments.values()
-                    if issue_number is None or c.issue_number == issue_number]
+            return [
+                c
+                for c in self._store.state(full_name).comments.values()
+                if issue_number is None or c.issue_number == issue_number
+            ]
 
     def pulls(self, full_name: str) -> list[Pull]:
         with self._lock:
@@ -265,14 +337,20 @@ class GitHubStandIn:
 
     def review_comments(self, full_name: str, pull_number: int | None = None) -> list[ReviewComment]:
         with self._lock:
-            return [c for c in self._store.state(full_name).review_comments.values()
-                    if pull_number is None or c.pull_number == pull_number]
+            return [
+                c
+                for c in self._store.state(full_name).review_comments.values()
+                if pull_number is None or c.pull_number == pull_number
+            ]
 
     def reactions(self, kind: str | None = None, subject_id: int | None = None) -> list[Reaction]:
         """Reactions on ``("issue", number)``, ``("issue_comment", id)`` or ``("review_comment", id)``."""
         with self._lock:
-            return [r for r in self._store.reactions
-                    if (kind is None or r.subject[0] == kind) and (subject_id is None or r.subject[1] == subject_id)]
+            return [
+                r
+                for r in self._store.reactions
+                if (kind is None or r.subject[0] == kind) and (subject_id is None or r.subject[1] == subject_id)
+            ]
 
     def check_runs(self, full_name: str) -> list[CheckRun]:
         with self._lock:
@@ -280,8 +358,9 @@ class GitHubStandIn:
 
     # ----- dispatch --------------------------------------------------------------------------------
 
-    def handle(self, method: str, target: str, headers: Mapping[str, str],
-               raw: bytes) -> tuple[int, Any, dict[str, str]]:
+    def handle(
+        self, method: str, target: str, headers: Mapping[str, str], raw: bytes
+    ) -> tuple[int, Any, dict[str, str]]:
         """Answer one request: the HTTP handler's whole job, callable without a socket."""
         parts = urlsplit(target)
         query = parse_qs(parts.query)
@@ -292,12 +371,14 @@ class GitHubStandIn:
         with self._lock:
             status, response, extra = self._answer(method, parts.path, headers, body, query)
             operation = route(method, parts.path)[0]
-            self._exchanges.append(Exchange(method, parts.path, query, dict(headers), body, operation, status,
-                                            response))
+            self._exchanges.append(
+                Exchange(method, parts.path, query, dict(headers), body, operation, status, response)
+            )
         return status, response, extra
 
-    def _answer(self, method: str, path: str, headers: Mapping[str, str], body: Any,
-                query: dict[str, list[str]]) -> tuple[int, Any, dict[str, str]]:
+    def _answer(
+        self, method: str, path: str, headers: Mapping[str, str], body: Any, query: dict[str, list[str]]
+    ) -> tuple[int, Any, dict[str, str]]:
         operation, params, op = route(method, path)
         try:
             user = self._authenticate(headers)
@@ -336,8 +417,7 @@ class GitHubStandIn:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
-                 standin: GitHubStandIn) -> None:
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], standin: GitHubStandIn) -> None:
         self.standin = standin
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
@@ -390,8 +470,13 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _rate_headers(headers: dict[str, str]) -> dict[str, str]:
-    merged = {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999", "X-RateLimit-Used": "1",
-              "X-RateLimit-Resource": "core", "X-RateLimit-Reset": str(int(time.time()) + 3600)}
+    merged = {
+        "X-RateLimit-Limit": "5000",
+        "X-RateLimit-Remaining": "4999",
+        "X-RateLimit-Used": "1",
+        "X-RateLimit-Resource": "core",
+        "X-RateLimit-Reset": str(int(time.time()) + 3600),
+    }
     for name, value in headers.items():
         for key in list(merged):
             if key.lower() == name.lower():

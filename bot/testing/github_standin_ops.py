@@ -63,10 +63,13 @@ def fake_sha(seed: str) -> str:
 def git(git_dir: Path, *args: str) -> str:
     """Read-only git plumbing on a bare repository (stdout, empty on failure). The stand-in plays
     GitHub's server: its git gets PATH and no configuration but the repository's own."""
-    env = {"PATH": os.environ.get("PATH", os.defpath), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "LC_ALL": "C"}
-    done = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=False,
-                          env=env)
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "LC_ALL": "C",
+    }
+    done = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=False, env=env)
     return done.stdout if done.returncode == 0 else ""
 
 
@@ -85,8 +88,12 @@ def not_found() -> Reply:
 
 
 def invalid(message: str, resource: str, field_name: str, code: str = "invalid") -> Reply:
-    return Reply(422, validation_json("Validation Failed",
-                                      {"resource": resource, "field": field_name, "code": code, "message": message}))
+    return Reply(
+        422,
+        validation_json(
+            "Validation Failed", {"resource": resource, "field": field_name, "code": code, "message": message}
+        ),
+    )
 
 
 @dataclass(slots=True)
@@ -126,8 +133,7 @@ class Store:
         except KeyError:
             raise KeyError(f"the stand-in has no repository {full_name!r}") from None
 
-    def new_issue(self, state: RepoState, title: str, body: str | None, user: User, *,
-                  is_pull: bool = False) -> Issue:
+    def new_issue(self, state: RepoState, title: str, body: str | None, user: User, *, is_pull: bool = False) -> Issue:
         stamp = now()
         issue = Issue(state.next_number, self.next_id(), title, body, user, stamp, stamp, is_pull=is_pull)
         state.issues[issue.number] = issue
@@ -140,11 +146,31 @@ class Store:
         state.comments[comment.id] = comment
         return comment
 
-    def new_pull(self, state: RepoState, head_state: RepoState, head: str, base: str, title: str,
-                 body: str | None, user: User, draft: bool) -> Pull:
+    def new_pull(
+        self,
+        state: RepoState,
+        head_state: RepoState,
+        head: str,
+        base: str,
+        title: str,
+        body: str | None,
+        user: User,
+        draft: bool,
+    ) -> Pull:
         issue = self.new_issue(state, title, body, user, is_pull=True)
-        pull = Pull(issue.number, self.next_id(), title, body, user, head, head_state.repo, base,
-                    issue.created_at, issue.updated_at, draft=draft)
+        pull = Pull(
+            issue.number,
+            self.next_id(),
+            title,
+            body,
+            user,
+            head,
+            head_state.repo,
+            base,
+            issue.created_at,
+            issue.updated_at,
+            draft=draft,
+        )
         state.pulls[pull.number] = pull
         return pull
 
@@ -228,7 +254,7 @@ def paginate(call: Call, items: list[Any], url: str) -> Result:
         links.append(f'<{base}1>; rel="first"')
         links.append(f'<{base}{page - 1}>; rel="prev"')
     headers = {"Link": ", ".join(links)} if links else {}
-    return 200, items[(page - 1) * per_page: page * per_page], headers
+    return 200, items[(page - 1) * per_page : page * per_page], headers
 
 
 def _repo_url(call: Call) -> str:
@@ -297,8 +323,15 @@ def _pull_data(call: Call, pull: Pull, *, full: bool = True) -> JSON:
     state = call.state
     comments = sum(1 for c in state.comments.values() if c.issue_number == pull.number)
     reviews = sum(1 for c in state.review_comments.values() if c.pull_number == pull.number)
-    return pull_json(state.repo, pull, call.store.urls, call.store.stats(state, pull), comments=comments,
-                     review_comments=reviews, full=full)
+    return pull_json(
+        state.repo,
+        pull,
+        call.store.urls,
+        call.store.stats(state, pull),
+        comments=comments,
+        review_comments=reviews,
+        full=full,
+    )
 
 
 def _list_pulls(call: Call) -> Result:
@@ -344,14 +377,31 @@ def _create_pull(call: Call) -> Result:
     if head_sha is None:
         raise invalid(f"head branch {branch!r} does not exist", "PullRequest", "head")
     if head_sha == base_sha:
-        raise Reply(422, validation_json("Validation Failed", {
-            "resource": "PullRequest", "code": "custom", "message": f"No commits between {base} and {branch}"}))
+        raise Reply(
+            422,
+            validation_json(
+                "Validation Failed",
+                {"resource": "PullRequest", "code": "custom", "message": f"No commits between {base} and {branch}"},
+            ),
+        )
     for pull in state.pulls.values():
-        if pull.state == "open" and pull.head_ref == branch and pull.head_repo is head_state.repo \
-                and pull.base_ref == base:
-            raise Reply(422, validation_json("Validation Failed", {
-                "resource": "PullRequest", "code": "custom",
-                "message": f"A pull request already exists for {head_state.repo.owner.login}:{branch}."}))
+        if (
+            pull.state == "open"
+            and pull.head_ref == branch
+            and pull.head_repo is head_state.repo
+            and pull.base_ref == base
+        ):
+            raise Reply(
+                422,
+                validation_json(
+                    "Validation Failed",
+                    {
+                        "resource": "PullRequest",
+                        "code": "custom",
+                        "message": f"A pull request already exists for {head_state.repo.owner.login}:{branch}.",
+                    },
+                ),
+            )
     draft = bool(call.field("draft"))
     pull = call.store.new_pull(state, head_state, branch, base, title, call.text("body"), call.user, draft)
     pull.maintainer_can_modify = bool(call.field("maintainer_can_modify"))
@@ -391,8 +441,9 @@ def _update_pull(call: Call) -> Result:
 
 
 def _review_data(call: Call, comment: ReviewComment) -> JSON:
-    return review_comment_json(call.state.repo, comment, call.store.urls,
-                               reactions=call.store.reaction_counts("review_comment", comment.id))
+    return review_comment_json(
+        call.state.repo, comment, call.store.urls, reactions=call.store.reaction_counts("review_comment", comment.id)
+    )
 
 
 def _list_review_comments(call: Call) -> Result:
@@ -411,8 +462,19 @@ def _create_review_comment(call: Call) -> Result:
     commit = call.text("commit_id", required=True) or ""
     line = call.field("line") if isinstance(call.field("line"), int) else None
     stamp = now()
-    comment = ReviewComment(call.store.next_id(), pull.number, body, path, "@@ -1 +1 @@", commit, call.user, stamp,
-                            stamp, line=line, side=call.text("side") or "RIGHT")
+    comment = ReviewComment(
+        call.store.next_id(),
+        pull.number,
+        body,
+        path,
+        "@@ -1 +1 @@",
+        commit,
+        call.user,
+        stamp,
+        stamp,
+        line=line,
+        side=call.text("side") or "RIGHT",
+    )
     call.state.review_comments[comment.id] = comment
     data = _review_data(call, comment)
     return 201, data, {"Location": data["url"]}
@@ -423,8 +485,20 @@ def _reply(call: Call, pull: Pull, parent_id: int, body: str) -> Result:
     if parent is None or parent.pull_number != pull.number:
         raise not_found()
     root = parent.in_reply_to or parent.id  # replies join the thread of its first comment
-    comment = ReviewComment(call.store.next_id(), pull.number, body, parent.path, parent.diff_hunk, parent.commit_id,
-                            call.user, now(), now(), in_reply_to=root, line=parent.line, side=parent.side)
+    comment = ReviewComment(
+        call.store.next_id(),
+        pull.number,
+        body,
+        parent.path,
+        parent.diff_hunk,
+        parent.commit_id,
+        call.user,
+        now(),
+        now(),
+        in_reply_to=root,
+        line=parent.line,
+        side=parent.side,
+    )
     call.state.review_comments[comment.id] = comment
     data = _review_data(call, comment)
     return 201, data, {"Location": data["url"]}
@@ -478,8 +552,11 @@ def _react_review_comment(call: Call) -> Result:
 def _list_comment_reactions(call: Call) -> Result:
     comment = _comment_of(call)
     content = call.arg("content")
-    items = [reaction_json(r, call.store.urls) for r in call.store.reactions
-             if r.subject == ("issue_comment", comment.id) and content in (None, r.content)]
+    items = [
+        reaction_json(r, call.store.urls)
+        for r in call.store.reactions
+        if r.subject == ("issue_comment", comment.id) and content in (None, r.content)
+    ]
     return paginate(call, items, f"{_repo_url(call)}/issues/comments/{comment.id}/reactions")
 
 
@@ -537,16 +614,32 @@ ROUTES: tuple[tuple[str, str, str, Operation], ...] = (
     ("PATCH", "/pulls/(?P<pull_number>[^/]+)", "pulls/update", _update_pull),
     ("GET", "/pulls/(?P<pull_number>[^/]+)/comments", "pulls/list-review-comments", _list_review_comments),
     ("POST", "/pulls/(?P<pull_number>[^/]+)/comments", "pulls/create-review-comment", _create_review_comment),
-    ("POST", "/pulls/(?P<pull_number>[^/]+)/comments/(?P<comment_id>[^/]+)/replies",
-     "pulls/create-reply-for-review-comment", _create_reply),
+    (
+        "POST",
+        "/pulls/(?P<pull_number>[^/]+)/comments/(?P<comment_id>[^/]+)/replies",
+        "pulls/create-reply-for-review-comment",
+        _create_reply,
+    ),
     ("GET", "/collaborators/(?P<username>[^/]+)/permission", "repos/get-collaborator-permission-level", _permission),
-    ("GET", "/issues/comments/(?P<comment_id>[^/]+)/reactions", "reactions/list-for-issue-comment",
-     _list_comment_reactions),
-    ("POST", "/issues/comments/(?P<comment_id>[^/]+)/reactions", "reactions/create-for-issue-comment",
-     _react_issue_comment),
+    (
+        "GET",
+        "/issues/comments/(?P<comment_id>[^/]+)/reactions",
+        "reactions/list-for-issue-comment",
+        _list_comment_reactions,
+    ),
+    (
+        "POST",
+        "/issues/comments/(?P<comment_id>[^/]+)/reactions",
+        "reactions/create-for-issue-comment",
+        _react_issue_comment,
+    ),
     ("POST", "/issues/(?P<issue_number>[^/]+)/reactions", "reactions/create-for-issue", _react_issue),
-    ("POST", "/pulls/comments/(?P<comment_id>[^/]+)/reactions", "reactions/create-for-pull-request-review-comment",
-     _react_review_comment),
+    (
+        "POST",
+        "/pulls/comments/(?P<comment_id>[^/]+)/reactions",
+        "reactions/create-for-pull-request-review-comment",
+        _react_review_comment,
+    ),
     ("GET", "/git/ref/(?P<ref>.+)", "git/get-ref", _get_ref),
     ("POST", "/check-runs", "checks/create", _create_check_run),
     ("PATCH", "/check-runs/(?P<check_run_id>[^/]+)", "checks/update", _update_check_run),

@@ -14,8 +14,9 @@ from bot.agent.replay import use_cassette
 TEST_API_KEY = "test-key-not-a-secret"
 
 
-def model_client(transport: httpx2.AsyncBaseTransport, *, tool_search: bool = True,
-                 base_url: str | None = None) -> AnthropicModel:
+def model_client(
+    transport: httpx2.AsyncBaseTransport, *, tool_search: bool = True, base_url: str | None = None
+) -> AnthropicModel:
     """The real Anthropic client (SDK retries off) over a test transport."""
     config = ProviderConfig(api_key=TEST_API_KEY, base_url=base_url, tool_search=tool_search)
     return make_model_client(config, http_client=httpx2.AsyncClient(transport=transport))

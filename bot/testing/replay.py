@@ -23,8 +23,13 @@ from bot.testing.cassettes import ScriptedResponse, ScriptItem, script_responses
 
 
 class _PacedStream(httpx2.AsyncByteStream):
-    def __init__(self, chunks: Sequence[tuple[float, bytes]], start: float, clock: Callable[[], float],
-                 done: Callable[[float], None]) -> None:
+    def __init__(
+        self,
+        chunks: Sequence[tuple[float, bytes]],
+        start: float,
+        clock: Callable[[], float],
+        done: Callable[[float], None],
+    ) -> None:
         self._chunks = chunks
         self._start = start
         self._clock = clock
@@ -42,8 +47,13 @@ class _PacedStream(httpx2.AsyncByteStream):
 class PacedReplay:
     """Serve scripted responses in order, each event at its time. Extra requests get a 500."""
 
-    def __init__(self, responses: Sequence[ScriptedResponse], *, speed: float = 1.0,
-                 clock: Callable[[], float] = anyio.current_time) -> None:
+    def __init__(
+        self,
+        responses: Sequence[ScriptedResponse],
+        *,
+        speed: float = 1.0,
+        clock: Callable[[], float] = anyio.current_time,
+    ) -> None:
         self._responses = list(responses)
         self._speed = speed
         self._clock = clock
@@ -67,8 +77,9 @@ class PacedReplay:
         start = self._clock()
         self.served_at.append(start)
         if len(self.requests) > len(self._responses):
-            return httpx2.Response(500, json={"type": "error", "error": {"type": "api_error",
-                                                                         "message": "no scripted response left"}})
+            return httpx2.Response(
+                500, json={"type": "error", "error": {"type": "api_error", "message": "no scripted response left"}}
+            )
         response = self._responses[len(self.requests) - 1]
         headers = [(k, v) for k, values in response.headers.items() for v in values if k != "transfer-encoding"]
         if not response.events:

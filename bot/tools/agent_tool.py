@@ -36,13 +36,18 @@ class AgentInput(ToolInput):
     prompt: str = Field(min_length=1, description="The task for the agent: everything it needs to know")
     subagent_type: str | None = Field(default=None, description="The type of agent to use (see the list)")
     model: Literal["sonnet", "opus", "haiku"] | None = Field(
-        default=None, description="A model for this agent; by default the agent type's, else yours")
+        default=None, description="A model for this agent; by default the agent type's, else yours"
+    )
     run_in_background: SemanticBool | None = Field(
-        default=None, description="Run the agent in the background; you are notified when it finishes and can "
-                                  "read its report with TaskOutput")
+        default=None,
+        description="Run the agent in the background; you are notified when it finishes and can "
+        "read its report with TaskOutput",
+    )
     isolation: Literal["worktree"] | None = Field(
-        default=None, description='"worktree" runs the agent in a temporary git worktree; its changes come back '
-                                  "as a diff instead of touching your workspace")
+        default=None,
+        description='"worktree" runs the agent in a temporary git worktree; its changes come back '
+        "as a diff instead of touching your workspace",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +131,15 @@ class AgentTool(Tool[AgentInput, SubagentReport]):
         launcher = context.services.get(SUBAGENT_SERVICE)
         if launcher is None:
             raise ToolExecutionError("Sub-agents are not available here (a sub-agent cannot start another).")
-        request = SubagentRequest(input.description, input.prompt, input.subagent_type, input.model,
-                                  bool(input.run_in_background), input.isolation, progress.tool_use_id)
+        request = SubagentRequest(
+            input.description,
+            input.prompt,
+            input.subagent_type,
+            input.model,
+            bool(input.run_in_background),
+            input.isolation,
+            progress.tool_use_id,
+        )
         report: SubagentReport = await launcher.launch(request, context, progress)
         return ToolResult(report, is_error=report.stop_reason == "error")
 
@@ -142,9 +154,11 @@ class AgentTool(Tool[AgentInput, SubagentReport]):
 def render_report(report: SubagentReport) -> str:
     """The tool result: the sub-agent's final text, how it ended, and its diff when isolated."""
     if report.background_task_id is not None:
-        return (f"Started {report.agent_type} agent {report.agent_id} in the background as task "
-                f"{report.background_task_id}. You will be notified when it finishes; read its report with "
-                f"TaskOutput (task_id {report.background_task_id}).")
+        return (
+            f"Started {report.agent_type} agent {report.agent_id} in the background as task "
+            f"{report.background_task_id}. You will be notified when it finishes; read its report with "
+            f"TaskOutput (task_id {report.background_task_id})."
+        )
     parts = [report.text or "(The agent ended without a final message.)"]
     if report.stop_reason != "completed":
         detail = f": {report.stop_detail}" if report.stop_detail else ""
@@ -162,5 +176,6 @@ def render_report(report: SubagentReport) -> str:
             parts.append(
                 f"The agent worked in an isolated worktree (from commit {wt.base[:12]}, now removed) and changed "
                 f"{wt.files_changed} file(s). Its changes are NOT in your workspace; to take them, apply "
-                f"{wt.diff_path} (`git apply {wt.diff_path}`).\n{wt.stat}\n{fence}diff\n{diff}\n{fence}{cut}")
+                f"{wt.diff_path} (`git apply {wt.diff_path}`).\n{wt.stat}\n{fence}diff\n{diff}\n{fence}{cut}"
+            )
     return "\n\n".join(parts)

@@ -219,8 +219,6 @@ def format_validation_error(tool_name: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-
-
 def _shorten(text: str, limit: int) -> str:
     text = text.replace("\n", " ⏎ ") if limit <= 200 else text
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -249,4 +247,3 @@ def _strip_titles(node: Any) -> Any:
     if isinstance(node, list):
         return [_strip_titles(v) for v in node]
     return node
-

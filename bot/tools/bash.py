@@ -77,17 +77,21 @@ MAX_IMAGE_DATA_CHARS = 5 * 1024 * 1024
 class BashInput(ToolInput):
     command: str = Field(description="The command to execute")
     timeout: SemanticInt | None = Field(
-        default=None, ge=0, description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})")
+        default=None, ge=0, description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})"
+    )
     description: str | None = Field(
         default=None,
-        description="A clear, concise description of what this command does in 5-10 words, in active voice")
+        description="A clear, concise description of what this command does in 5-10 words, in active voice",
+    )
     run_in_background: SemanticBool | None = Field(
         default=None,
         description="Set to true to run this command in the background. Use TaskOutput to read the output later "
-                    "and TaskStop to stop it.")
+        "and TaskStop to stop it.",
+    )
     dangerouslyDisableSandbox: SemanticBool | None = Field(
         default=None,
-        description="Set to true to run this command without the sandbox. Honoured only when the policy allows it.")
+        description="Set to true to run this command without the sandbox. Honoured only when the policy allows it.",
+    )
 
 
 class BashOutput(BaseModel):
@@ -139,14 +143,18 @@ class BashTool(Tool[BashInput, BashOutput]):
 
     def parse_input(self, raw: Any) -> BashInput:
         if not self.background_tasks and isinstance(raw, dict) and "run_in_background" in raw:
-            raise InputSchemaError(f"{self.name} failed due to the following issue:\n"
-                                   "An unexpected parameter `run_in_background` was provided")
+            raise InputSchemaError(
+                f"{self.name} failed due to the following issue:\n"
+                "An unexpected parameter `run_in_background` was provided"
+            )
         return super().parse_input(raw)
 
     def prompt(self) -> str:
-        return ("Quote paths that contain spaces. Chain dependent commands with `&&`. Avoid interactive "
-                "commands (no prompts can be answered). Use `run_in_background` for servers and long jobs "
-                "you do not need to wait for, then TaskOutput to check on them.")
+        return (
+            "Quote paths that contain spaces. Chain dependent commands with `&&`. Avoid interactive "
+            "commands (no prompts can be answered). Use `run_in_background` for servers and long jobs "
+            "you do not need to wait for, then TaskOutput to check on them."
+        )
 
     # ----- safety flags: delegated to the command analysis ----------------------------------------
 
@@ -183,12 +191,18 @@ class BashTool(Tool[BashInput, BashOutput]):
         policy_env, passthrough, secret_env = policy_env_settings(context.permission.extra)
         redact = tool_redactor(context.services, secret_env)
         # The parent includes the captured secrets so that a variable whose value equals one is refused.
-        base_env = build_child_env(full_environ(), policy_env=policy_env, passthrough=passthrough,
-                                   secret_names=secret_env).env
+        base_env = build_child_env(
+            full_environ(), policy_env=policy_env, passthrough=passthrough, secret_names=secret_env
+        ).env
         status = await ensure_sandbox(context, base_env)
         excluded = is_excluded_command(input.command, settings.excluded_commands)
-        choice = decide_sandbox(settings, available=status.available, unavailable_reason=status.reason,
-                                disable_requested=bool(input.dangerouslyDisableSandbox), excluded=excluded)
+        choice = decide_sandbox(
+            settings,
+            available=status.available,
+            unavailable_reason=status.reason,
+            disable_requested=bool(input.dangerouslyDisableSandbox),
+            excluded=excluded,
+        )
         if isinstance(choice, Refused):
             raise ToolExecutionError(f"Refused to run the command: {choice.reason}")
         sandboxed = isinstance(choice, Sandboxed)
@@ -215,8 +229,9 @@ class BashTool(Tool[BashInput, BashOutput]):
             progress(stream, line=redact(line))
 
         try:
-            result = await run_process(argv, cwd=cwd, env=env, timeout_s=timeout_ms(input.timeout) / 1000,
-                                       abort=context.abort, on_line=on_line)
+            result = await run_process(
+                argv, cwd=cwd, env=env, timeout_s=timeout_ms(input.timeout) / 1000, abort=context.abort, on_line=on_line
+            )
         except OSError as exc:
             raise ToolExecutionError(f"Could not start the shell: {exc}") from None
         finally:
@@ -224,16 +239,32 @@ class BashTool(Tool[BashInput, BashOutput]):
         modifier, cwd_note = _directory_change(context, cwd, ended_in)
         if cwd_note:
             notes.append(cwd_note)
-        output, is_error = _output(input.command, result, redact, cwd=ended_in if modifier and ended_in else cwd,
-                                   sandboxed=sandboxed, notes=notes)
+        output, is_error = _output(
+            input.command,
+            result,
+            redact,
+            cwd=ended_in if modifier and ended_in else cwd,
+            sandboxed=sandboxed,
+            notes=notes,
+        )
         return ToolResult(output, context_modifier=modifier, is_error=is_error)
 
-    def _start_background(self, input: BashInput, context: ToolUseContext, argv: list[str], cwd: Path,
-                          env: Mapping[str, str], sandboxed: bool, notes: list[str]) -> ToolResult[BashOutput]:
+    def _start_background(
+        self,
+        input: BashInput,
+        context: ToolUseContext,
+        argv: list[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        sandboxed: bool,
+        notes: list[str],
+    ) -> ToolResult[BashOutput]:
         tasks = context.services.get(TASKS_KEY)
         if not self.background_tasks or not isinstance(tasks, BackgroundTasks):
-            raise ToolExecutionError("Background tasks are not available in this run; run the command in the "
-                                     "foreground (without run_in_background).")
+            raise ToolExecutionError(
+                "Background tasks are not available in this run; run the command in the "
+                "foreground (without run_in_background)."
+            )
 
         async def body(task: BackgroundTask) -> int | None:
             result = await run_process(argv, cwd=cwd, env=env, output_file=task.output_path)
@@ -243,15 +274,24 @@ class BashTool(Tool[BashInput, BashOutput]):
             task = tasks.start("bash", input.description or self.summarize_input(input), body)
         except TaskLimitReached as exc:
             raise ToolExecutionError(str(exc)) from None
-        return ToolResult(BashOutput(backgroundTaskId=task.id, outputFile=str(task.output_path), sandboxed=sandboxed,
-                                     cwd=str(cwd), notes=tuple(notes)))
+        return ToolResult(
+            BashOutput(
+                backgroundTaskId=task.id,
+                outputFile=str(task.output_path),
+                sandboxed=sandboxed,
+                cwd=str(cwd),
+                notes=tuple(notes),
+            )
+        )
 
     # ----- result -------------------------------------------------------------------------------
 
     def map_result(self, output: BashOutput) -> ToolResultContent:
         if output.backgroundTaskId is not None:
-            text = (f"Command running in background with ID: {output.backgroundTaskId}. Output is being written "
-                    f"to: {output.outputFile}. Use TaskOutput to read it and TaskStop to stop it.")
+            text = (
+                f"Command running in background with ID: {output.backgroundTaskId}. Output is being written "
+                f"to: {output.outputFile}. Use TaskOutput to read it and TaskStop to stop it."
+            )
             return "\n".join([text, *output.notes])
         if output.isImage:
             block = image_block(output.stdout)
@@ -327,8 +367,10 @@ def _directory_change(context: ToolUseContext, before: Path, after: Path | None)
     if after is None or after == before:
         return None, None
     if outside_allowed_roots(after, context):
-        return None, (f"(The working directory stays {before}: {after} is outside the workspace and the "
-                      "policy's additional directories.)")
+        return None, (
+            f"(The working directory stays {before}: {after} is outside the workspace and the "
+            "policy's additional directories.)"
+        )
 
     def modifier(ctx: ToolUseContext) -> ToolUseContext:
         return ctx.with_(cwd=after)
@@ -336,8 +378,9 @@ def _directory_change(context: ToolUseContext, before: Path, after: Path | None)
     return modifier, None
 
 
-def _output(command: str, result: ProcessResult, redact: Redactor, *, cwd: Path, sandboxed: bool,
-            notes: list[str]) -> tuple[BashOutput, bool]:
+def _output(
+    command: str, result: ProcessResult, redact: Redactor, *, cwd: Path, sandboxed: bool, notes: list[str]
+) -> tuple[BashOutput, bool]:
     """The output and whether it is an error (interrupted, or an exit code the command's semantics
     call an error: ``grep`` exiting 1 is not one)."""
     limit = max_output_length()
@@ -348,16 +391,25 @@ def _output(command: str, result: ProcessResult, redact: Redactor, *, cwd: Path,
         stdout = format_output(stdout.content[: limit + 1] + "\n", limit)
         notes.append("(The command printed an image too large to return; write it to a file instead.)")
     if result.leftovers_killed:
-        notes.append("(Processes the command left running were stopped when it returned; use "
-                     "run_in_background for servers.)")
+        notes.append(
+            "(Processes the command left running were stopped when it returned; use run_in_background for servers.)"
+        )
     interpretation, is_error = None, True
     if not result.interrupted and result.exit_code is not None:
         meaning = interpret_exit_code(command, result.exit_code, stdout.content, stderr.content)
         interpretation, is_error = meaning.message, meaning.is_error
-    output = BashOutput(stdout=stdout.content, stderr=stderr.content, exitCode=result.exit_code,
-                        interrupted=result.interrupted, timedOut=result.timed_out, isImage=is_image,
-                        returnCodeInterpretation=interpretation, sandboxed=sandboxed, cwd=str(cwd),
-                        notes=tuple(notes))
+    output = BashOutput(
+        stdout=stdout.content,
+        stderr=stderr.content,
+        exitCode=result.exit_code,
+        interrupted=result.interrupted,
+        timedOut=result.timed_out,
+        isImage=is_image,
+        returnCodeInterpretation=interpretation,
+        sandboxed=sandboxed,
+        cwd=str(cwd),
+        notes=tuple(notes),
+    )
     return output, is_error
 
 

@@ -40,8 +40,9 @@ class ReadFileState:
     def __init__(self) -> None:
         self._records: dict[Path, FileReadRecord] = {}
 
-    def record(self, path: Path, content: bytes, mtime_ns: int, offset: int | None = None,
-               limit: int | None = None) -> FileReadRecord:
+    def record(
+        self, path: Path, content: bytes, mtime_ns: int, offset: int | None = None, limit: int | None = None
+    ) -> FileReadRecord:
         rec = FileReadRecord(hash_bytes(content), mtime_ns, offset, limit)
         self._records[path] = rec
         return rec
@@ -111,8 +112,13 @@ class ToolUseContext:
 ContextModifier = Callable[[ToolUseContext], ToolUseContext]
 
 
-def make_context(workspace: str | os.PathLike[str], *, scratch_dir: str | os.PathLike[str] | None = None,
-                 permission: PermissionContext | None = None, **kwargs: Any) -> ToolUseContext:
+def make_context(
+    workspace: str | os.PathLike[str],
+    *,
+    scratch_dir: str | os.PathLike[str] | None = None,
+    permission: PermissionContext | None = None,
+    **kwargs: Any,
+) -> ToolUseContext:
     """A context for a workspace. Both paths are resolved (symlinks included) once, here."""
     ws = Path(workspace).resolve(strict=True)
     scratch = Path(scratch_dir) if scratch_dir is not None else Path(tempfile.mkdtemp(prefix="bot-run-"))

@@ -41,11 +41,13 @@ MAX_EDIT_FILE_BYTES = 1024 * 1024 * 1024
 
 class EditInput(ToolInput):
     file_path: str = Field(description="The path of the file to modify (absolute, or relative to the workspace)")
-    old_string: str = Field(description="The text to replace, exactly as in the file (without Read's line-number "
-                                        "prefixes)")
+    old_string: str = Field(
+        description="The text to replace, exactly as in the file (without Read's line-number prefixes)"
+    )
     new_string: str = Field(description="The text to replace it with (must be different from old_string)")
-    replace_all: SemanticBool = Field(default=False, description="Replace every occurrence of old_string "
-                                                                 "(default false)")
+    replace_all: SemanticBool = Field(
+        default=False, description="Replace every occurrence of old_string (default false)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,20 +74,25 @@ class EditTool(PathTool[EditInput, dict[str, Any]]):
             return ValidationReject("No changes to make: old_string and new_string are exactly the same.", code=1)
         path = resolve_path(input.file_path, context)
         if path.suffix.lower() == ".ipynb":
-            return ValidationReject("File is a Jupyter Notebook. Use the NotebookEdit tool to edit this file.",
-                                    code=5)
+            return ValidationReject("File is a Jupyter Notebook. Use the NotebookEdit tool to edit this file.", code=5)
         try:
             st = path.stat()
         except FileNotFoundError:
             if input.old_string == "":
                 return VALID  # creates the file
-            return ValidationReject(f"{input.file_path}: no such file or directory "
-                                    f"(current working directory: {context.working_directory})", code=4)
+            return ValidationReject(
+                f"{input.file_path}: no such file or directory "
+                f"(current working directory: {context.working_directory})",
+                code=4,
+            )
         except OSError as exc:
             return ValidationReject(describe_os_error(exc, input.file_path), code=4)
         if st.st_size > MAX_EDIT_FILE_BYTES:
-            return ValidationReject(f"{input.file_path} is too large to edit ({st.st_size / 1_073_741_824:.1f} GiB; "
-                                    f"the limit is {MAX_EDIT_FILE_BYTES // 1_073_741_824} GiB)", code=10)
+            return ValidationReject(
+                f"{input.file_path} is too large to edit ({st.st_size / 1_073_741_824:.1f} GiB; "
+                f"the limit is {MAX_EDIT_FILE_BYTES // 1_073_741_824} GiB)",
+                code=10,
+            )
         problem = writable_file_problem(path, input.file_path, st, context)
         if problem is not None:
             kind, message = problem
@@ -104,9 +111,16 @@ class EditTool(PathTool[EditInput, dict[str, Any]]):
                     raise ToolInputError(f"{input.file_path}: no such file or directory")
                 data = input.new_string.encode("utf-8")
                 record_write(path, data, slot.replace(data), context)
-                return ToolResult({"filePath": shown, "type": "create", "replacements": 0,
-                                   "diff": unified_diff("", input.new_string, shown),
-                                   "linesAdded": input.new_string.count("\n") + 1, "linesRemoved": 0})
+                return ToolResult(
+                    {
+                        "filePath": shown,
+                        "type": "create",
+                        "replacements": 0,
+                        "diff": unified_diff("", input.new_string, shown),
+                        "linesAdded": input.new_string.count("\n") + 1,
+                        "linesRemoved": 0,
+                    }
+                )
             raw, st = existing
             problem = staleness_problem(path, context, mtime_ns=st.st_mtime_ns, content=raw)
             if problem is not None:
@@ -118,15 +132,25 @@ class EditTool(PathTool[EditInput, dict[str, Any]]):
             try:
                 data = encode_text(planned.new_text, decoded.encoding)
             except UnicodeEncodeError as exc:
-                raise ToolInputError(f"new_string has characters that the file's encoding ({decoded.encoding}) "
-                                     f"cannot hold: {exc.object[exc.start:exc.end]!r}") from None
+                raise ToolInputError(
+                    f"new_string has characters that the file's encoding ({decoded.encoding}) "
+                    f"cannot hold: {exc.object[exc.start : exc.end]!r}"
+                ) from None
             st = slot.replace(data)
         record_write(path, data, st, context)
         # after the write: the diff is for the result only
         diff = unified_diff(decoded.text, planned.new_text, shown)
         added, removed = diff_stats(diff)
-        return ToolResult({"filePath": shown, "type": "update", "replacements": planned.replacements,
-                           "diff": diff, "linesAdded": added, "linesRemoved": removed})
+        return ToolResult(
+            {
+                "filePath": shown,
+                "type": "update",
+                "replacements": planned.replacements,
+                "diff": diff,
+                "linesAdded": added,
+                "linesRemoved": removed,
+            }
+        )
 
     def map_result(self, output: dict[str, Any]) -> str:
         path = output["filePath"]
@@ -142,8 +166,10 @@ def plan_edit(decoded: DecodedText, old_string: str, new_string: str, replace_al
     text = decoded.text
     if old_string == "":
         if text.strip():
-            raise ToolInputError("Cannot create new file - file already exists. Use a non-empty old_string "
-                                 "to edit it, or Write to replace it whole.")
+            raise ToolInputError(
+                "Cannot create new file - file already exists. Use a non-empty old_string "
+                "to edit it, or Write to replace it whole."
+            )
         return PlannedEdit(with_line_ending(new_string, decoded.line_ending), 1)
     # The model saw the file through Read (no \r): try its text as sent, then in CRLF.
     variants = [(old_string, decoded.line_ending == "\r\n")]
@@ -158,11 +184,11 @@ def plan_edit(decoded: DecodedText, old_string: str, new_string: str, replace_al
             raise ToolInputError(
                 f"Found {count} matches of the string to replace, but replace_all is false. To replace all "
                 "occurrences, set replace_all to true. To replace only one occurrence, please provide more "
-                f"context to uniquely identify the instance.\nString: {old_string}")
+                f"context to uniquely identify the instance.\nString: {old_string}"
+            )
         replacement = preserve_quote_style(candidate, actual, new_string)
         if crlf:
             replacement = with_line_ending(replacement, "\r\n")
         new_text = text.replace(actual, replacement) if replace_all else text.replace(actual, replacement, 1)
         return PlannedEdit(new_text, count if replace_all else 1)
     raise ToolInputError(f"String to replace not found in file.\nString: {old_string}")
-

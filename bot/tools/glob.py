@@ -47,8 +47,8 @@ class GlobInput(ToolInput):
     pattern: str = Field(description='The glob pattern to match files against, e.g. "**/*.py" or "src/**/*.ts"')
     path: str | None = Field(
         default=None,
-        description="The directory to search in. Omit it to search the workspace (do not pass null or "
-                    "\"undefined\").")
+        description='The directory to search in. Omit it to search the workspace (do not pass null or "undefined").',
+    )
 
 
 class GlobTool(Tool[GlobInput, dict[str, object]]):
@@ -87,8 +87,9 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
                 return ValidationReject(f"Directory does not exist: {input.path}", code=1)
         return VALID
 
-    async def call(self, input: GlobInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[dict[str, object]]:
+    async def call(
+        self, input: GlobInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[dict[str, object]]:
         started = time.perf_counter()
         base, pattern = glob_root(input, context)
         if not base.is_dir():  # the pattern's literal prefix names no directory: nothing matches
@@ -137,7 +138,7 @@ def glob_root(input: GlobInput, context: ToolUseContext) -> tuple[Path, str]:
         literal.append(part)
     if literal:
         base = resolve_path(os.path.join(base, *literal), context)
-        pattern, anchored = "/".join(parts[len(literal):]), True
+        pattern, anchored = "/".join(parts[len(literal) :]), True
     if anchored and not pattern.startswith("**/"):
         pattern = "/" + pattern  # anchored at the new root: `src/*.py` is not `src/**/*.py`
     return base, pattern
@@ -164,8 +165,16 @@ def glob_command(base: Path, pattern: str, context: ToolUseContext) -> tuple[lis
     """rg's arguments (run in ``base``), the prefix that makes its paths displayable (relative to
     the workspace, or absolute outside it), and the selection for globs rg cannot apply."""
     selection = select_files([pattern])
-    args = ["--files", "--null", "--hidden", *vcs_exclusion_args(), *selection.rg_args, "--no-messages",
-            "--threads", str(walk_threads())]
+    args = [
+        "--files",
+        "--null",
+        "--hidden",
+        *vcs_exclusion_args(),
+        *selection.rg_args,
+        "--no-messages",
+        "--threads",
+        str(walk_threads()),
+    ]
     return args, display_prefix(base, context), selection
 
 

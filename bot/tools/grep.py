@@ -55,8 +55,10 @@ _LINE_NUMBER = re.compile(rb"\d+([:-])")
 CONTEXT_SEPARATOR_ARG = "\\x00--"
 _CONTEXT_SEPARATOR = b"--"
 #: rg's notices about a binary file (content mode only): ``path: …`` without a NUL after the path.
-_BINARY_NOTICE = re.compile(rb': (?:WARNING: stopped searching binary file after match|binary file matches) '
-                            rb'\(found "\\0" byte around offset \d+\)\Z')
+_BINARY_NOTICE = re.compile(
+    rb": (?:WARNING: stopped searching binary file after match|binary file matches) "
+    rb'\(found "\\0" byte around offset \d+\)\Z'
+)
 
 
 class GrepInput(ToolInput):
@@ -64,26 +66,36 @@ class GrepInput(ToolInput):
 
     pattern: str = Field(description="The regular expression to search for (ripgrep syntax)")
     path: str | None = Field(default=None, description="File or directory to search in (default: the workspace)")
-    glob: str | None = Field(default=None, description='Only files matching these globs, e.g. "*.js" or '
-                                                       '"*.{ts,tsx}"; "!pattern" excludes')
+    glob: str | None = Field(
+        default=None, description='Only files matching these globs, e.g. "*.js" or "*.{ts,tsx}"; "!pattern" excludes'
+    )
     output_mode: OutputMode | None = Field(
-        default=None, description='"content" shows matching lines; "files_with_matches" (default) file paths; '
-                                  '"count" match counts per file')
-    before: SemanticInt | None = Field(default=None, alias="-B", ge=0,
-                                       description="Lines of context before each match (content mode)")
-    after: SemanticInt | None = Field(default=None, alias="-A", ge=0,
-                                      description="Lines of context after each match (content mode)")
-    context: SemanticInt | None = Field(default=None, alias="-C", ge=0,
-                                        description="Lines of context before and after each match (content mode)")
-    line_numbers: SemanticBool | None = Field(default=None, alias="-n",
-                                              description="Show line numbers (content mode; default true)")
+        default=None,
+        description='"content" shows matching lines; "files_with_matches" (default) file paths; '
+        '"count" match counts per file',
+    )
+    before: SemanticInt | None = Field(
+        default=None, alias="-B", ge=0, description="Lines of context before each match (content mode)"
+    )
+    after: SemanticInt | None = Field(
+        default=None, alias="-A", ge=0, description="Lines of context after each match (content mode)"
+    )
+    context: SemanticInt | None = Field(
+        default=None, alias="-C", ge=0, description="Lines of context before and after each match (content mode)"
+    )
+    line_numbers: SemanticBool | None = Field(
+        default=None, alias="-n", description="Show line numbers (content mode; default true)"
+    )
     ignore_case: SemanticBool | None = Field(default=None, alias="-i", description="Case-insensitive search")
-    file_type: str | None = Field(default=None, alias="type",
-                                  description="ripgrep file type, e.g. py, js, rust (faster than glob)")
+    file_type: str | None = Field(
+        default=None, alias="type", description="ripgrep file type, e.g. py, js, rust (faster than glob)"
+    )
     head_limit: SemanticInt | None = Field(
-        default=None, ge=0, description="At most this many lines/files/entries (default 250; 0 = unlimited)")
-    offset: SemanticInt | None = Field(default=None, ge=0,
-                                       description="Skip this many lines/files/entries first (default 0)")
+        default=None, ge=0, description="At most this many lines/files/entries (default 250; 0 = unlimited)"
+    )
+    offset: SemanticInt | None = Field(
+        default=None, ge=0, description="Skip this many lines/files/entries first (default 0)"
+    )
     multiline: SemanticBool | None = Field(default=None, description="Let patterns span lines; . matches newlines")
 
     @property
@@ -114,8 +126,8 @@ class HeadLimit:
 def apply_head_limit(items: list[Any], head: HeadLimit) -> tuple[list[Any], bool]:
     """(the page, whether entries past it were cut) — seeds 8.4.2."""
     if head.limit is None:
-        return items[head.offset:], False
-    return items[head.offset:head.offset + head.limit], len(items) - head.offset > head.limit
+        return items[head.offset :], False
+    return items[head.offset : head.offset + head.limit], len(items) - head.offset > head.limit
 
 
 class GrepTool(Tool[GrepInput, dict[str, Any]]):
@@ -154,8 +166,10 @@ class GrepTool(Tool[GrepInput, dict[str, Any]]):
         if input.pattern == "":
             return ValidationReject("The pattern is empty", code=2)
         if input.path is not None and not resolve_path(input.path, context).exists():
-            return ValidationReject(f"{input.path}: no such file or directory "
-                                    f"(current working directory: {context.working_directory})", code=1)
+            return ValidationReject(
+                f"{input.path}: no such file or directory (current working directory: {context.working_directory})",
+                code=1,
+            )
         return VALID
 
     async def call(self, input: GrepInput, context: ToolUseContext, progress: Progress) -> ToolResult[dict[str, Any]]:
@@ -166,11 +180,19 @@ class GrepTool(Tool[GrepInput, dict[str, Any]]):
         args = grep_command(input, selection, name)
         head = HeadLimit.of(input.head_limit, input.offset)
         with NewestFiles(cwd) as newest:
-            collector = _Collector(input.mode, cwd, display_prefix(cwd, context), selection,
-                                   SearchFilter(context, self.name), head, newest,
-                                   numbered=input.line_numbers is not False)
-            run = await stream_rg(args, cwd, collector.add,
-                                  separator=b"\0" if input.mode == "files_with_matches" else b"\n")
+            collector = _Collector(
+                input.mode,
+                cwd,
+                display_prefix(cwd, context),
+                selection,
+                SearchFilter(context, self.name),
+                head,
+                newest,
+                numbered=input.line_numbers is not False,
+            )
+            run = await stream_rg(
+                args, cwd, collector.add, separator=b"\0" if input.mode == "files_with_matches" else b"\n"
+            )
             if not run.stopped and run.code == 2 and collector.empty:
                 raise ToolExecutionError(f"Grep failed: {run.error_text or 'ripgrep exited with an error'}")
             data = collector.result(head, run.stopped)
@@ -186,8 +208,7 @@ class GrepTool(Tool[GrepInput, dict[str, Any]]):
 
 def grep_command(input: GrepInput, selection: FileSelection, single_file: str | None) -> list[str]:
     """The rg arguments for a search run in the search directory (or a file's directory)."""
-    args = ["--hidden", *vcs_exclusion_args(), "--max-columns", str(MAX_COLUMNS), "--color", "never",
-            "--no-messages"]
+    args = ["--hidden", *vcs_exclusion_args(), "--max-columns", str(MAX_COLUMNS), "--color", "never", "--no-messages"]
     if input.multiline:
         args += ["--multiline", "--multiline-dotall"]
     if input.ignore_case:
@@ -313,19 +334,32 @@ class _Collector:
                 total = len(self.newest)
                 names = [self.prefix + os.fsdecode(n) for n in self.newest.page(head.offset, head.limit)]
                 cut = head.limit is not None and total - head.offset > head.limit
-                return {"mode": self.mode, "filenames": names, "numFiles": len(names), "totalFiles": total,
-                        **_page(head, cut)}
+                return {
+                    "mode": self.mode,
+                    "filenames": names,
+                    "numFiles": len(names),
+                    "totalFiles": total,
+                    **_page(head, cut),
+                }
             case "count":
                 entries, cut = apply_head_limit(self.counts, head)
-                return {"mode": self.mode, "counts": [f"{p}:{n}" for p, n in entries],
-                        "numFiles": len(self.counts), "numMatches": sum(n for _, n in self.counts),
-                        **_page(head, cut)}
+                return {
+                    "mode": self.mode,
+                    "counts": [f"{p}:{n}" for p, n in entries],
+                    "numFiles": len(self.counts),
+                    "numMatches": sum(n for _, n in self.counts),
+                    **_page(head, cut),
+                }
             case "content":
                 if self.lines and self.lines[-1] == "--":
                     self.lines.pop()
                 shown, cut = apply_head_limit(self.lines, head)
-                return {"mode": self.mode, "content": "\n".join(shown), "numLines": len(shown),
-                        **_page(head, cut or stopped)}
+                return {
+                    "mode": self.mode,
+                    "content": "\n".join(shown),
+                    "numLines": len(shown),
+                    **_page(head, cut or stopped),
+                }
 
 
 def content_line_paths(pending: list[bytes], path: bytes, rest: bytes) -> list[bytes]:
@@ -353,8 +387,10 @@ def format_grep_result(output: dict[str, Any]) -> str:
     offset = output.get("appliedOffset") or 0
     more = ""
     if output.get("truncated"):
-        more = (f"\n\n[Results limited to {output['appliedLimit']} entries from offset {offset}. Pass "
-                f"offset={offset + output['appliedLimit']} for the next page, or narrow the search.]")
+        more = (
+            f"\n\n[Results limited to {output['appliedLimit']} entries from offset {offset}. Pass "
+            f"offset={offset + output['appliedLimit']} for the next page, or narrow the search.]"
+        )
     elif offset:
         more = f"\n\n[Entries from offset {offset}.]"
     match output["mode"]:
@@ -369,8 +405,10 @@ def format_grep_result(output: dict[str, Any]) -> str:
             if not output["numFiles"]:
                 return "No matches found"
             matches, files = output["numMatches"], output["numFiles"]
-            summary = (f"\n\nFound {matches} total occurrence{'s' if matches != 1 else ''} across {files} "
-                       f"file{'s' if files != 1 else ''}.")
+            summary = (
+                f"\n\nFound {matches} total occurrence{'s' if matches != 1 else ''} across {files} "
+                f"file{'s' if files != 1 else ''}."
+            )
             return "\n".join(output["counts"]) + summary + more
         case _:
             content = output["content"]

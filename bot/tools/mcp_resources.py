@@ -81,8 +81,9 @@ def _unknown_server(server: str, source: McpResourceSource) -> ValidationResult:
     if server in servers:
         return ValidationOk()
     known = ", ".join(servers) or "none"
-    return ValidationReject(f"Server {server!r} not found or offers no resources. Servers with resources: {known}",
-                            code=1)
+    return ValidationReject(
+        f"Server {server!r} not found or offers no resources. Servers with resources: {known}", code=1
+    )
 
 
 class ListMcpResourcesInput(ToolInput):
@@ -119,8 +120,9 @@ class ListMcpResourcesTool(Tool[ListMcpResourcesInput, list[dict[str, Any]]]):
             return ValidationOk()
         return _unknown_server(input.server, self._source)
 
-    async def call(self, input: ListMcpResourcesInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[list[dict[str, Any]]]:
+    async def call(
+        self, input: ListMcpResourcesInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[list[dict[str, Any]]]:
         servers = [input.server] if input.server is not None else list(self._source.resource_servers())
         out: list[dict[str, Any]] = []
         for server in servers:
@@ -173,8 +175,9 @@ class ReadMcpResourceTool(Tool[ReadMcpResourceInput, list[ContentBlock]]):
     async def validate_input(self, input: ReadMcpResourceInput, context: ToolUseContext) -> ValidationResult:
         return _unknown_server(input.server, self._source)
 
-    async def call(self, input: ReadMcpResourceInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[list[ContentBlock]]:
+    async def call(
+        self, input: ReadMcpResourceInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[list[ContentBlock]]:
         contents = await self._source.read_resource(input.server, input.uri)
         blocks: list[ContentBlock] = []
         for item in contents:
@@ -194,8 +197,10 @@ def _content_blocks(server: str, item: McpResourceContent, context: ToolUseConte
         return [{"type": "text", "text": f"{header} binary contents that are not valid base64, not shown"}]
     mime = item.mime_type or "application/octet-stream"
     if mime in _IMAGE_TYPES:
-        return [{"type": "text", "text": header},
-                {"type": "image", "source": {"type": "base64", "media_type": mime, "data": item.blob}}]
+        return [
+            {"type": "text", "text": header},
+            {"type": "image", "source": {"type": "base64", "media_type": mime, "data": item.blob}},
+        ]
     directory = context.scratch_dir / RESOURCE_BLOBS_DIR
     directory.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(f"{server}\0{item.uri}".encode()).hexdigest()[:16]

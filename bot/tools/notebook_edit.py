@@ -30,12 +30,15 @@ class NotebookEditInput(ToolInput):
     cell_id: str | None = Field(
         default=None,
         description="The id of the cell to edit (as Read shows it), or cell-N for the N-th cell (0-based). "
-                    "For insert, the new cell goes after this cell, or first when omitted")
+        "For insert, the new cell goes after this cell, or first when omitted",
+    )
     new_source: str = Field(description="The new source of the cell (ignored for delete)")
     cell_type: Literal["code", "markdown"] | None = Field(
-        default=None, description="The cell's type. Required for insert; for replace it changes the type")
+        default=None, description="The cell's type. Required for insert; for replace it changes the type"
+    )
     edit_mode: Literal["replace", "insert", "delete"] = Field(
-        default="replace", description="replace (default), insert or delete")
+        default="replace", description="replace (default), insert or delete"
+    )
 
 
 class NotebookEditTool(PathTool[NotebookEditInput, dict[str, Any]]):
@@ -53,8 +56,7 @@ class NotebookEditTool(PathTool[NotebookEditInput, dict[str, Any]]):
     async def validate_input(self, input: NotebookEditInput, context: ToolUseContext) -> ValidationResult:
         path = resolve_path(input.notebook_path, context)
         if path.suffix.lower() != ".ipynb":
-            return ValidationReject("File must be a Jupyter notebook (.ipynb file). For other files, use Edit.",
-                                    code=2)
+            return ValidationReject("File must be a Jupyter notebook (.ipynb file). For other files, use Edit.", code=2)
         if input.edit_mode == "insert" and input.cell_type is None:
             return ValidationReject("cell_type is required when inserting a cell (code or markdown)", code=5)
         if input.edit_mode != "insert" and input.cell_id is None:
@@ -70,8 +72,9 @@ class NotebookEditTool(PathTool[NotebookEditInput, dict[str, Any]]):
             return ValidationReject(problem, code=9 if "not been read" in problem else 10)
         return VALID
 
-    async def call(self, input: NotebookEditInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[dict[str, Any]]:
+    async def call(
+        self, input: NotebookEditInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[dict[str, Any]]:
         path = resolve_path(input.notebook_path, context)
         with file_slot(path, input.notebook_path, context, write=True) as slot:
             existing = slot.read_existing()
@@ -82,17 +85,28 @@ class NotebookEditTool(PathTool[NotebookEditInput, dict[str, Any]]):
             if stale is not None:
                 raise ToolInputError(stale)
             notebook = parse_notebook(raw, input.notebook_path)
-            edited, cell = edit_notebook(notebook, ref=input.cell_id, new_source=input.new_source,
-                                         cell_type=input.cell_type, mode=input.edit_mode)
+            edited, cell = edit_notebook(
+                notebook,
+                ref=input.cell_id,
+                new_source=input.new_source,
+                cell_type=input.cell_type,
+                mode=input.edit_mode,
+            )
             problem = notebook_problem(edited)
             if problem is not None:  # a bug here, never the model's fault: do not write
                 raise ToolExecutionError(f"The edit would leave an invalid notebook ({problem}); nothing was written")
             data = serialize_notebook(edited, raw)
             written = slot.replace(data)
         record_write(path, data, written, context)
-        return ToolResult({"notebook_path": display_path(path, context), "cell_id": cell,
-                           "edit_mode": input.edit_mode, "cell_type": input.cell_type,
-                           "cells": len(edited["cells"])})
+        return ToolResult(
+            {
+                "notebook_path": display_path(path, context),
+                "cell_id": cell,
+                "edit_mode": input.edit_mode,
+                "cell_type": input.cell_type,
+                "cells": len(edited["cells"]),
+            }
+        )
 
     def map_result(self, output: dict[str, Any]) -> str:
         cell, path = output["cell_id"], output["notebook_path"]

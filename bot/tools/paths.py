@@ -15,10 +15,25 @@ from bot.permissions.decision import Deny, Passthrough, PermissionResult
 from bot.tools.context import ToolUseContext
 
 #: Device and pseudo files that never end, block, or hold another process's secrets.
-BLOCKED_DEVICE_PATHS = frozenset({
-    "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", "/dev/stdin", "/dev/stdout", "/dev/stderr",
-    "/dev/tty", "/dev/console", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2", "/dev/mem", "/dev/kmem", "/dev/port",
-})
+BLOCKED_DEVICE_PATHS = frozenset(
+    {
+        "/dev/zero",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/full",
+        "/dev/stdin",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/tty",
+        "/dev/console",
+        "/dev/fd/0",
+        "/dev/fd/1",
+        "/dev/fd/2",
+        "/dev/mem",
+        "/dev/kmem",
+        "/dev/port",
+    }
+)
 _PROC_ENVIRON = re.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/(?:environ|mem|cmdline|auxv)$")
 
 
@@ -59,8 +74,10 @@ def protected_write_reason(path: Path, context: ToolUseContext) -> str | None:
         if not context.permission.allow_git_dir_writes:
             gitdir = _inside_git_directory(path, root)
             if gitdir is not None:
-                return f"writes into {gitdir}, a git directory (HEAD, objects/, refs/), are not allowed unless " \
-                       "the policy allows .git/ writes"
+                return (
+                    f"writes into {gitdir}, a git directory (HEAD, objects/, refs/), are not allowed unless "
+                    "the policy allows .git/ writes"
+                )
     return None
 
 
@@ -92,8 +109,10 @@ def check_path_access(raw: str, context: ToolUseContext, *, write: bool = False)
         return Deny(f"{raw} is a device or process file that tools may not open", source="safety")
     if outside_allowed_roots(resolved, context):
         roots = ", ".join(str(r) for r in context.allowed_roots)
-        return Deny(f"{raw} resolves to {resolved}, outside the workspace and the policy's additional "
-                    f"directories ({roots})", source="tool")
+        return Deny(
+            f"{raw} resolves to {resolved}, outside the workspace and the policy's additional directories ({roots})",
+            source="tool",
+        )
     if write:
         reason = protected_write_reason(resolved, context)
         if reason is not None:

@@ -54,13 +54,16 @@ ReadOutput = str | list[ContentBlock]
 class ReadInput(ToolInput):
     file_path: str = Field(description="The path of the file to read (absolute, or relative to the workspace)")
     offset: SemanticInt | None = Field(
-        default=None, ge=1, description="The line number to start reading from (1-based). Only for large files")
+        default=None, ge=1, description="The line number to start reading from (1-based). Only for large files"
+    )
     limit: SemanticInt | None = Field(
-        default=None, ge=1, description="The number of lines to read. Only for large files")
+        default=None, ge=1, description="The number of lines to read. Only for large files"
+    )
     pages: str | None = Field(
         default=None,
         description='PDF only: the pages to read, e.g. "3", "1-5", "1-3,7". Required for PDFs over 10 pages; '
-                    "at most 20 pages per call")
+        "at most 20 pages per call",
+    )
 
 
 class ReadTool(PathTool[ReadInput, ReadOutput]):
@@ -88,18 +91,21 @@ class ReadTool(PathTool[ReadInput, ReadOutput]):
     async def validate_input(self, input: ReadInput, context: ToolUseContext) -> ValidationResult:
         path = resolve_path(input.file_path, context)
         if is_blocked_device(input.file_path, path):
-            return ValidationReject(f"{input.file_path} is a device or process file that Read does not open",
-                                    code=4)
+            return ValidationReject(f"{input.file_path} is a device or process file that Read does not open", code=4)
         try:
             st = path.stat()
         except OSError as exc:
-            return ValidationReject(f"{describe_os_error(exc, input.file_path)} "
-                                    f"(current working directory: {context.working_directory})", code=1)
+            return ValidationReject(
+                f"{describe_os_error(exc, input.file_path)} (current working directory: {context.working_directory})",
+                code=1,
+            )
         if stat_mod.S_ISDIR(st.st_mode):
             return ValidationReject(f"{input.file_path} is a directory; use Glob or Bash `ls` to list it", code=2)
         if not stat_mod.S_ISREG(st.st_mode):
-            return ValidationReject(f"{input.file_path} is not a regular file (a device, FIFO or socket); "
-                                    "Read opens regular files only", code=4)
+            return ValidationReject(
+                f"{input.file_path} is not a regular file (a device, FIFO or socket); Read opens regular files only",
+                code=4,
+            )
         if input.pages is not None and path.suffix.lower() != ".pdf":
             return ValidationReject("The pages parameter is only for PDF files; use offset and limit", code=5)
         return VALID
@@ -118,8 +124,10 @@ class ReadTool(PathTool[ReadInput, ReadOutput]):
             output = text
         elif suffix == ".ipynb":
             blocks = render_notebook(parse_notebook(raw, input.file_path))
-            _check_tokens(sum(len(str(b.get("text", ""))) for b in blocks),
-                          "Read specific cells with Bash and jq, e.g. `jq '.cells[:10]' notebook.ipynb`.")
+            _check_tokens(
+                sum(len(str(b.get("text", ""))) for b in blocks),
+                "Read specific cells with Bash and jq, e.g. `jq '.cells[:10]' notebook.ipynb`.",
+            )
             output = blocks
         else:
             output = _text_output(raw, path, input)
@@ -145,11 +153,13 @@ def _read_regular_file(path: Path, input: ReadInput, context: ToolUseContext) ->
             raise ToolInputError(
                 f"File content ({st.st_size / 1024:.0f}KB) exceeds maximum allowed size "
                 f"({MAX_FILE_SIZE_BYTES // 1024}KB). Please use offset and limit parameters to read "
-                "specific portions of the file, or use the Grep tool to search for specific content.")
+                "specific portions of the file, or use the Grep tool to search for specific content."
+            )
         if st.st_size > MAX_READABLE_BYTES:
             raise ToolInputError(
                 f"{input.file_path} is {st.st_size / 1_048_576:.0f} MB, more than Read loads "
-                f"({MAX_READABLE_BYTES // 1_048_576} MB). Use Grep, or Bash (`sed -n '100,200p'`).")
+                f"({MAX_READABLE_BYTES // 1_048_576} MB). Use Grep, or Bash (`sed -n '100,200p'`)."
+            )
         with os.fdopen(fd, "rb", closefd=True) as handle:
             fd = -1
             raw = handle.read()
@@ -165,26 +175,37 @@ def _image_output(raw: bytes, name: str) -> list[ContentBlock]:
     image = prepare_image(raw, name)
     blocks: list[ContentBlock] = [image_block(image)]
     if image.resized:
-        blocks.append({"type": "text", "text": f"(Image resized from {image.original_width}×{image.original_height} "
-                                               f"to {image.width}×{image.height} pixels.)"})
+        blocks.append(
+            {
+                "type": "text",
+                "text": f"(Image resized from {image.original_width}×{image.original_height} "
+                f"to {image.width}×{image.height} pixels.)",
+            }
+        )
     return blocks
 
 
 def _text_output(raw: bytes, path: Path, input: ReadInput) -> str:
     if looks_binary(raw, path):
-        raise ToolInputError(f"{input.file_path} is a binary file; Read shows text, images (PNG, JPEG, GIF, "
-                             "WebP), PDFs and notebooks only")
+        raise ToolInputError(
+            f"{input.file_path} is a binary file; Read shows text, images (PNG, JPEG, GIF, "
+            "WebP), PDFs and notebooks only"
+        )
     if not raw:
         return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
     start = (input.offset or 1) - 1
     count = input.limit if input.limit is not None else MAX_LINES_TO_READ
     lines, total = select_lines(raw, start, count)
     if not lines:
-        return (f"<system-reminder>Warning: the file exists but is shorter than the provided offset "
-                f"({input.offset}). The file has {total} lines.</system-reminder>")
+        return (
+            f"<system-reminder>Warning: the file exists but is shorter than the provided offset "
+            f"({input.offset}). The file has {total} lines.</system-reminder>"
+        )
     output = format_numbered(lines, start + 1)
-    _check_tokens(len(output), "Use offset and limit to read specific portions of the file, or Grep to search "
-                               "for specific content.")
+    _check_tokens(
+        len(output),
+        "Use offset and limit to read specific portions of the file, or Grep to search for specific content.",
+    )
     return output
 
 
@@ -196,12 +217,12 @@ def select_lines(raw: bytes, start: int, count: int) -> tuple[list[str], int]:
         all_lines = text.split("\n")
         if all_lines and all_lines[-1] == "":
             all_lines.pop()
-        return [line.removesuffix("\r") for line in all_lines[start:start + count]], len(all_lines)
+        return [line.removesuffix("\r") for line in all_lines[start : start + count]], len(all_lines)
     total = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
     if start >= total:
         return [], total
     pieces = raw.split(b"\n", start + count)  # the piece after start + count is the rest of the file
-    chosen = pieces[start:start + count]
+    chosen = pieces[start : start + count]
     if len(pieces) <= start + count and chosen and chosen[-1] == b"" and raw.endswith(b"\n"):
         chosen.pop()  # the empty piece after the final newline is not a line
     decoded = decode_text(b"\n".join(chosen))
@@ -223,4 +244,5 @@ def _check_tokens(chars: int, advice: str) -> None:
     if chars // CHARS_PER_TOKEN > MAX_READ_TOKENS:
         raise ToolInputError(
             f"File content ({chars // CHARS_PER_TOKEN} tokens) exceeds maximum allowed tokens "
-            f"({MAX_READ_TOKENS}). {advice}")
+            f"({MAX_READ_TOKENS}). {advice}"
+        )

@@ -25,7 +25,15 @@ def all_base_tools() -> list[AnyTool]:
     return [
         GlobTool(),
         ReadTool(),
-        EditTool(), WriteTool(), NotebookEditTool(), GrepTool(), WebFetchTool(),
-        BashTool(), TaskOutputTool(), TaskStopTool(),
-        TodoWriteTool(), ToolSearchTool(), AgentTool(),
+        EditTool(),
+        WriteTool(),
+        NotebookEditTool(),
+        GrepTool(),
+        WebFetchTool(),
+        BashTool(),
+        TaskOutputTool(),
+        TaskStopTool(),
+        TodoWriteTool(),
+        ToolSearchTool(),
+        AgentTool(),
     ]

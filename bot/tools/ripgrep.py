@@ -90,9 +90,15 @@ class RgRun:
 LineConsumer = Callable[[list[bytes]], bool]
 
 
-async def stream_rg(args: list[str], cwd: Path, consume: LineConsumer, *,
-                    timeout_s: float = RG_TIMEOUT_S, own_session: bool = False,
-                    separator: bytes = b"\n") -> RgRun:
+async def stream_rg(
+    args: list[str],
+    cwd: Path,
+    consume: LineConsumer,
+    *,
+    timeout_s: float = RG_TIMEOUT_S,
+    own_session: bool = False,
+    separator: bytes = b"\n",
+) -> RgRun:
     """Run rg and feed its stdout to ``consume`` in batches of lines as they arrive.
 
     ``separator`` ends a record: ``b"\0"`` for a listing printed with ``--null`` (a file name may
@@ -122,9 +128,14 @@ async def stream_rg(args: list[str], cwd: Path, consume: LineConsumer, *,
         with anyio.fail_after(timeout_s):
             # rg receives PATH alone: no secret, and no RIPGREP_CONFIG_PATH or other setting from the
             # bot's environment that would change what it searches.
-            async with await anyio.open_process([rg_path(), *args], cwd=cwd, stdin=subprocess.DEVNULL,
-                                                stdout=write_fd, start_new_session=own_session,
-                                                env={"PATH": os.environ.get("PATH", os.defpath)}) as proc:
+            async with await anyio.open_process(
+                [rg_path(), *args],
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=write_fd,
+                start_new_session=own_session,
+                env={"PATH": os.environ.get("PATH", os.defpath)},
+            ) as proc:
                 os.close(write_fd)
                 write_fd = -1
                 assert proc.stderr is not None
@@ -142,8 +153,9 @@ async def stream_rg(args: list[str], cwd: Path, consume: LineConsumer, *,
                         proc.kill()
                 code = await proc.wait()
     except TimeoutError:
-        raise ToolExecutionError(f"The search timed out after {timeout_s:g} seconds. Search a narrower path "
-                                 "or use a more specific pattern.") from None
+        raise ToolExecutionError(
+            f"The search timed out after {timeout_s:g} seconds. Search a narrower path or use a more specific pattern."
+        ) from None
     finally:
         os.close(read_fd)
         if write_fd >= 0:

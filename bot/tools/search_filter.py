@@ -35,8 +35,9 @@ class SearchFilter:
             if not (rule_names_tool(rule.tool, "Read") or rule_names_tool(rule.tool, tool_name)):
                 continue
             try:
-                self._patterns.append(compile_path_rule(rule.content, workspace=context.workspace,
-                                                        rule_base=rule_base(rule.ref.file)))
+                self._patterns.append(
+                    compile_path_rule(rule.content, workspace=context.workspace, rule_base=rule_base(rule.ref.file))
+                )
             except (PathRuleError, ValueError):
                 self._hide_all = True
 

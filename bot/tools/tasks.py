@@ -52,8 +52,9 @@ def _validate(task_id: str, context: ToolUseContext) -> ValidationResult:
 class TaskOutputInput(ToolInput):
     task_id: str = Field(description="The id of the background task (from Bash's run_in_background result)")
     block: SemanticBool = Field(default=True, description="Wait for the task to finish before returning")
-    timeout: SemanticInt = Field(default=DEFAULT_WAIT_MS, ge=0,
-                                 description=f"How long to wait, in milliseconds (max {MAX_WAIT_MS})")
+    timeout: SemanticInt = Field(
+        default=DEFAULT_WAIT_MS, ge=0, description=f"How long to wait, in milliseconds (max {MAX_WAIT_MS})"
+    )
 
 
 class TaskOutputTool(Tool[TaskOutputInput, dict[str, Any]]):
@@ -87,8 +88,9 @@ class TaskOutputTool(Tool[TaskOutputInput, dict[str, Any]]):
     async def validate_input(self, input: TaskOutputInput, context: ToolUseContext) -> ValidationResult:
         return _validate(input.task_id, context)
 
-    async def call(self, input: TaskOutputInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[dict[str, Any]]:
+    async def call(
+        self, input: TaskOutputInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[dict[str, Any]]:
         tasks = _tasks(context)
         if tasks is None or tasks.get(input.task_id) is None:
             raise ToolInputError(f"No background task with id {input.task_id!r}")
@@ -103,18 +105,22 @@ class TaskOutputTool(Tool[TaskOutputInput, dict[str, Any]]):
         return ToolResult(_describe(task, redact(text), omitted, waited_out))
 
     def map_result(self, output: dict[str, Any]) -> str:
-        lines = [f"<retrieval_status>{output['retrieval_status']}</retrieval_status>",
-                 f"<task_id>{output['task_id']}</task_id>",
-                 f"<task_type>{output['kind']}</task_type>",
-                 f"<status>{output['status']}</status>"]
+        lines = [
+            f"<retrieval_status>{output['retrieval_status']}</retrieval_status>",
+            f"<task_id>{output['task_id']}</task_id>",
+            f"<task_type>{output['kind']}</task_type>",
+            f"<status>{output['status']}</status>",
+        ]
         if output["exit_code"] is not None:
             lines.append(f"<exit_code>{output['exit_code']}</exit_code>")
         if output["error"]:
             lines.append(f"<error>{output['error']}</error>")
         body = output["output"]
         if output["lines_omitted"]:
-            body = (f"... [{output['lines_omitted']} earlier lines omitted; full output in "
-                    f"{output['output_file']}] ...\n{body}")
+            body = (
+                f"... [{output['lines_omitted']} earlier lines omitted; full output in "
+                f"{output['output_file']}] ...\n{body}"
+            )
         lines.append(f"<output>\n{body.rstrip()}\n</output>" if body.strip() else "<output>(no output yet)</output>")
         return "\n".join(lines)
 
@@ -164,16 +170,20 @@ class TaskStopTool(Tool[TaskStopInput, dict[str, Any]]):
     async def validate_input(self, input: TaskStopInput, context: ToolUseContext) -> ValidationResult:
         return _validate(input.task_id, context)
 
-    async def call(self, input: TaskStopInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[dict[str, Any]]:
+    async def call(
+        self, input: TaskStopInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[dict[str, Any]]:
         tasks = _tasks(context)
         task = tasks.get(input.task_id) if tasks is not None else None
         if tasks is None or task is None:
             raise ToolInputError(f"No background task with id {input.task_id!r}")
         was_running = not task.finished
         task = await tasks.stop(input.task_id)
-        message = (f"Stopped task {task.id} ({task.description})." if was_running else
-                   f"Task {task.id} had already finished ({task.state}, exit code {task.exit_code}).")
+        message = (
+            f"Stopped task {task.id} ({task.description})."
+            if was_running
+            else f"Task {task.id} had already finished ({task.state}, exit code {task.exit_code})."
+        )
         return ToolResult({"task_id": task.id, "status": task.state, "message": message})
 
     def map_result(self, output: dict[str, Any]) -> str:

@@ -29,8 +29,9 @@ class TodoItem(ToolInput):
     content: str = Field(min_length=1, description="What needs doing, imperative: 'Run the tests'")
     status: TodoStatus = Field(description="pending, in_progress or completed")
     # camelCase: the wire name models are trained on (Claude Code's TodoWrite).
-    activeForm: str = Field(min_length=1,
-                            description="The same, as a present participle shown while it runs: 'Running the tests'")
+    activeForm: str = Field(
+        min_length=1, description="The same, as a present participle shown while it runs: 'Running the tests'"
+    )
 
 
 class TodoWriteInput(ToolInput):
@@ -99,8 +100,10 @@ class TodoWriteTool(Tool[TodoWriteInput, TodoUpdate]):
         return ToolResult(todo_list_of(context).replace(context.agent_id, todos))
 
     def map_result(self, output: TodoUpdate) -> str:
-        return ("Todos have been modified successfully. Ensure that you continue to use the todo list to "
-                "track your progress. Please proceed with the current tasks if applicable")
+        return (
+            "Todos have been modified successfully. Ensure that you continue to use the todo list to "
+            "track your progress. Please proceed with the current tasks if applicable"
+        )
 
     def summarize_input(self, input: TodoWriteInput) -> str:
         done = sum(t.status == "completed" for t in input.todos)

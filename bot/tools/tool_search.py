@@ -86,7 +86,7 @@ def search_tools(query: str, tools: Sequence[AnyTool], max_results: int = DEFAUL
         by_lower = {t.name.lower(): t for t in tools}
         found: list[str] = []
         unknown: list[str] = []
-        for raw in query[len("select:"):].split(","):
+        for raw in query[len("select:") :].split(","):
             name = raw.strip()
             if not name:
                 continue
@@ -138,11 +138,16 @@ def score_tool(tool: AnyTool, keywords: Sequence[str]) -> int:
 
 
 class ToolSearchInput(ToolInput):
-    query: str = Field(min_length=1, description=(
-        'What to find: "select:Name1,Name2" to load tools by name, keywords to search ("notebook '
-        'jupyter"), or "+prefix keywords" to search only tools whose name contains the prefix'))
-    max_results: SemanticInt = Field(default=DEFAULT_MAX_RESULTS, ge=1, le=MAX_SEARCH_RESULTS,
-                                     description="How many tools to return at most")
+    query: str = Field(
+        min_length=1,
+        description=(
+            'What to find: "select:Name1,Name2" to load tools by name, keywords to search ("notebook '
+            'jupyter"), or "+prefix keywords" to search only tools whose name contains the prefix'
+        ),
+    )
+    max_results: SemanticInt = Field(
+        default=DEFAULT_MAX_RESULTS, ge=1, le=MAX_SEARCH_RESULTS, description="How many tools to return at most"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,16 +190,20 @@ class ToolSearchTool(Tool[ToolSearchInput, ToolSearchOutput]):
     async def check_permissions(self, input: ToolSearchInput, context: ToolUseContext) -> PermissionResult:
         return Allow("ToolSearch only reads the tool pool", source="tool")
 
-    async def call(self, input: ToolSearchInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[ToolSearchOutput]:
+    async def call(
+        self, input: ToolSearchInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[ToolSearchOutput]:
         deferred = [t for t in context.tools if is_deferred(t)]
         result = search_tools(input.query, deferred, input.max_results)
         state = deferred_tools_of(context)
         state.discover(result.matches)
         by_name = {t.name: t for t in deferred}
         descriptions = tuple(_first_line(by_name[n].description()) for n in result.matches)
-        return ToolResult(ToolSearchOutput(input.query, result.matches, result.unknown, len(deferred),
-                                           state.server_side, descriptions))
+        return ToolResult(
+            ToolSearchOutput(
+                input.query, result.matches, result.unknown, len(deferred), state.server_side, descriptions
+            )
+        )
 
     def map_result(self, output: ToolSearchOutput) -> ToolResultContent:
         if not output.matches:

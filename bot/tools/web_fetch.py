@@ -43,18 +43,31 @@ ALLOW_PRIVATE_SETTING = "webfetch_allow_private"
 ALLOW_PLAIN_HTTP_SETTING = "webfetch_allow_plain_http"
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-_TEXT_TYPES = frozenset({
-    "application/json", "application/ld+json", "application/xml", "application/javascript",
-    "application/x-javascript", "application/ecmascript", "application/yaml", "application/x-yaml",
-    "application/toml", "application/x-sh", "application/rss+xml", "application/atom+xml",
-    "application/graphql", "application/sql",
-})
+_TEXT_TYPES = frozenset(
+    {
+        "application/json",
+        "application/ld+json",
+        "application/xml",
+        "application/javascript",
+        "application/x-javascript",
+        "application/ecmascript",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/x-sh",
+        "application/rss+xml",
+        "application/atom+xml",
+        "application/graphql",
+        "application/sql",
+    }
+)
 
 
 class WebFetchInput(ToolInput):
     url: str = Field(description="The URL to fetch (http is upgraded to https)")
-    prompt: str = Field(description="What you are looking for on the page; on long pages it picks the parts "
-                                    "that are returned")
+    prompt: str = Field(
+        description="What you are looking for on the page; on long pages it picks the parts that are returned"
+    )
 
 
 class WebFetchTool(Tool[WebFetchInput, dict[str, Any]]):
@@ -85,8 +98,9 @@ class WebFetchTool(Tool[WebFetchInput, dict[str, Any]]):
         problem = url_problem(input.url)
         return VALID if problem is None else ValidationReject(problem, code=1)
 
-    async def call(self, input: WebFetchInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[dict[str, Any]]:
+    async def call(
+        self, input: WebFetchInput, context: ToolUseContext, progress: Progress
+    ) -> ToolResult[dict[str, Any]]:
         problem = url_problem(input.url)
         if problem is not None:
             raise ToolInputError(problem)
@@ -94,8 +108,10 @@ class WebFetchTool(Tool[WebFetchInput, dict[str, Any]]):
         from bot.tools.web.fetch import FetchSettings, fetch_page
 
         extra = context.permission.extra
-        settings = FetchSettings(allow_private=extra.get(ALLOW_PRIVATE_SETTING) is True,
-                                 allow_plain_http=extra.get(ALLOW_PLAIN_HTTP_SETTING) is True)
+        settings = FetchSettings(
+            allow_private=extra.get(ALLOW_PRIVATE_SETTING) is True,
+            allow_plain_http=extra.get(ALLOW_PLAIN_HTTP_SETTING) is True,
+        )
 
         # A canary in a URL about to be requested stops the run: the URL would carry it off. The
         # pipeline saw the model's input; this sees what is really requested (a hook may have
@@ -113,21 +129,35 @@ class WebFetchTool(Tool[WebFetchInput, dict[str, Any]]):
             raise ToolExecutionError(f"{page.url} answered HTTP {page.status} {page.reason}".rstrip())
         text, title = page_text(page)
         selection = select_for_prompt(text, input.prompt)
-        return ToolResult({
-            "url": page.url, "requestedUrl": page.requested_url, "redirects": list(page.redirects),
-            "status": page.status, "contentType": page.content_type, "bytes": len(page.body),
-            "title": title, "content": selection.text, "reduced": selection.reduced,
-            "originalChars": selection.original_chars,
-        })
+        return ToolResult(
+            {
+                "url": page.url,
+                "requestedUrl": page.requested_url,
+                "redirects": list(page.redirects),
+                "status": page.status,
+                "contentType": page.content_type,
+                "bytes": len(page.body),
+                "title": title,
+                "content": selection.text,
+                "reduced": selection.reduced,
+                "originalChars": selection.original_chars,
+            }
+        )
 
     def redirect_refusal(self, url: str, input: WebFetchInput, context: ToolUseContext) -> str | None:
         """The policy's judgement of a redirect target, as for a call: ``None`` when allowed."""
         problem = url_problem(url)
         if problem is not None:
             return problem
-        request = PermissionRequest(tool_name=self.name, input={"url": url, "prompt": input.prompt},
-                                    workspace=context.workspace, aliases=self.aliases, subject=url,
-                                    cwd=context.working_directory, read_only=True)
+        request = PermissionRequest(
+            tool_name=self.name,
+            input={"url": url, "prompt": input.prompt},
+            workspace=context.workspace,
+            aliases=self.aliases,
+            subject=url,
+            cwd=context.working_directory,
+            read_only=True,
+        )
         decision = PolicyEngine().decide(request, context.permission)
         if isinstance(decision, Allow):
             return None
@@ -143,8 +173,10 @@ class WebFetchTool(Tool[WebFetchInput, dict[str, Any]]):
         if output.get("title"):
             lines.append(f"Title: {output['title']}")
         if output["reduced"]:
-            lines.append(f"The page has {output['originalChars']:,} characters; shown are the parts that match the "
-                         "prompt (ask again with another prompt for other parts).")
+            lines.append(
+                f"The page has {output['originalChars']:,} characters; shown are the parts that match the "
+                "prompt (ask again with another prompt for other parts)."
+            )
         return "\n".join(lines) + "\n\n" + (output["content"] or "(the page has no text)")
 
     def summarize_input(self, input: WebFetchInput) -> str:
@@ -186,7 +218,8 @@ def page_text(page: FetchedPage) -> tuple[str, str | None]:
             pass
     raise ToolInputError(
         f"{page.url} is not a text page ({media or 'no content type'}, {len(page.body):,} bytes); WebFetch "
-        "returns HTML, Markdown, JSON, XML and plain text only")
+        "returns HTML, Markdown, JSON, XML and plain text only"
+    )
 
 
 def _decode(page: FetchedPage) -> str:

@@ -76,8 +76,10 @@ class WriteTool(PathTool[WriteInput, dict[str, Any]]):
             try:
                 data = encode_text(input.content, encoding)
             except UnicodeEncodeError as exc:
-                raise ToolInputError(f"content has characters that the file's encoding ({encoding}) cannot hold: "
-                                     f"{exc.object[exc.start:exc.end]!r}") from None
+                raise ToolInputError(
+                    f"content has characters that the file's encoding ({encoding}) cannot hold: "
+                    f"{exc.object[exc.start : exc.end]!r}"
+                ) from None
             try:
                 st = slot.replace(data)
             except OSError as exc:
@@ -87,8 +89,16 @@ class WriteTool(PathTool[WriteInput, dict[str, Any]]):
             return ToolResult({"type": "create", "filePath": shown, "bytes": len(data)})
         diff = "(a binary file was replaced)" if old_text is None else unified_diff(old_text, input.content, shown)
         added, removed = diff_stats(diff)
-        return ToolResult({"type": "update", "filePath": shown, "bytes": len(data), "diff": diff,
-                           "linesAdded": added, "linesRemoved": removed})
+        return ToolResult(
+            {
+                "type": "update",
+                "filePath": shown,
+                "bytes": len(data),
+                "diff": diff,
+                "linesAdded": added,
+                "linesRemoved": removed,
+            }
+        )
 
     def map_result(self, output: dict[str, Any]) -> str:
         if output["type"] == "create":

@@ -65,10 +65,19 @@ class Harness:
         path.write_text(text)
         return path
 
-    def session(self, *, allow: Sequence[str] = (), deny: Sequence[str] = (), mode: PermissionMode = "default",
-                limits: RunLimits | None = None, extra_tools: Sequence[AnyTool] = (),
-                transport: httpx2.AsyncBaseTransport | None = None, tool_search: bool = True,
-                lifecycle: LifecycleHooks | None = None, **kwargs: Any) -> AgentSession:
+    def session(
+        self,
+        *,
+        allow: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        mode: PermissionMode = "default",
+        limits: RunLimits | None = None,
+        extra_tools: Sequence[AnyTool] = (),
+        transport: httpx2.AsyncBaseTransport | None = None,
+        tool_search: bool = True,
+        lifecycle: LifecycleHooks | None = None,
+        **kwargs: Any,
+    ) -> AgentSession:
         permission = PermissionContext(
             mode=mode,
             allow=tuple(make_rule(r, "allow", "policySettings", "policy.yaml", i + 1) for i, r in enumerate(allow)),
@@ -78,14 +87,20 @@ class Harness:
         pool = ToolPool(assemble_tool_pool(permission, mcp_tools=extra_tools))
         kwargs.setdefault("retry", RetryPolicy(sleep=self.sleep))
         return AgentSession(
-            context=context, pool=pool, model=MODEL,
+            context=context,
+            pool=pool,
+            model=MODEL,
             client=model_client(transport or self.capture, tool_search=tool_search),
-            engine=PolicyEngine(), limits=limits or RunLimits(),
+            engine=PolicyEngine(),
+            limits=limits or RunLimits(),
             environment=Environment(self.workspace, "Linux 6.1", TODAY),
-            lifecycle=lifecycle or NoLifecycleHooks(), **kwargs)
+            lifecycle=lifecycle or NoLifecycleHooks(),
+            **kwargs,
+        )
 
-    async def run(self, cassette: str, session: AgentSession, prompt: str = "Do the task.",
-                  *, by_model: bool = False) -> tuple[AgentOutcome, Any]:
+    async def run(
+        self, cassette: str, session: AgentSession, prompt: str = "Do the task.", *, by_model: bool = False
+    ) -> tuple[AgentOutcome, Any]:
         with use_cassette(cassette_path(cassette), by_model=by_model) as cass:
             outcome = await run_agent(AgentTask(prompt, nonce="c0ffee00"), session, self.events)
         return outcome, cass

@@ -41,7 +41,8 @@ def test_without_server_search_only_discovered_deferred_tools_are_sent_after_the
 def test_the_system_breakpoint_is_on_the_last_block_and_ttl_is_explicit_only_for_an_hour() -> None:
     assert system_blocks(["static", "", "env"]) == [
         {"type": "text", "text": "static"},
-        {"type": "text", "text": "env", "cache_control": {"type": "ephemeral"}}]
+        {"type": "text", "text": "env", "cache_control": {"type": "ephemeral"}},
+    ]
     assert system_blocks(["a"], "1h")[0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
 
 
@@ -58,8 +59,11 @@ def test_string_content_is_refused_because_it_would_change_shape_later() -> None
 
 
 def body(*messages: dict[str, Any]) -> dict[str, Any]:
-    return {"tools": tool_definitions(TOOLS[:1], server_tool_search=True), "system": system_blocks(["s"]),
-            "messages": with_message_breakpoint(list(messages))}
+    return {
+        "tools": tool_definitions(TOOLS[:1], server_tool_search=True),
+        "system": system_blocks(["s"]),
+        "messages": with_message_breakpoint(list(messages)),
+    }
 
 
 USER = {"role": "user", "content": [{"type": "text", "text": "task"}]}
@@ -67,13 +71,24 @@ ASSISTANT = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
 RESULTS = {"role": "user", "content": [{"type": "text", "text": "more"}]}
 
 
-@pytest.mark.parametrize(("case", "previous", "current", "shared"), [
-    ("the next turn extends the conversation", body(USER), body(USER, ASSISTANT, RESULTS), True),
-    ("an edited earlier message breaks the prefix", body(USER),
-     body({"role": "user", "content": [{"type": "text", "text": "task!"}]}, ASSISTANT, RESULTS), False),
-    ("a changed system prompt breaks it", body(USER), {**body(USER, ASSISTANT, RESULTS),
-                                                        "system": system_blocks(["other"])}, False),
-])
+@pytest.mark.parametrize(
+    ("case", "previous", "current", "shared"),
+    [
+        ("the next turn extends the conversation", body(USER), body(USER, ASSISTANT, RESULTS), True),
+        (
+            "an edited earlier message breaks the prefix",
+            body(USER),
+            body({"role": "user", "content": [{"type": "text", "text": "task!"}]}, ASSISTANT, RESULTS),
+            False,
+        ),
+        (
+            "a changed system prompt breaks it",
+            body(USER),
+            {**body(USER, ASSISTANT, RESULTS), "system": system_blocks(["other"])},
+            False,
+        ),
+    ],
+)
 def test_the_prefix_check(case: str, previous: dict[str, Any], current: dict[str, Any], shared: bool) -> None:
     assert shares_cached_prefix(previous, current) is shared, case
 

@@ -26,8 +26,12 @@ from bot.testing.replay import PacedReplay
 
 pytestmark = pytest.mark.anyio
 
-REQUEST = ModelRequest(model="claude-sonnet-5-5", max_tokens=1024, system=[{"type": "text", "text": "sys"}],
-                       messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+REQUEST = ModelRequest(
+    model="claude-sonnet-5-5",
+    max_tokens=1024,
+    system=[{"type": "text", "text": "sys"}],
+    messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+)
 
 
 async def collect(transport: httpx2.AsyncBaseTransport) -> list[StreamEvent]:
@@ -47,8 +51,11 @@ def raw_transport(status: int, body: bytes, headers: dict[str, str] | None = Non
 
 
 async def test_a_stream_becomes_started_text_tool_and_finished_events() -> None:
-    turn = Turn([Text("Reading it now."), ToolCall("Read", {"file_path": "a \"quoted\" name\n.py", "limit": 20})],
-                usage=Usage(input_tokens=10, output_tokens=33, cache_read_input_tokens=500), first_token_s=0)
+    turn = Turn(
+        [Text("Reading it now."), ToolCall("Read", {"file_path": 'a "quoted" name\n.py', "limit": 20})],
+        usage=Usage(input_tokens=10, output_tokens=33, cache_read_input_tokens=500),
+        first_token_s=0,
+    )
 
     events = await collect(PacedReplay.from_script([turn]).transport())
 
@@ -56,17 +63,22 @@ async def test_a_stream_becomes_started_text_tool_and_finished_events() -> None:
     text = "".join(e.text for e in events if isinstance(e, TextChunk))
     assert text == "Reading it now."
     [ready] = [e for e in events if isinstance(e, ToolUseReady)]
-    assert ready.complete and ready.block.input == {"file_path": "a \"quoted\" name\n.py", "limit": 20}
+    assert ready.complete and ready.block.input == {"file_path": 'a "quoted" name\n.py', "limit": 20}
     finished = events[-1]
     assert isinstance(finished, StreamFinished) and finished.stop_reason == "tool_use"
     assert finished.usage.output_tokens == 33 and finished.request_id is not None
-    assert finished.content == ({"type": "text", "text": "Reading it now."},
-                                {"type": "tool_use", "id": ready.block.id, "name": "Read", "input": ready.block.input})
+    assert finished.content == (
+        {"type": "text", "text": "Reading it now."},
+        {"type": "tool_use", "id": ready.block.id, "name": "Read", "input": ready.block.input},
+    )
 
 
 async def test_a_tool_input_cut_by_max_tokens_is_marked_incomplete() -> None:
-    turn = Turn([ToolCall("Write", {"file_path": "x", "content": "0123456789" * 5}, cut_json=30)],
-                stop_reason="max_tokens", first_token_s=0)
+    turn = Turn(
+        [ToolCall("Write", {"file_path": "x", "content": "0123456789" * 5}, cut_json=30)],
+        stop_reason="max_tokens",
+        first_token_s=0,
+    )
 
     events = await collect(PacedReplay.from_script([turn]).transport())
 
@@ -74,33 +86,80 @@ async def test_a_tool_input_cut_by_max_tokens_is_marked_incomplete() -> None:
     assert not ready.complete
 
 
-@pytest.mark.parametrize(("case", "transport", "kind", "retryable"), [
-    ("a 529", lambda: raw_transport(529, b'{"type":"error","error":{"type":"overloaded_error","message":"O"}}'),
-     "overloaded", True),
-    ("a 429", lambda: raw_transport(429, b'{"type":"error","error":{"type":"rate_limit_error","message":"R"}}'),
-     "rate_limit", True),
-    ("a 503", lambda: raw_transport(503, b"upstream connect error"), "server", True),
-    ("a 401", lambda: raw_transport(401, b'{"type":"error","error":{"type":"authentication_error","message":"k"}}'),
-     "auth", False),
-    ("a 400", lambda: raw_transport(400, b'{"type":"error","error":{"type":"invalid_request_error","message":"x"}}'),
-     "invalid_request", False),
-    ("a 400 the server says to retry", lambda: raw_transport(400, b"{}", {"x-should-retry": "true"}),
-     "invalid_request", True),
-    ("an overloaded_error event mid-stream",
-     lambda: raw_transport(200, body_of(Turn([Text("a b c"), Text("d")], error_after_block=0))), "overloaded", True),
-    ("an api_error event mid-stream",
-     lambda: raw_transport(200, body_of(Turn([Text("a")])).replace(b"event: message_stop",
-                                                                    b'event: error\ndata: {"type":"error","error":'
-                                                                    b'{"type":"api_error","message":"boom"}}\n\n'
-                                                                    b"event: message_stop")), "server", True),
-    ("a stream cut between events",
-     lambda: raw_transport(200, body_of(Turn([Text("a"), ToolCall("Read", {"file_path": "x"})], cut_after_block=0))),
-     "stream_cut", True),
-    ("a refused connection", lambda: httpx2.MockTransport(_raise(httpx2.ConnectError("refused"))), "connection", True),
-    ("a read timeout", lambda: httpx2.MockTransport(_raise(httpx2.ReadTimeout("slow"))), "timeout", True),
-])
+@pytest.mark.parametrize(
+    ("case", "transport", "kind", "retryable"),
+    [
+        (
+            "a 529",
+            lambda: raw_transport(529, b'{"type":"error","error":{"type":"overloaded_error","message":"O"}}'),
+            "overloaded",
+            True,
+        ),
+        (
+            "a 429",
+            lambda: raw_transport(429, b'{"type":"error","error":{"type":"rate_limit_error","message":"R"}}'),
+            "rate_limit",
+            True,
+        ),
+        ("a 503", lambda: raw_transport(503, b"upstream connect error"), "server", True),
+        (
+            "a 401",
+            lambda: raw_transport(401, b'{"type":"error","error":{"type":"authentication_error","message":"k"}}'),
+            "auth",
+            False,
+        ),
+        (
+            "a 400",
+            lambda: raw_transport(400, b'{"type":"error","error":{"type":"invalid_request_error","message":"x"}}'),
+            "invalid_request",
+            False,
+        ),
+        (
+            "a 400 the server says to retry",
+            lambda: raw_transport(400, b"{}", {"x-should-retry": "true"}),
+            "invalid_request",
+            True,
+        ),
+        (
+            "an overloaded_error event mid-stream",
+            lambda: raw_transport(200, body_of(Turn([Text("a b c"), Text("d")], error_after_block=0))),
+            "overloaded",
+            True,
+        ),
+        (
+            "an api_error event mid-stream",
+            lambda: raw_transport(
+                200,
+                body_of(Turn([Text("a")])).replace(
+                    b"event: message_stop",
+                    b'event: error\ndata: {"type":"error","error":'
+                    b'{"type":"api_error","message":"boom"}}\n\n'
+                    b"event: message_stop",
+                ),
+            ),
+            "server",
+            True,
+        ),
+        (
+            "a stream cut between events",
+            lambda: raw_transport(
+                200, body_of(Turn([Text("a"), ToolCall("Read", {"file_path": "x"})], cut_after_block=0))
+            ),
+            "stream_cut",
+            True,
+        ),
+        (
+            "a refused connection",
+            lambda: httpx2.MockTransport(_raise(httpx2.ConnectError("refused"))),
+            "connection",
+            True,
+        ),
+        ("a read timeout", lambda: httpx2.MockTransport(_raise(httpx2.ReadTimeout("slow"))), "timeout", True),
+    ],
+)
 async def test_failures_are_translated_and_classified(
-        case: str, transport: Callable[[], httpx2.AsyncBaseTransport], kind: str, retryable: bool) -> None:
+    case: str, transport: Callable[[], httpx2.AsyncBaseTransport], kind: str, retryable: bool
+) -> None:
     with pytest.raises(ModelError) as info:
         await collect(transport())
     assert (info.value.kind, info.value.retryable) == (kind, retryable), case
@@ -132,14 +191,17 @@ async def test_the_429_retry_after_header_reaches_the_error() -> None:
     assert info.value.retry_after_s == 12.0 and info.value.request_id == "req_test"
 
 
-@pytest.mark.parametrize(("case", "headers", "seconds"), [
-    ("milliseconds win", {"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
-    ("seconds", {"retry-after": "3"}, 3.0),
-    ("an HTTP date", {"retry-after": "Mon, 30 Nov 2026 09:00:10 GMT"}, 10.0),
-    ("garbage", {"retry-after": "soon"}, None),
-    ("absent", {}, None),
-    ("capped", {"retry-after": "86400"}, 300.0),
-])
+@pytest.mark.parametrize(
+    ("case", "headers", "seconds"),
+    [
+        ("milliseconds win", {"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
+        ("seconds", {"retry-after": "3"}, 3.0),
+        ("an HTTP date", {"retry-after": "Mon, 30 Nov 2026 09:00:10 GMT"}, 10.0),
+        ("garbage", {"retry-after": "soon"}, None),
+        ("absent", {}, None),
+        ("capped", {"retry-after": "86400"}, 300.0),
+    ],
+)
 def test_retry_after_parsing(case: str, headers: dict[str, str], seconds: float | None) -> None:
     now = 1_796_029_200.0  # Mon, 30 Nov 2026 09:00:00 GMT
     assert parse_retry_after(headers, now=now) == seconds, case
@@ -160,13 +222,18 @@ def capture_requests() -> tuple[list[httpx2.Request], httpx2.AsyncClient]:
 
 async def test_vertex_requests_go_to_the_publisher_model_path_with_the_access_token() -> None:
     seen, http = capture_requests()
-    client = make_model_client(ProviderConfig(provider="vertex", vertex_region="us-east5", vertex_project_id="proj",
-                                              vertex_access_token="ya29.token"), http_client=http)
+    client = make_model_client(
+        ProviderConfig(
+            provider="vertex", vertex_region="us-east5", vertex_project_id="proj", vertex_access_token="ya29.token"
+        ),
+        http_client=http,
+    )
     with pytest.raises(ModelError):
         _ = [e async for e in client.stream(REQUEST)]
     [request] = seen
-    assert request.url.path.endswith("/projects/proj/locations/us-east5/publishers/anthropic/models/"
-                                     "claude-sonnet-5-5:streamRawPredict")
+    assert request.url.path.endswith(
+        "/projects/proj/locations/us-east5/publishers/anthropic/models/claude-sonnet-5-5:streamRawPredict"
+    )
     assert request.headers["authorization"] == "Bearer ya29.token"
     assert not client.supports_tool_search and client.provider == "vertex"
 
@@ -194,12 +261,15 @@ def test_bedrock_without_its_extra_says_which_extra_to_install() -> None:
         make_model_client(ProviderConfig(provider="bedrock", aws_region="us-east-1"))
 
 
-@pytest.mark.parametrize(("case", "env", "provider"), [
-    ("the default", {}, "anthropic"),
-    ("ours", {"BOT_MODEL_PROVIDER": "vertex"}, "vertex"),
-    ("Claude Code's Bedrock switch", {"CLAUDE_CODE_USE_BEDROCK": "1"}, "bedrock"),
-    ("Claude Code's Vertex switch", {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "global"}, "vertex"),
-])
+@pytest.mark.parametrize(
+    ("case", "env", "provider"),
+    [
+        ("the default", {}, "anthropic"),
+        ("ours", {"BOT_MODEL_PROVIDER": "vertex"}, "vertex"),
+        ("Claude Code's Bedrock switch", {"CLAUDE_CODE_USE_BEDROCK": "1"}, "bedrock"),
+        ("Claude Code's Vertex switch", {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "global"}, "vertex"),
+    ],
+)
 def test_the_provider_is_chosen_by_configuration(case: str, env: dict[str, str], provider: str) -> None:
     assert ProviderConfig.from_env(env).provider == provider, case
 

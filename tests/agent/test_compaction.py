@@ -52,8 +52,13 @@ def _session(n: int) -> list[dict[str, Any]]:
 
 
 def _cleared(messages: list[dict[str, Any]]) -> list[str]:
-    return [b["tool_use_id"] for m in messages if m["role"] == "user" for b in m["content"]
-            if b.get("type") == "tool_result" and str(b["content"]).startswith(CLEARED_PREFIX)]
+    return [
+        b["tool_use_id"]
+        for m in messages
+        if m["role"] == "user"
+        for b in m["content"]
+        if b.get("type") == "tool_result" and str(b["content"]).startswith(CLEARED_PREFIX)
+    ]
 
 
 def test_the_oldest_results_are_cleared_first_keeping_the_last_ones_and_the_unanswered() -> None:
@@ -90,18 +95,29 @@ def test_an_image_result_is_cleared_though_it_has_no_text() -> None:
     assert "0 characters, 1 image or document" in str(cleared.messages[2]["content"][0]["content"])
 
 
-@pytest.mark.parametrize(("case", "call", "text", "says"), [
-    ("a read says to read the file again", _call(1, "Read", file_path="src/a.py"), BIG, "Read src/a.py again"),
-    ("a persisted result names its file", _call(1, "Bash", command="pytest -q"),
-     "<persisted-output>\nOutput too large (90,000 characters). Full output saved to: /s/tool-results/t1.txt\n",
-     "still saved in /s/tool-results/t1.txt"),
-    ("a search says to search again", _call(1, "Grep", pattern="def main"), BIG, "run Grep for 'def main' again"),
-    ("a command says to run it again only if safe", _call(1, "Bash", command="ls   -la\nsrc"), BIG,
-     "run `ls -la src` again if you need its output and it is safe to repeat"),
-    ("an unknown call", None, BIG, "call a tool again"),
-])
-def test_a_stub_says_what_was_there_and_how_to_get_it_again(case: str, call: dict[str, Any] | None, text: str,
-                                                            says: str) -> None:
+@pytest.mark.parametrize(
+    ("case", "call", "text", "says"),
+    [
+        ("a read says to read the file again", _call(1, "Read", file_path="src/a.py"), BIG, "Read src/a.py again"),
+        (
+            "a persisted result names its file",
+            _call(1, "Bash", command="pytest -q"),
+            "<persisted-output>\nOutput too large (90,000 characters). Full output saved to: /s/tool-results/t1.txt\n",
+            "still saved in /s/tool-results/t1.txt",
+        ),
+        ("a search says to search again", _call(1, "Grep", pattern="def main"), BIG, "run Grep for 'def main' again"),
+        (
+            "a command says to run it again only if safe",
+            _call(1, "Bash", command="ls   -la\nsrc"),
+            BIG,
+            "run `ls -la src` again if you need its output and it is safe to repeat",
+        ),
+        ("an unknown call", None, BIG, "call a tool again"),
+    ],
+)
+def test_a_stub_says_what_was_there_and_how_to_get_it_again(
+    case: str, call: dict[str, Any] | None, text: str, says: str
+) -> None:
     stub = cleared_stub(call, text)
     assert stub.startswith(CLEARED_PREFIX) and says in stub, case
     assert f"{len(text):,} characters" in stub
@@ -130,15 +146,23 @@ def test_files_are_re_read_only_inside_the_workspace_and_within_budget(tmp_path:
 
 
 def test_the_compacted_conversation_starts_with_the_task_and_carries_todos_files_and_unseen_results(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     (tmp_path / "a.py").write_text("print(1)\n")
     messages = _session(2)
     messages.append({"role": "assistant", "content": [_call(5, "Bash", command="make test")]})
     messages.append({"role": "user", "content": [_result(5, "2 failed")]})
     files = reread_files(["a.py"], workspace=tmp_path, cwd=tmp_path, budget_chars=1_000, redact=str)
     pending = pending_results(messages, files, workspace=tmp_path, cwd=tmp_path)
-    new = compacted_conversation(messages[0], "## Task\nfix it", [("Fix tests", "in_progress")], files,
-                                 workspace=tmp_path, summarised=len(messages), pending=pending)
+    new = compacted_conversation(
+        messages[0],
+        "## Task\nfix it",
+        [("Fix tests", "in_progress")],
+        files,
+        workspace=tmp_path,
+        summarised=len(messages),
+        pending=pending,
+    )
     assert len(new) == 1 and new[0]["role"] == "user"
     texts = [b["text"] for b in new[0]["content"]]
     assert texts[0] == "task"
@@ -163,8 +187,9 @@ def test_the_apis_clearing_is_sent_as_its_beta_parameter() -> None:
 async def test_with_the_apis_clearing_every_request_carries_it_and_ours_stays_off(harness: Harness) -> None:
     for k in range(scripts.BIG):
         harness.write(scripts.big_name(k), scripts.big_module(k))
-    session = harness.session(allow=["Read", "Edit"], limits=RunLimits(context_window=scripts.WINDOW),
-                              context_clearing=ServerClearing())
+    session = harness.session(
+        allow=["Read", "Edit"], limits=RunLimits(context_window=scripts.WINDOW), context_clearing=ServerClearing()
+    )
     with scripts.use_compaction_cassette("compaction_summary_retried"):
         outcome = await run_agent(AgentTask("Bump.", nonce="c0ffee00"), session, harness.events)
     assert outcome.stop.reason == "completed", outcome.stop
@@ -193,10 +218,14 @@ async def test_a_sub_agent_compacts_its_own_conversation(harness: Harness) -> No
 
 
 def test_the_comment_says_when_compaction_happened_and_what_it_saved() -> None:
-    outcome = AgentOutcome(stop=Stop("completed"), final_text="Done.", compactions=[
-        Compaction("cleared_tool_results", 12, 95.0, 120_000, 80_000, 7),
-        Compaction("summary", 30, 410.0, 130_000, 9_000, 58),
-    ])
+    outcome = AgentOutcome(
+        stop=Stop("completed"),
+        final_text="Done.",
+        compactions=[
+            Compaction("cleared_tool_results", 12, 95.0, 120_000, 80_000, 7),
+            Compaction("summary", 30, 410.0, 130_000, 9_000, 58),
+        ],
+    )
     report = build_report(outcome, None, RunFacts())
     text = render_result(report)
     assert "#### Context window" in text
@@ -205,5 +234,7 @@ def test_the_comment_says_when_compaction_happened_and_what_it_saved() -> None:
     assert "- turn 30 (410 s): 58 messages compacted into a summary" in text
     assert "Context window" not in render_result(build_report(AgentOutcome(Stop("completed"), ""), None, RunFacts()))
     data = outcome_data(report, outcome)["compactions"]
-    assert [(c["kind"], c["turn"], c["tokens_saved"]) for c in data] == [("cleared_tool_results", 12, 40_000),
-                                                                        ("summary", 30, 121_000)]
+    assert [(c["kind"], c["turn"], c["tokens_saved"]) for c in data] == [
+        ("cleared_tool_results", 12, 40_000),
+        ("summary", 30, 121_000),
+    ]

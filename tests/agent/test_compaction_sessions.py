@@ -29,8 +29,7 @@ pytestmark = pytest.mark.anyio
 async def _run(harness: Harness, name: str, **kwargs: Any) -> tuple[AgentOutcome, Any]:
     session = harness.session(allow=["Read", "Edit"], limits=RunLimits(context_window=scripts.WINDOW), **kwargs)
     with scripts.use_compaction_cassette(name) as cass:
-        outcome = await run_agent(AgentTask("Bump VERSION to 2 everywhere.", nonce="c0ffee00"), session,
-                                  harness.events)
+        outcome = await run_agent(AgentTask("Bump VERSION to 2 everywhere.", nonce="c0ffee00"), session, harness.events)
     return outcome, cass
 
 
@@ -45,7 +44,8 @@ def _is_summary(body: dict[str, Any]) -> bool:
 @pytest.mark.parametrize("name", list(scripts.SCRIPTS))
 def test_the_cassettes_match_their_scripts(name: str) -> None:
     assert scripts.cassette_path(name).read_text() == scripts.cassette_text(name), (
-        "regenerate with python -m tests.cassettes.compaction_scripts")
+        "regenerate with python -m tests.cassettes.compaction_scripts"
+    )
 
 
 async def test_a_sixty_turn_session_several_windows_long_ends_in_success_within_the_window(harness: Harness) -> None:
@@ -98,8 +98,14 @@ async def test_cleared_results_say_how_to_get_them_again(harness: Harness) -> No
     for k in range(scripts.MODULES):
         harness.write(scripts.module_name(k), scripts.module_text(k))
     await _run(harness, "compaction_long_session")
-    results = [b for body in _bodies(harness) for m in body["messages"] if m["role"] == "user"
-               for b in m["content"] if b.get("type") == "tool_result"]
+    results = [
+        b
+        for body in _bodies(harness)
+        for m in body["messages"]
+        if m["role"] == "user"
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     stubs = [b["content"] for b in results if str(b.get("content")).startswith(CLEARED_PREFIX)]
     assert stubs
     assert "Read pkg/mod_00.py again" in stubs[0]
@@ -131,8 +137,7 @@ async def test_a_summary_that_fails_once_is_retried_and_the_run_goes_on(harness:
 async def test_a_summary_that_keeps_failing_ends_the_run_as_a_limit_with_the_work_kept(harness: Harness) -> None:
     for k in range(scripts.BIG):
         harness.write(scripts.big_name(k), scripts.big_module(k))
-    outcome, _ = await _run(harness, "compaction_summary_fails", retry=RetryPolicy(max_attempts=3,
-                                                                                        sleep=harness.sleep))
+    outcome, _ = await _run(harness, "compaction_summary_fails", retry=RetryPolicy(max_attempts=3, sleep=harness.sleep))
     assert outcome.stop.reason == "context_window" and outcome.stop.is_limit, outcome.stop
     assert "summary" in outcome.stop.detail and "529" in outcome.stop.detail
     assert "VERSION = 2" in (harness.workspace / scripts.big_name(0)).read_text()  # done before the stop

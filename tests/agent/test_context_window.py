@@ -20,14 +20,18 @@ from bot.github.session import RunConfig, run_limits
 from bot.permissions.stack import EffectivePolicy, PolicyLayer, load_policy_stack
 
 
-@pytest.mark.parametrize(("case", "model", "override", "window"), [
-    ("a known family", "claude-sonnet-5-5", None, 200_000),
-    ("a dated model id", "claude-haiku-4-5-20251001", None, 200_000),
-    ("an unknown model gets the default", "some-proxy-model", None, DEFAULT_WINDOW),
-    ("the policy's override wins", "claude-opus-5-5", 50_000, 50_000),
-])
-def test_the_window_comes_from_the_table_or_the_policy(case: str, model: str, override: int | None,
-                                                       window: int) -> None:
+@pytest.mark.parametrize(
+    ("case", "model", "override", "window"),
+    [
+        ("a known family", "claude-sonnet-5-5", None, 200_000),
+        ("a dated model id", "claude-haiku-4-5-20251001", None, 200_000),
+        ("an unknown model gets the default", "some-proxy-model", None, DEFAULT_WINDOW),
+        ("the policy's override wins", "claude-opus-5-5", 50_000, 50_000),
+    ],
+)
+def test_the_window_comes_from_the_table_or_the_policy(
+    case: str, model: str, override: int | None, window: int
+) -> None:
     assert window_for(model, override) == window, case
 
 
@@ -52,8 +56,10 @@ def test_the_estimate_counts_text_and_attachments() -> None:
 
 
 def _conversation(n: int) -> list[dict[str, object]]:
-    return [{"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": "word " * 30}]}
-            for i in range(n)]
+    return [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": "word " * 30}]}
+        for i in range(n)
+    ]
 
 
 def test_the_meter_trusts_the_api_usage_when_it_says_more_than_the_estimate() -> None:
@@ -88,11 +94,14 @@ def test_the_policy_sets_the_window_the_run_measures_against(tmp_path: Path) -> 
     assert run_limits(config, _policy({"max_turns": 3})).context_window is None
 
 
-@pytest.mark.parametrize(("case", "value"), [
-    ("too small to hold a prompt", 100),
-    ("not a whole number", 50_000.5),
-    ("a string", "200k"),
-])
+@pytest.mark.parametrize(
+    ("case", "value"),
+    [
+        ("too small to hold a prompt", 100),
+        ("not a whole number", 50_000.5),
+        ("a string", "200k"),
+    ],
+)
 def test_a_window_the_policy_cannot_mean_is_an_error_naming_the_key(case: str, value: object) -> None:
     with pytest.raises(ConfigError, match="context_window"):
         _policy({"context_window": value})

@@ -45,7 +45,8 @@ def tool_names(body: dict[str, Any]) -> list[str]:
 
 
 async def test_with_server_side_tool_search_the_tools_never_change_and_the_result_is_a_tool_reference(
-        harness: Harness) -> None:
+    harness: Harness,
+) -> None:
     tracker = TrackerTool()
 
     outcome, _ = await harness.run("tool_search", harness.session(allow=("mcp__tracker",), extra_tools=[tracker]))
@@ -71,8 +72,9 @@ async def test_tool_search_itself_is_loaded_and_never_deferred(harness: Harness)
 async def test_without_server_side_search_a_found_tool_is_appended_after_the_cached_tools(harness: Harness) -> None:
     tracker = TrackerTool()
 
-    outcome, _ = await harness.run("tool_search", harness.session(allow=("mcp__tracker",), extra_tools=[tracker],
-                                                                  tool_search=False))
+    outcome, _ = await harness.run(
+        "tool_search", harness.session(allow=("mcp__tracker",), extra_tools=[tracker], tool_search=False)
+    )
 
     assert outcome.stop.reason == "completed" and tracker.created
     first, second, third = (harness.request(i) for i in range(3))

@@ -38,24 +38,30 @@ def test_no_definition_ever_gets_the_agent_tool() -> None:
     assert [t.name for t in listed.filter_tools(all_base_tools())] == ["Read"]
 
 
-@pytest.mark.parametrize(("case", "call", "definition_model", "model"), [
-    ("the call's model wins", "opus", "haiku", "claude-opus-5-5"),
-    ("then the definition's", None, "haiku", "claude-haiku-5-5"),
-    ("inherit means the parent's", None, "inherit", "claude-parent"),
-    ("nothing given: the parent's", None, None, "claude-parent"),
-    ("a full model id passes through", None, "claude-sonnet-4-5", "claude-sonnet-4-5"),
-])
+@pytest.mark.parametrize(
+    ("case", "call", "definition_model", "model"),
+    [
+        ("the call's model wins", "opus", "haiku", "claude-opus-5-5"),
+        ("then the definition's", None, "haiku", "claude-haiku-5-5"),
+        ("inherit means the parent's", None, "inherit", "claude-parent"),
+        ("nothing given: the parent's", None, None, "claude-parent"),
+        ("a full model id passes through", None, "claude-sonnet-4-5", "claude-sonnet-4-5"),
+    ],
+)
 def test_the_model_chain(case: str, call: str | None, definition_model: str | None, model: str) -> None:
     definition = AgentDefinition("x", "d", "p", model=definition_model)
     assert resolve_model(call, definition, "claude-parent") == model, case
 
 
-@pytest.mark.parametrize(("case", "parent", "requested", "result"), [
-    ("no request keeps the parent's", "acceptEdits", None, "acceptEdits"),
-    ("plan is stricter than anything", "bypassPermissions", "plan", "plan"),
-    ("a looser mode is ignored", "default", "bypassPermissions", "default"),
-    ("a looser mode is ignored under plan", "plan", "acceptEdits", "plan"),
-])
+@pytest.mark.parametrize(
+    ("case", "parent", "requested", "result"),
+    [
+        ("no request keeps the parent's", "acceptEdits", None, "acceptEdits"),
+        ("plan is stricter than anything", "bypassPermissions", "plan", "plan"),
+        ("a looser mode is ignored", "default", "bypassPermissions", "default"),
+        ("a looser mode is ignored under plan", "plan", "acceptEdits", "plan"),
+    ],
+)
 def test_a_sub_agent_never_has_a_looser_mode(case: str, parent: str, requested: str | None, result: str) -> None:
     assert stricter_mode(parent, requested) == result, case  # type: ignore[arg-type]
 
@@ -80,16 +86,20 @@ def test_a_claude_code_agent_file_is_read(tmp_path: Path) -> None:
     assert definition.source.endswith("test-runner.md")
 
 
-@pytest.mark.parametrize(("case", "text", "line", "message"), [
-    ("no front matter", "just text\n", 1, "must start with YAML front matter"),
-    ("unclosed", "---\nname: x\n", 1, "not closed"),
-    ("no description", "---\nname: x\n---\nbody\n", 2, "missing required field `description`"),
-    ("bad tools", "---\nname: x\ndescription: d\ntools: {a: 1}\n---\n", 4, "`tools` must be"),
-    ("bad mode", "---\nname: x\ndescription: d\npermissionMode: yolo\n---\n", 4, "`permissionMode` must be"),
-    ("bad YAML", "---\nname: [x\ndescription: d\n---\n", 3, "invalid YAML"),
-])
-def test_a_bad_agent_file_names_the_file_and_line(tmp_path: Path, case: str, text: str, line: int,
-                                                   message: str) -> None:
+@pytest.mark.parametrize(
+    ("case", "text", "line", "message"),
+    [
+        ("no front matter", "just text\n", 1, "must start with YAML front matter"),
+        ("unclosed", "---\nname: x\n", 1, "not closed"),
+        ("no description", "---\nname: x\n---\nbody\n", 2, "missing required field `description`"),
+        ("bad tools", "---\nname: x\ndescription: d\ntools: {a: 1}\n---\n", 4, "`tools` must be"),
+        ("bad mode", "---\nname: x\ndescription: d\npermissionMode: yolo\n---\n", 4, "`permissionMode` must be"),
+        ("bad YAML", "---\nname: [x\ndescription: d\n---\n", 3, "invalid YAML"),
+    ],
+)
+def test_a_bad_agent_file_names_the_file_and_line(
+    tmp_path: Path, case: str, text: str, line: int, message: str
+) -> None:
     path = tmp_path / "bad.md"
     path.write_text(text)
     with pytest.raises(ConfigError, match=message) as info:

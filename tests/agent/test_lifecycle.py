@@ -45,8 +45,9 @@ class Recorder:
             return LifecycleOutcome(block_reason="Run the tests before finishing.")
         return NO_LIFECYCLE_OUTCOME
 
-    async def subagent_stop(self, info: SessionInfo, stop_hook_active: bool,
-                            agent_transcript_path: Path) -> LifecycleOutcome:
+    async def subagent_stop(
+        self, info: SessionInfo, stop_hook_active: bool, agent_transcript_path: Path
+    ) -> LifecycleOutcome:
         self.calls.append(("SubagentStop", stop_hook_active))
         return NO_LIFECYCLE_OUTCOME
 
@@ -113,18 +114,25 @@ sys.exit(2)
 """
 
 
-async def test_claude_code_hook_commands_run_at_the_lifecycle_points_and_read_the_transcript(
-        harness: Harness) -> None:
+async def test_claude_code_hook_commands_run_at_the_lifecycle_points_and_read_the_transcript(harness: Harness) -> None:
     start = harness.write("hooks/start.py", "print('Python 3.11 is installed.')\n")
     stop = harness.write("hooks/stop.py", STOP_HOOK)
-    config = parse_hooks({
-        "SessionStart": [{"hooks": [{"type": "command", "command": f"{sys.executable} {start}"}]}],
-        "Stop": [{"hooks": [{"type": "command", "command": f"{sys.executable} {stop}"}]}],
-    }, "policy.yaml")
+    config = parse_hooks(
+        {
+            "SessionStart": [{"hooks": [{"type": "command", "command": f"{sys.executable} {start}"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": f"{sys.executable} {stop}"}]}],
+        },
+        "policy.yaml",
+    )
     model = replay("Done.", "Tests pass.")
     session = harness.session(transport=model.transport())
-    runner = CommandHookRunner(config, session_id=session.session_id, project_dir=harness.workspace,
-                               transcript_path=transcript_path_for(harness.scratch, None), env=dict(os.environ))
+    runner = CommandHookRunner(
+        config,
+        session_id=session.session_id,
+        project_dir=harness.workspace,
+        transcript_path=transcript_path_for(harness.scratch, None),
+        env=dict(os.environ),
+    )
     session.lifecycle = CommandLifecycle(runner)
 
     outcome = await run_agent(AgentTask("Fix it."), session)

@@ -30,8 +30,13 @@ async def test_a_multi_turn_fix_reads_in_parallel_edits_and_runs_the_test(harnes
     assert outcome.final_text.startswith("Fixed `add` in calc.py")
     assert cassette.all_played
     calls = [(c.turn, c.record.tool_name, c.record.is_error) for c in outcome.tool_calls]
-    assert calls == [(1, "TodoWrite", False), (1, "Read", False), (1, "Read", False),
-                     (2, "Edit", False), (3, "Bash", False)]
+    assert calls == [
+        (1, "TodoWrite", False),
+        (1, "Read", False),
+        (1, "Read", False),
+        (2, "Edit", False),
+        (3, "Bash", False),
+    ]
     bash_result = outcome.messages[6]["content"][0]
     assert bash_result["type"] == "tool_result" and "1 passed" in json.dumps(bash_result["content"])
     todos = harness.events.of(TodosChanged)
@@ -101,8 +106,9 @@ async def test_max_turns_stops_after_the_last_allowed_turns_tools_ran(harness: H
     harness.write("calc.py", CALC_BUGGY)
     harness.write("test_calc.py", TEST_CALC)
 
-    outcome, cassette = await harness.run("multi_turn_fix",
-                                          harness.session(allow=FIX_RULES, limits=RunLimits(max_turns=2)))
+    outcome, cassette = await harness.run(
+        "multi_turn_fix", harness.session(allow=FIX_RULES, limits=RunLimits(max_turns=2))
+    )
 
     assert outcome.stop.reason == "max_turns"
     assert cassette.play_count == 2
@@ -114,7 +120,8 @@ async def test_a_budget_exhausted_mid_run_stops_before_the_next_turn_and_keeps_t
     harness.write("calc.py", CALC_BUGGY)
 
     outcome, cassette = await harness.run(
-        "budget", harness.session(allow=FIX_RULES, limits=RunLimits(max_budget_usd=0.10)))
+        "budget", harness.session(allow=FIX_RULES, limits=RunLimits(max_budget_usd=0.10))
+    )
 
     assert outcome.stop.reason == "budget"
     assert "of the $0.10 budget" in outcome.stop.detail

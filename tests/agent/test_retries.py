@@ -71,16 +71,28 @@ async def test_when_every_attempt_fails_the_run_stops_with_an_error_that_says_wh
     assert outcome.turns[0].attempts == 2
 
 
-@pytest.mark.parametrize(("case", "error", "retried"), [
-    ("a bad request is our fault", HttpError(400, "invalid_request_error", "prompt is too long", should_retry=None),
-     False),
-    ("a bad key is the operator's to fix", HttpError(401, "authentication_error", "invalid x-api-key",
-                                                      should_retry=None), False),
-    ("the server may veto a retry", HttpError(529, should_retry=False), False),
-    ("a rate limit is retried", HttpError(429, "rate_limit_error", "rate limited", retry_after=0,
-                                          should_retry=None), True),
-    ("a 500 is retried", HttpError(500, "api_error", "Internal server error", should_retry=None), True),
-])
+@pytest.mark.parametrize(
+    ("case", "error", "retried"),
+    [
+        (
+            "a bad request is our fault",
+            HttpError(400, "invalid_request_error", "prompt is too long", should_retry=None),
+            False,
+        ),
+        (
+            "a bad key is the operator's to fix",
+            HttpError(401, "authentication_error", "invalid x-api-key", should_retry=None),
+            False,
+        ),
+        ("the server may veto a retry", HttpError(529, should_retry=False), False),
+        (
+            "a rate limit is retried",
+            HttpError(429, "rate_limit_error", "rate limited", retry_after=0, should_retry=None),
+            True,
+        ),
+        ("a 500 is retried", HttpError(500, "api_error", "Internal server error", should_retry=None), True),
+    ],
+)
 async def test_which_http_errors_are_retried(harness: Harness, case: str, error: HttpError, retried: bool) -> None:
     replay = PacedReplay.from_script([error, Turn([Text("Done.")], first_token_s=0)])
     session = harness.session(transport=replay.transport())

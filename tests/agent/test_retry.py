@@ -15,13 +15,16 @@ def overloaded(retry_after: float | None = None) -> ModelError:
     return ModelError("overloaded", "Overloaded", retryable=True, status=529, retry_after_s=retry_after)
 
 
-@pytest.mark.parametrize(("case", "attempt", "error", "low", "high"), [
-    ("first back-off", 1, overloaded(), 1.0, 1.25),
-    ("doubles", 3, overloaded(), 4.0, 5.0),
-    ("capped", 10, overloaded(), 32.0, 40.0),
-    ("retry-after wins", 3, overloaded(retry_after=7), 7.0, 7.0),
-    ("retry-after of zero is honoured", 1, overloaded(retry_after=0), 0.0, 0.0),
-])
+@pytest.mark.parametrize(
+    ("case", "attempt", "error", "low", "high"),
+    [
+        ("first back-off", 1, overloaded(), 1.0, 1.25),
+        ("doubles", 3, overloaded(), 4.0, 5.0),
+        ("capped", 10, overloaded(), 32.0, 40.0),
+        ("retry-after wins", 3, overloaded(retry_after=7), 7.0, 7.0),
+        ("retry-after of zero is honoured", 1, overloaded(retry_after=0), 0.0, 0.0),
+    ],
+)
 def test_the_wait_before_a_retry(case: str, attempt: int, error: ModelError, low: float, high: float) -> None:
     assert low <= RetryPolicy().delay(attempt, error) <= high, case
 
@@ -43,8 +46,9 @@ async def test_a_retryable_error_is_retried_until_it_succeeds_and_each_retry_is_
     assert [n.attempt for n in notices] == [1, 2] and sleep.delays == [1.0, 1.0]
 
 
-async def always_failing(policy: RetryPolicy, error: ModelError, calls: list[int],
-                         time_left: Callable[[], float | None] = lambda: None) -> None:
+async def always_failing(
+    policy: RetryPolicy, error: ModelError, calls: list[int], time_left: Callable[[], float | None] = lambda: None
+) -> None:
     async for attempt in policy.retrying(time_left=time_left):
         with attempt:
             calls.append(1)
@@ -54,8 +58,11 @@ async def always_failing(policy: RetryPolicy, error: ModelError, calls: list[int
 async def test_a_non_retryable_error_is_raised_at_once() -> None:
     calls: list[int] = []
     with pytest.raises(ModelError, match="bad request"):
-        await always_failing(RetryPolicy(sleep=NoSleep()),
-                             ModelError("invalid_request", "bad request", retryable=False, status=400), calls)
+        await always_failing(
+            RetryPolicy(sleep=NoSleep()),
+            ModelError("invalid_request", "bad request", retryable=False, status=400),
+            calls,
+        )
     assert len(calls) == 1
 
 

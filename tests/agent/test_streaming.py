@@ -72,9 +72,12 @@ def index_of(events: list[object], match: Callable[[object], bool]) -> int:
 
 
 async def test_a_tool_starts_at_its_block_stop_while_the_model_is_still_writing(harness: Harness) -> None:
-    replay = paced(Turn([ToolCall("Gate", {"name": "a"}), Text("and now a long explanation " * 4, seconds=0.2)],
-                        first_token_s=0.01),
-                   Turn([Text("Done.")], first_token_s=0.01))
+    replay = paced(
+        Turn(
+            [ToolCall("Gate", {"name": "a"}), Text("and now a long explanation " * 4, seconds=0.2)], first_token_s=0.01
+        ),
+        Turn([Text("Done.")], first_token_s=0.01),
+    )
     session = harness.session(allow=("Gate",), extra_tools=[GateTool()], transport=replay.transport())
 
     outcome = await run_agent(AgentTask("Go."), session, harness.events)
@@ -87,9 +90,17 @@ async def test_a_tool_starts_at_its_block_stop_while_the_model_is_still_writing(
 
 
 async def test_concurrency_safe_calls_of_one_response_run_at_the_same_time(harness: Harness) -> None:
-    replay = paced(Turn([ToolCall("Gate", {"name": "a", "wait_for": "b"}), Text("meanwhile", seconds=0.05),
-                         ToolCall("Gate", {"name": "b", "wait_for": "a"})], first_token_s=0.01),
-                   Turn([Text("Both ran.")], first_token_s=0.01))
+    replay = paced(
+        Turn(
+            [
+                ToolCall("Gate", {"name": "a", "wait_for": "b"}),
+                Text("meanwhile", seconds=0.05),
+                ToolCall("Gate", {"name": "b", "wait_for": "a"}),
+            ],
+            first_token_s=0.01,
+        ),
+        Turn([Text("Both ran.")], first_token_s=0.01),
+    )
     session = harness.session(allow=("Gate",), extra_tools=[GateTool()], transport=replay.transport())
 
     outcome = await run_agent(AgentTask("Go."), session, harness.events)
@@ -101,10 +112,12 @@ async def test_concurrency_safe_calls_of_one_response_run_at_the_same_time(harne
 
 
 async def test_the_wall_time_limit_aborts_a_streaming_turn_and_its_running_tool(harness: Harness) -> None:
-    replay = paced(Turn([ToolCall("Hang", {"name": "x"}), Text("a very slow answer " * 10, seconds=30)],
-                        first_token_s=0.01))
-    session = harness.session(allow=("Hang",), extra_tools=[HangTool()], transport=replay.transport(),
-                              limits=RunLimits(wall_time_s=0.3))
+    replay = paced(
+        Turn([ToolCall("Hang", {"name": "x"}), Text("a very slow answer " * 10, seconds=30)], first_token_s=0.01)
+    )
+    session = harness.session(
+        allow=("Hang",), extra_tools=[HangTool()], transport=replay.transport(), limits=RunLimits(wall_time_s=0.3)
+    )
 
     with anyio.fail_after(5):
         outcome = await run_agent(AgentTask("Go."), session, harness.events)
@@ -121,6 +134,7 @@ async def test_an_abort_from_the_caller_stops_the_run_as_aborted(harness: Harnes
     session = harness.session(transport=replay.transport())
 
     async with anyio.create_task_group() as tg:
+
         async def cancel_soon() -> None:
             await anyio.sleep(0.1)
             session.context.abort.abort("the workflow was cancelled")

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_a_worktree_sub_agent_edits_in_isolation_and_returns_its_diff(
-        harness: Harness, git_repo: Callable[..., None]) -> None:
+    harness: Harness, git_repo: Callable[..., None]
+) -> None:
     git_repo(**{"README.md": "# Calculater\n\nAdds numbers.\n"})
 
     outcome, cassette = await harness.run("subagent_worktree", harness.session(allow=("Read", "Edit")))
@@ -31,7 +32,8 @@ async def test_a_worktree_sub_agent_edits_in_isolation_and_returns_its_diff(
 
 
 async def test_the_worktree_and_its_branch_are_removed_afterwards(
-        harness: Harness, git_repo: Callable[..., None]) -> None:
+    harness: Harness, git_repo: Callable[..., None]
+) -> None:
     git_repo(**{"README.md": "# Calculater\n"})
 
     await harness.run("subagent_worktree", harness.session(allow=("Read", "Edit")))
@@ -41,7 +43,8 @@ async def test_the_worktree_and_its_branch_are_removed_afterwards(
 
 
 async def test_a_sub_agent_gets_its_own_prompt_model_and_tools_and_never_the_agent_tool(
-        harness: Harness, git_repo: Callable[..., None]) -> None:
+    harness: Harness, git_repo: Callable[..., None]
+) -> None:
     git_repo(**{"README.md": "# Calculater\n"})
 
     await harness.run("subagent_worktree", harness.session(allow=("Read", "Edit")))
@@ -57,7 +60,8 @@ async def test_a_sub_agent_gets_its_own_prompt_model_and_tools_and_never_the_age
 
 
 async def test_sub_agent_turns_count_in_the_runs_usage_and_events_say_which_agent(
-        harness: Harness, git_repo: Callable[..., None]) -> None:
+    harness: Harness, git_repo: Callable[..., None]
+) -> None:
     git_repo(**{"README.md": "# Calculater\n"})
 
     outcome, _ = await harness.run("subagent_worktree", harness.session(allow=("Read", "Edit")))
@@ -86,8 +90,7 @@ async def test_a_sub_agent_without_a_git_repository_cannot_be_isolated(harness: 
 async def test_a_background_agent_reports_through_a_notification_before_the_run_ends(harness: Harness) -> None:
     harness.write("src/a.py", "# TODO: a\n")
 
-    outcome, cassette = await harness.run("background_agent", harness.session(allow=("Glob", "Grep")),
-                                          by_model=True)
+    outcome, cassette = await harness.run("background_agent", harness.session(allow=("Glob", "Grep")), by_model=True)
 
     assert outcome.stop.reason == "completed" and cassette.all_played
     started = outcome.messages[2]["content"][0]["content"]
@@ -102,8 +105,9 @@ async def test_a_background_agent_reports_through_a_notification_before_the_run_
 async def test_a_background_agents_report_can_be_read_with_task_output(harness: Harness) -> None:
     harness.write("src/a.py", "# TODO: a\n")
 
-    outcome, cassette = await harness.run("background_agent_task_output",
-                                          harness.session(allow=("Glob", "Grep")), by_model=True)
+    outcome, cassette = await harness.run(
+        "background_agent_task_output", harness.session(allow=("Glob", "Grep")), by_model=True
+    )
 
     assert outcome.stop.reason == "completed" and cassette.all_played
     read = outcome.messages[4]["content"]

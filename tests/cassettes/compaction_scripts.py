@@ -33,17 +33,24 @@ def module_name(k: int) -> str:
 def module_text(k: int) -> str:
     """About 6,000 characters: a Read of it costs about 2,300 estimated tokens."""
     lines = [f'"""Module {k}: helpers."""', "", "VERSION = 1", ""]
-    lines += [f"def helper_{k}_{i}(x):\n    return x + {i}  # helper {i} of module {k}, kept short\n"
-              for i in range(80)]
+    lines += [
+        f"def helper_{k}_{i}(x):\n    return x + {i}  # helper {i} of module {k}, kept short\n" for i in range(80)
+    ]
     return "\n".join(lines) + "\n"
 
 
 def _summary(progress: str) -> Turn:
-    return Turn([Text("## Task\nBump VERSION from 1 to 2 in every module under pkg/.\n"
-                      "## Decisions\nOne module at a time: read it, then edit the VERSION line.\n"
-                      f"## Files changed\n{progress}\n## Open items\nThe remaining modules, in order.\n"
-                      "## What failed\nNothing.\n## Key facts\nModules are pkg/mod_00.py to pkg/mod_29.py.")],
-                usage=Usage(input_tokens=900, output_tokens=400, cache_read_input_tokens=11_000))
+    return Turn(
+        [
+            Text(
+                "## Task\nBump VERSION from 1 to 2 in every module under pkg/.\n"
+                "## Decisions\nOne module at a time: read it, then edit the VERSION line.\n"
+                f"## Files changed\n{progress}\n## Open items\nThe remaining modules, in order.\n"
+                "## What failed\nNothing.\n## Key facts\nModules are pkg/mod_00.py to pkg/mod_29.py."
+            )
+        ],
+        usage=Usage(input_tokens=900, output_tokens=400, cache_read_input_tokens=11_000),
+    )
 
 
 def _bump(k: int) -> ToolCall:
@@ -67,8 +74,10 @@ BIG = 9
 def big_module(k: int) -> str:
     """About 10,000 characters: three Reads of these do not fit a 20k window."""
     lines = [f'"""Big module {k}."""', "", "VERSION = 1", ""]
-    lines += [f"def big_{k}_{i}(x):\n    return x * {i}  # a longer comment line to make module {k} heavy\n"
-              for i in range(80)]
+    lines += [
+        f"def big_{k}_{i}(x):\n    return x * {i}  # a longer comment line to make module {k} heavy\n"
+        for i in range(80)
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -80,8 +89,11 @@ def _big_task() -> list[ScriptItem]:
     task: list[ScriptItem] = []
     for k in range(BIG):
         task.append(Turn([ToolCall("Read", {"file_path": big_name(k)})]))
-        task.append(Turn([ToolCall("Edit", {"file_path": big_name(k), "old_string": "VERSION = 1",
-                                            "new_string": "VERSION = 2"})]))
+        task.append(
+            Turn(
+                [ToolCall("Edit", {"file_path": big_name(k), "old_string": "VERSION = 1", "new_string": "VERSION = 2"})]
+            )
+        )
     task.append(Turn([Text(f"Bumped all {BIG} big modules.")]))
     return task
 
@@ -107,13 +119,33 @@ def subagent() -> tuple[list[ScriptItem], list[ScriptItem]]:
     sub: list[ScriptItem] = []
     for pair in ((0, 1), (2, 3), (4, 5), (6, 7), (8,)):  # two reads at once: clearing alone cannot keep up
         sub.append(Turn([ToolCall("Read", {"file_path": big_name(k)}) for k in pair], model=HAIKU))
-        sub.append(Turn([ToolCall("Edit", {"file_path": big_name(k), "old_string": "VERSION = 1",
-                                           "new_string": "VERSION = 2"}) for k in pair], model=HAIKU))
+        sub.append(
+            Turn(
+                [
+                    ToolCall(
+                        "Edit", {"file_path": big_name(k), "old_string": "VERSION = 1", "new_string": "VERSION = 2"}
+                    )
+                    for k in pair
+                ],
+                model=HAIKU,
+            )
+        )
     sub.append(Turn([Text(f"Bumped all {BIG} big modules.")], model=HAIKU))
     task: list[ScriptItem] = [
-        Turn([Text("I'll delegate the bump to a helper agent."),
-              ToolCall("Agent", {"description": "Bump the big modules", "subagent_type": "general-purpose",
-                                 "model": "haiku", "prompt": "Bump VERSION from 1 to 2 in every big_*.py."})]),
+        Turn(
+            [
+                Text("I'll delegate the bump to a helper agent."),
+                ToolCall(
+                    "Agent",
+                    {
+                        "description": "Bump the big modules",
+                        "subagent_type": "general-purpose",
+                        "model": "haiku",
+                        "prompt": "Bump VERSION from 1 to 2 in every big_*.py.",
+                    },
+                ),
+            ]
+        ),
         *sub,
         Turn([Text("The helper bumped every big module.")]),
     ]
@@ -129,8 +161,9 @@ def prompt_too_long() -> tuple[list[ScriptItem], list[ScriptItem]]:
     estimate fell short): the loop compacts and runs the turn again."""
     task: list[ScriptItem] = [
         Turn([ToolCall("Read", {"file_path": big_name(0)})]),
-        HttpError(400, "invalid_request_error", "prompt is too long: 201234 tokens > 200000 maximum",
-                  should_retry=False),
+        HttpError(
+            400, "invalid_request_error", "prompt is too long: 201234 tokens > 200000 maximum", should_retry=False
+        ),
         Turn([ToolCall("Edit", {"file_path": big_name(0), "old_string": "VERSION = 1", "new_string": "VERSION = 2"})]),
         Turn([Text("Bumped big_0.py.")]),
     ]
@@ -188,8 +221,12 @@ def use_compaction_cassette(name: str) -> Iterator[Any]:
             raise AssertionError("a different purpose")
 
     recorder.register_matcher("purpose", same_purpose)
-    with recorder.use_cassette(str(cassette_path(name)), record_mode="none", allow_playback_repeats=False,
-                               match_on=["method", "path", "purpose"]) as cass:
+    with recorder.use_cassette(
+        str(cassette_path(name)),
+        record_mode="none",
+        allow_playback_repeats=False,
+        match_on=["method", "path", "purpose"],
+    ) as cass:
         yield cass
 
 

@@ -36,8 +36,15 @@ def imported_by(args: list[str], cwd: Path) -> tuple[object, list[str]]:
     # PATH finds git and rg for the commands that look for them; HOME is where nothing is read from
     # (the test's own directory); nothing else of the test runner's environment goes in.
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(cwd)}
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     report = json.loads(done.stderr.strip().splitlines()[-1])
     return report["code"], report["heavy"]
 
@@ -50,13 +57,16 @@ def imported_by(args: list[str], cwd: Path) -> tuple[object, list[str]]:
         ("the tool pool", ["tools", "list"]),
         ("the tool pool as JSON Schemas", ["tools", "list", "--json"]),
         ("one policy check", ["policy", "check", "Read", '{"file_path": "hello.txt"}', "--preset", "read-only"]),
-        ("one policy check of a web fetch", ["policy", "check", "WebFetch",
-                                             '{"url": "https://example.com", "prompt": "p"}', "--preset", "read-only"]),
+        (
+            "one policy check of a web fetch",
+            ["policy", "check", "WebFetch", '{"url": "https://example.com", "prompt": "p"}', "--preset", "read-only"],
+        ),
         ("a Read of a text file", ["tools", "call", "Read", '{"file_path": "hello.txt"}', "--allow", "Read"]),
     ],
 )
 def test_a_command_that_needs_no_model_imports_no_sdk_and_no_html_or_pdf_library(
-        tmp_path: Path, description: str, args: list[str]) -> None:
+    tmp_path: Path, description: str, args: list[str]
+) -> None:
     (tmp_path / "hello.txt").write_text("hello\n")
     code, heavy = imported_by(args, tmp_path)
     assert code in (0, None), f"{description}: exit {code}"
@@ -78,6 +88,13 @@ def test_the_model_sdk_loads_when_the_first_client_is_built_not_with_the_client_
         "client.make_model_client(client.ProviderConfig(api_key='sk-ant-test-' + 'x' * 24))\n"
         "print(before, 'anthropic' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={"PATH": os.environ.get("PATH", "")},
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert done.stdout.split() == ["False", "True"]

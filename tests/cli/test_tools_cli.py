@@ -24,8 +24,9 @@ def test_tools_list_json_has_schemas_and_flags() -> None:
 
 def test_tools_call_prints_the_tool_result(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("hello\nworld\n")
-    result = runner.invoke(app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(tmp_path),
-                                 "--allow", "Read"])
+    result = runner.invoke(
+        app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(tmp_path), "--allow", "Read"]
+    )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["tool_result"]["content"] == "     1\thello\n     2\tworld"

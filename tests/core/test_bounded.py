@@ -23,17 +23,25 @@ from bot.errors import ConfigError
 DEEP = 10_000
 
 #: The classic "billion laughs" in YAML: nine levels, each referring nine times to the one before.
-BILLION_LAUGHS = "\n".join(
-    ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    + [f"{chr(ord('a') + k)}: &{chr(ord('a') + k)} [{','.join(['*' + chr(ord('a') + k - 1)] * 9)}]"
-       for k in range(1, 9)]
-) + "\n"
+BILLION_LAUGHS = (
+    "\n".join(
+        ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+        + [
+            f"{chr(ord('a') + k)}: &{chr(ord('a') + k)} [{','.join(['*' + chr(ord('a') + k - 1)] * 9)}]"
+            for k in range(1, 9)
+        ]
+    )
+    + "\n"
+)
 
 #: The same explosion through merge keys: every level merges the one before nine times under new keys.
-MERGE_BOMB = "\n".join(
-    ["l0: &l0 {k0: 0, k1: 1, k2: 2, k3: 3, k4: 4, k5: 5, k6: 6, k7: 7, k8: 8}"]
-    + [f"l{k}: &l{k} {{" + ", ".join(f"m{j}: {{<<: *l{k - 1}}}" for j in range(9)) + "}" for k in range(1, 9)]
-) + "\n"
+MERGE_BOMB = (
+    "\n".join(
+        ["l0: &l0 {k0: 0, k1: 1, k2: 2, k3: 3, k4: 4, k5: 5, k6: 6, k7: 7, k8: 8}"]
+        + [f"l{k}: &l{k} {{" + ", ".join(f"m{j}: {{<<: *l{k - 1}}}" for j in range(9)) + "}" for k in range(1, 9)]
+    )
+    + "\n"
+)
 
 
 def test_json_nested_ten_thousand_deep_is_a_config_error_with_the_line() -> None:
@@ -112,8 +120,10 @@ def test_a_yaml_alias_to_its_own_container_is_refused() -> None:
 
 
 def test_real_yaml_with_anchors_and_merge_keys_is_read() -> None:
-    text = ("defaults: &defaults\n  allow: [Read, Grep]\n  deny: [Bash(rm:*)]\n"
-            "fix:\n  <<: *defaults\n  ask: [Edit]\nreview:\n  <<: *defaults\n")
+    text = (
+        "defaults: &defaults\n  allow: [Read, Grep]\n  deny: [Bash(rm:*)]\n"
+        "fix:\n  <<: *defaults\n  ask: [Edit]\nreview:\n  <<: *defaults\n"
+    )
     data = load_yaml(text, source="p.yml")
     assert data["fix"] == {"allow": ["Read", "Grep"], "deny": ["Bash(rm:*)"], "ask": ["Edit"]}
     assert data["review"]["allow"] == ["Read", "Grep"]

@@ -45,12 +45,13 @@ def redacted(text: str, secret: str = SECRET) -> str:
         ("base64, unpadded", b64(SECRET.encode(), padded=False)),
         ("URL-safe base64", b64(SECRET.encode(), urlsafe=True)),
         ("base64 of the basic-auth pair", b64(f"x-access-token:{SECRET}".encode())),
-        ("URL-safe base64 of the basic-auth pair, unpadded",
-         b64(f"x-access-token:{SECRET}".encode(), urlsafe=True, padded=False)),
+        (
+            "URL-safe base64 of the basic-auth pair, unpadded",
+            b64(f"x-access-token:{SECRET}".encode(), urlsafe=True, padded=False),
+        ),
         ("URL-encoded, every character", "".join(f"%{b:02X}" for b in SECRET.encode())),
         ("URL-encoded, lower-case escapes", "".join(f"%{b:02x}" for b in SECRET.encode())),
-        ("URL-encoded, every other character", "".join(f"%{ord(c):02X}" if i % 2 else c
-                                                       for i, c in enumerate(SECRET))),
+        ("URL-encoded, every other character", "".join(f"%{ord(c):02X}" if i % 2 else c for i, c in enumerate(SECRET))),
         ("a zero-width space inside", SECRET[:5] + "\u200b" + SECRET[5:]),
         ("zero-width characters between every character", "\u200d".join(SECRET)),
         ("a soft hyphen and a BOM inside", SECRET[:3] + "\u00ad" + SECRET[3:9] + "\ufeff" + SECRET[9:]),
@@ -73,9 +74,10 @@ def test_an_encoded_form_of_a_known_secret_is_redacted(description: str, attack:
 
 @pytest.mark.parametrize("prefix_len", [0, 1, 2, 3, 4, 5])
 @pytest.mark.parametrize("urlsafe", [False, True])
-def test_base64_of_a_secret_embedded_in_a_longer_blob_is_redacted_at_every_alignment(prefix_len: int,
-                                                                                  urlsafe: bool) -> None:
-    prefix = b"\x01\xfe{"[:prefix_len % 3] + b"header: " [: prefix_len - prefix_len % 3]
+def test_base64_of_a_secret_embedded_in_a_longer_blob_is_redacted_at_every_alignment(
+    prefix_len: int, urlsafe: bool
+) -> None:
+    prefix = b"\x01\xfe{"[: prefix_len % 3] + b"header: "[: prefix_len - prefix_len % 3]
     blob = b64(prefix + SECRET.encode() + b" and more bytes after it", urlsafe=urlsafe)
     out = redacted(f"data: {blob}")
     assert MARK in out
@@ -84,7 +86,7 @@ def test_base64_of_a_secret_embedded_in_a_longer_blob_is_redacted_at_every_align
 
 def test_the_persisted_checkout_credential_is_redacted_whole() -> None:
     header = b64(f"x-access-token:{SECRET}".encode())
-    text = f"[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic {header}\n"
+    text = f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {header}\n'
     out = redacted(text)
     assert header not in out
     assert core(header, len("x-access-token:"), len(SECRET)) not in out
@@ -130,8 +132,10 @@ def test_text_without_the_secret_is_untouched(description: str, text: str) -> No
 
 def test_short_values_are_still_not_redacted_in_any_form() -> None:
     short = "x" * (MIN_SECRET_LENGTH - 1)
-    assert Redactor({NAME: short})(f"{short} {short[::-1]} {short.encode().hex()}") == \
-        f"{short} {short[::-1]} {short.encode().hex()}"
+    assert (
+        Redactor({NAME: short})(f"{short} {short[::-1]} {short.encode().hex()}")
+        == f"{short} {short[::-1]} {short.encode().hex()}"
+    )
 
 
 def test_leak_forms_lists_the_encodings() -> None:
@@ -153,12 +157,15 @@ def test_a_secret_spelled_with_markup_is_redacted_exactly_where_it_is() -> None:
     assert redacted(text) == f"before <i>{MARK}</i> after"
 
 
-@pytest.mark.parametrize(("description", "text"), [
-    ("a GitHub token with its underscore escaped", "ghp\\_" + "a1B2c3D4e5" * 4),
-    ("a GitHub token with an empty tag inside", "ghp_a1B2c3D4<b></b>" + "e5a1B2c3D4" * 3),
-    ("an Anthropic key with escaped hyphens", "sk\\-ant\\-api03\\-" + "K" * 30),
-    ("a GitHub token spelled with character references", "&#103;&#104;p_" + "a1B2c3D4e5" * 4),
-])
+@pytest.mark.parametrize(
+    ("description", "text"),
+    [
+        ("a GitHub token with its underscore escaped", "ghp\\_" + "a1B2c3D4e5" * 4),
+        ("a GitHub token with an empty tag inside", "ghp_a1B2c3D4<b></b>" + "e5a1B2c3D4" * 3),
+        ("an Anthropic key with escaped hyphens", "sk\\-ant\\-api03\\-" + "K" * 30),
+        ("a GitHub token spelled with character references", "&#103;&#104;p_" + "a1B2c3D4e5" * 4),
+    ],
+)
 def test_a_token_shape_spelled_with_markup_is_redacted(description: str, text: str) -> None:
     out = Redactor()(f"before {text} after")
     assert out.startswith("before [REDACTED:") and out.endswith("] after"), description

@@ -27,8 +27,12 @@ BRANCH = "bot/issue-1-median-is-wrong-for-an-even-number-of"
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                          capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 @dataclass
@@ -42,8 +46,9 @@ class World:
     comment: int
 
     def event(self, body: str = "@bot fix this", *, user: str = "alice", user_type: str = "User") -> Path:
-        payload: dict[str, Any] = copy.deepcopy(json.loads((FIXTURES / "events" / "issue_comment.created.json")
-                                                            .read_text()))
+        payload: dict[str, Any] = copy.deepcopy(
+            json.loads((FIXTURES / "events" / "issue_comment.created.json").read_text())
+        )
         payload["repository"]["full_name"] = REPO
         payload["issue"]["number"] = self.issue
         payload["issue"]["title"] = "median() is wrong for an even number of values"
@@ -67,14 +72,19 @@ class World:
         path.write_text(json.dumps(payload))
         return path
 
-    def run(self, *args: str, event: Path | None = None, policy: str = "fix",
-            event_name: str = "issue_comment") -> Any:
+    def run(self, *args: str, event: Path | None = None, policy: str = "fix", event_name: str = "issue_comment") -> Any:
         env = {
-            "GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(event or self.event()),
-            "GITHUB_API_URL": self.gh.api_url, "GITHUB_SERVER_URL": self.gh.server_url,
-            "GITHUB_REPOSITORY": REPO, "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": TOKEN,
-            "GITHUB_WORKSPACE": str(self.workspace), "GITHUB_OUTPUT": str(self.tmp / "gh-output"),
-            "GITHUB_STEP_SUMMARY": str(self.tmp / "gh-summary"), "BOT_OUTPUT_DIR": str(self.tmp / "bot-output"),
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(event or self.event()),
+            "GITHUB_API_URL": self.gh.api_url,
+            "GITHUB_SERVER_URL": self.gh.server_url,
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_RUN_ID": "4242",
+            "GITHUB_TOKEN": TOKEN,
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "GITHUB_OUTPUT": str(self.tmp / "gh-output"),
+            "GITHUB_STEP_SUMMARY": str(self.tmp / "gh-summary"),
+            "BOT_OUTPUT_DIR": str(self.tmp / "bot-output"),
             "BOT_POLICY": policy,
         }
         for name, value in env.items():
@@ -89,13 +99,14 @@ class World:
         while i < len(lines):
             name, _, delimiter = lines[i].partition("<<")
             j = lines.index(delimiter, i + 1)
-            out[name] = "\n".join(lines[i + 1:j])
+            out[name] = "\n".join(lines[i + 1 : j])
             i = j + 1
         return out
 
     def origin_file(self, branch: str, path: str) -> str:
-        return subprocess.run(["git", "-C", str(self.origin), "show", f"{branch}:{path}"], capture_output=True,
-                              text=True, check=True).stdout
+        return subprocess.run(
+            ["git", "-C", str(self.origin), "show", f"{branch}:{path}"], capture_output=True, text=True, check=True
+        ).stdout
 
 
 @pytest.fixture
@@ -117,5 +128,3 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         issue = gh.add_issue(REPO, "median() is wrong for an even number of values", "see title", user="alice")
         comment = gh.add_comment(REPO, issue, "@bot fix this", user="alice")
         yield World(gh, origin, workspace, tmp_path, monkeypatch, issue, comment)
-
-

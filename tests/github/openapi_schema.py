@@ -25,8 +25,11 @@ def to_json_schema(node: Any) -> Any:
         return [to_json_schema(item) for item in node]
     if not isinstance(node, dict):
         return node
-    converted = {key: to_json_schema(value) for key, value in node.items()
-                 if key not in ("nullable", "example", "examples", "discriminator") and not key.startswith("x-")}
+    converted = {
+        key: to_json_schema(value)
+        for key, value in node.items()
+        if key not in ("nullable", "example", "examples", "discriminator") and not key.startswith("x-")
+    }
     if node.get("nullable") is True:
         return {"anyOf": [converted, {"type": "null"}]}
     return converted
@@ -105,5 +108,7 @@ def errors(schema: dict[str, Any], instance: Any) -> list[str]:
     """Every violation, as ``path: message`` lines (empty when valid)."""
     root = {**schema, "components": _components()}
     validator = Draft202012Validator(root, format_checker=_formats)
-    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
-            for e in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path)))]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+        for e in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path)))
+    ]

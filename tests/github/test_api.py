@@ -47,8 +47,9 @@ def sleeps() -> Sleeps:
 
 @pytest.fixture
 def api(standin: GitHubStandIn, sleeps: Sleeps) -> Iterator[PyGithubApi]:
-    client = PyGithubApi(repository=REPO, token=TOKEN, api_url=standin.api_url,
-                         policy=RetryPolicy(sleep=sleeps, jitter=lambda: 0.0))
+    client = PyGithubApi(
+        repository=REPO, token=TOKEN, api_url=standin.api_url, policy=RetryPolicy(sleep=sleeps, jitter=lambda: 0.0)
+    )
     yield client
     client.close()
 
@@ -62,8 +63,10 @@ def assert_shapes_match_the_description(standin: GitHubStandIn) -> None:
             problems += [f"request {exchange.operation}: {e}" for e in openapi_schema.errors(request, exchange.body)]
         response = openapi_schema.response_schema(exchange.operation, exchange.status)
         if response is not None:
-            problems += [f"{exchange.operation} {exchange.status}: {e}"
-                         for e in openapi_schema.errors(response, exchange.response)]
+            problems += [
+                f"{exchange.operation} {exchange.status}: {e}"
+                for e in openapi_schema.errors(response, exchange.response)
+            ]
     assert not problems, "\n".join(problems[:20])
 
 
@@ -85,14 +88,19 @@ def test_it_is_built_from_the_actions_environment(standin: GitHubStandIn) -> Non
     ("description", "env", "token", "message"),
     [
         ("no repository", {"GITHUB_TOKEN": "t"}, None, "GITHUB_REPOSITORY is not set"),
-        ("a repository that is not owner/name", {"GITHUB_REPOSITORY": "app", "GITHUB_TOKEN": "t"}, None,
-         "must be owner/name"),
+        (
+            "a repository that is not owner/name",
+            {"GITHUB_REPOSITORY": "app", "GITHUB_TOKEN": "t"},
+            None,
+            "must be owner/name",
+        ),
         ("no token anywhere", {"GITHUB_REPOSITORY": REPO}, None, "no GitHub token"),
         ("an empty token argument", {"GITHUB_REPOSITORY": REPO, "GITHUB_TOKEN": "t"}, "", "no GitHub token"),
     ],
 )
-def test_a_missing_setting_is_a_config_error(description: str, env: dict[str, str], token: str | None,
-                                             message: str) -> None:
+def test_a_missing_setting_is_a_config_error(
+    description: str, env: dict[str, str], token: str | None, message: str
+) -> None:
     with pytest.raises(ConfigError, match=message):
         PyGithubApi.from_environment(env, token=token)
 
@@ -114,9 +122,9 @@ def test_the_default_branch_is_read_once(standin: GitHubStandIn, api: PyGithubAp
         ("admin", "admin", ("admin", "admin")),
     ],
 )
-def test_collaborator_permission_returns_permission_and_role(standin: GitHubStandIn, api: PyGithubApi,
-                                                            description: str, role: str,
-                                                            expected: tuple[str, str]) -> None:
+def test_collaborator_permission_returns_permission_and_role(
+    standin: GitHubStandIn, api: PyGithubApi, description: str, role: str, expected: tuple[str, str]
+) -> None:
     standin.set_permission(REPO, "alice", role)
     answer = api.collaborator_permission("alice")
     assert (answer.login, answer.permission, answer.role_name) == ("alice", *expected), description
@@ -166,10 +174,13 @@ def test_find_open_pull_asks_for_owner_and_branch(standin: GitHubStandIn, api: P
         ("ours among others", [("other", None), ("bot/issue-1-crash", None)], "bot/issue-1-crash"),
     ],
 )
-def test_find_open_pull_only_returns_this_repositorys_branch(standin: GitHubStandIn, api: PyGithubApi,
-                                                             description: str,
-                                                             setup: list[tuple[str, str | None]],
-                                                             expected: str | None) -> None:
+def test_find_open_pull_only_returns_this_repositorys_branch(
+    standin: GitHubStandIn,
+    api: PyGithubApi,
+    description: str,
+    setup: list[tuple[str, str | None]],
+    expected: str | None,
+) -> None:
     standin.add_repo("someone/app")
     for head, head_repo in setup:
         standin.add_pull(REPO, head, head_repo=head_repo)
@@ -188,13 +199,17 @@ def test_create_pull_sends_the_draft_flag(standin: GitHubStandIn, api: PyGithubA
     pr = api.create_pull(head="bot/issue-1-crash", base="main", title="Fix crash", body="Fixes #1", draft=True)
     assert pr.draft is True
     (exchange,) = standin.requests("pulls/create")
-    assert exchange.body == {"head": "bot/issue-1-crash", "base": "main", "title": "Fix crash", "body": "Fixes #1",
-                             "draft": True}
+    assert exchange.body == {
+        "head": "bot/issue-1-crash",
+        "base": "main",
+        "title": "Fix crash",
+        "body": "Fixes #1",
+        "draft": True,
+    }
     assert_shapes_match_the_description(standin)
 
 
-def test_creating_a_pull_that_already_exists_returns_the_open_one(standin: GitHubStandIn,
-                                                                   api: PyGithubApi) -> None:
+def test_creating_a_pull_that_already_exists_returns_the_open_one(standin: GitHubStandIn, api: PyGithubApi) -> None:
     number = standin.add_pull(REPO, "bot/issue-1-crash")
     pr = api.create_pull(head="bot/issue-1-crash", base="main", title="t", body="b", draft=False)
     assert pr.number == number
@@ -235,7 +250,10 @@ def test_reactions_go_to_the_right_endpoint(standin: GitHubStandIn, api: PyGithu
     api.add_reaction("review_comment", review, "rocket")
     api.add_reaction("issue", issue)
     assert [(r.subject, r.content) for r in standin.reactions()] == [
-        (("issue_comment", comment), "eyes"), (("review_comment", review), "rocket"), (("issue", issue), "eyes")]
+        (("issue_comment", comment), "eyes"),
+        (("review_comment", review), "rocket"),
+        (("issue", issue), "eyes"),
+    ]
     assert_shapes_match_the_description(standin)
 
 
@@ -266,8 +284,9 @@ def test_writes_are_not_spaced_out(standin: GitHubStandIn, api: PyGithubApi) -> 
 # ----- retries and errors ------------------------------------------------------------------------
 
 
-def test_a_502_is_retried_with_backoff_until_it_succeeds(standin: GitHubStandIn, api: PyGithubApi,
-                                                         sleeps: Sleeps) -> None:
+def test_a_502_is_retried_with_backoff_until_it_succeeds(
+    standin: GitHubStandIn, api: PyGithubApi, sleeps: Sleeps
+) -> None:
     standin.fail("pulls/create", status=502, times=2)
     pr = api.create_pull(head="bot/issue-1-crash", base="main", title="t", body="b", draft=False)
     assert pr.head_ref == "bot/issue-1-crash"
@@ -275,8 +294,9 @@ def test_a_502_is_retried_with_backoff_until_it_succeeds(standin: GitHubStandIn,
     assert sleeps == [1.0, 2.0]
 
 
-def test_a_secondary_rate_limit_waits_what_retry_after_asks(standin: GitHubStandIn, api: PyGithubApi,
-                                                            sleeps: Sleeps) -> None:
+def test_a_secondary_rate_limit_waits_what_retry_after_asks(
+    standin: GitHubStandIn, api: PyGithubApi, sleeps: Sleeps
+) -> None:
     issue = standin.add_issue(REPO, "Crash")
     standin.secondary_rate_limit("issues/create-comment", retry_after=7)
     api.create_issue_comment(issue, "hello")
@@ -298,8 +318,9 @@ def test_a_wait_longer_than_allowed_fails_at_once(standin: GitHubStandIn, api: P
     assert len(standin.requests("repos/get")) == 1
 
 
-def test_a_lasting_outage_gives_up_after_the_bounded_attempts(standin: GitHubStandIn, api: PyGithubApi,
-                                                              sleeps: Sleeps) -> None:
+def test_a_lasting_outage_gives_up_after_the_bounded_attempts(
+    standin: GitHubStandIn, api: PyGithubApi, sleeps: Sleeps
+) -> None:
     standin.fail("pulls/get", status=503, times=100)
     with pytest.raises(GitHubUnavailable, match=r"read PR #7: 503") as raised:
         api.get_pull(7)
@@ -318,9 +339,9 @@ def test_a_lasting_outage_gives_up_after_the_bounded_attempts(standin: GitHubSta
         ("401 is a token problem", 401, GitHubAuthError),
     ],
 )
-def test_client_errors_are_translated_and_not_retried(standin: GitHubStandIn, api: PyGithubApi, sleeps: Sleeps,
-                                                      description: str, status: int,
-                                                      error: type[GitHubError]) -> None:
+def test_client_errors_are_translated_and_not_retried(
+    standin: GitHubStandIn, api: PyGithubApi, sleeps: Sleeps, description: str, status: int, error: type[GitHubError]
+) -> None:
     standin.fail("repos/get", status=status, times=5, message="Resource not accessible by integration")
     with pytest.raises(error):
         api.default_branch()
@@ -348,8 +369,13 @@ def _unused_port() -> int:
 
 
 def test_a_server_that_cannot_be_reached_is_unavailable_after_retries(sleeps: Sleeps) -> None:
-    api = PyGithubApi(repository=REPO, token=TOKEN, api_url=f"http://127.0.0.1:{_unused_port()}/api/v3",
-                      policy=RetryPolicy(sleep=sleeps, jitter=lambda: 0.0), timeout=2)
+    api = PyGithubApi(
+        repository=REPO,
+        token=TOKEN,
+        api_url=f"http://127.0.0.1:{_unused_port()}/api/v3",
+        policy=RetryPolicy(sleep=sleeps, jitter=lambda: 0.0),
+        timeout=2,
+    )
     with pytest.raises(GitHubUnavailable, match="could not be reached to read the repository"):
         api.default_branch()
     assert sleeps == [1.0, 2.0, 4.0]
@@ -376,13 +402,24 @@ SECONDARY = "You have exceeded a secondary rate limit. Please wait a few minutes
         ("a 403 with retry-after", _error(403, {"Retry-After": "5"}), True, 5.0),
         ("a 429 without headers", _error(429), True, None),
         ("a 429 with a too-long retry-after", _error(429, {"retry-after": "600"}), False, 600.0),
-        ("a primary limit resetting soon", _error(403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1010"},
-                                                  "API rate limit exceeded"), True, 11.0),
-        ("a primary limit resetting in an hour", _error(403, {"X-RateLimit-Remaining": "0",
-                                                              "X-RateLimit-Reset": "4600"},
-                                                        "API rate limit exceeded"), False, 3601.0),
-        ("a primary limit without reset", _error(403, {"x-ratelimit-remaining": "0"}, "API rate limit exceeded"),
-         False, None),
+        (
+            "a primary limit resetting soon",
+            _error(403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1010"}, "API rate limit exceeded"),
+            True,
+            11.0,
+        ),
+        (
+            "a primary limit resetting in an hour",
+            _error(403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "4600"}, "API rate limit exceeded"),
+            False,
+            3601.0,
+        ),
+        (
+            "a primary limit without reset",
+            _error(403, {"x-ratelimit-remaining": "0"}, "API rate limit exceeded"),
+            False,
+            None,
+        ),
         ("a dropped connection", requests.ConnectionError("reset"), True, None),
         ("a read timeout", requests.ReadTimeout("slow"), True, None),
         ("something else", ValueError("x"), False, None),
@@ -398,8 +435,11 @@ def test_what_is_retried(description: str, error: BaseException, retry: bool, wa
     [
         ("401", _error(401, message="Bad credentials"), GitHubAuthError),
         ("403 secondary", _error(403, message=SECONDARY), GitHubRateLimited),
-        ("403 primary", _error(403, {"x-ratelimit-remaining": "0"}, "API rate limit exceeded for x"),
-         GitHubRateLimited),
+        (
+            "403 primary",
+            _error(403, {"x-ratelimit-remaining": "0"}, "API rate limit exceeded for x"),
+            GitHubRateLimited,
+        ),
         ("403 permission", _error(403, message="Must have admin rights"), GitHubAuthError),
         ("404", _error(404, message="Not Found"), GitHubNotFound),
         ("422", _error(422, message="Validation Failed"), GitHubValidationError),
@@ -416,8 +456,16 @@ def test_errors_are_translated_by_kind(description: str, error: BaseException, k
 
 
 def test_a_validation_error_lists_githubs_reasons() -> None:
-    error = GithubException(422, {"message": "Validation Failed",
-                                  "errors": [{"resource": "PullRequest", "code": "custom",
-                                              "message": "A pull request already exists for octo:x."}]}, {})
+    error = GithubException(
+        422,
+        {
+            "message": "Validation Failed",
+            "errors": [
+                {"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for octo:x."}
+            ],
+        },
+        {},
+    )
     assert str(translate(error, "open a PR")) == (
-        "GitHub refused to open a PR: 422 Validation Failed; A pull request already exists for octo:x.")
+        "GitHub refused to open a PR: 422 Validation Failed; A pull request already exists for octo:x."
+    )

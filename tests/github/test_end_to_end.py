@@ -19,8 +19,9 @@ def test_bot_fix_this_on_an_issue_pushes_a_branch_opens_a_pr_and_comments(world:
     assert result.exit_code == 0, result.output
     branch = BRANCH
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in world.origin_file(branch, "stats.py")
-    log = subprocess.run(["git", "-C", str(world.origin), "log", "-1", "--format=%B", branch], capture_output=True,
-                         text=True, check=True).stdout
+    log = subprocess.run(
+        ["git", "-C", str(world.origin), "log", "-1", "--format=%B", branch], capture_output=True, text=True, check=True
+    ).stdout
     assert "Co-authored-by: alice <alice@users.noreply.github.com>" in log
     pulls = world.gh.pulls(REPO)
     assert len(pulls) == 1
@@ -79,20 +80,34 @@ def test_the_bots_own_comment_triggers_nothing(world: World) -> None:
 
 def test_a_budget_exhausted_run_pushes_a_checkpoint_and_says_so(world: World) -> None:
     expensive = Usage(input_tokens=40_000, output_tokens=800)
-    cassette = write_cassette(world.tmp / "budget.yaml", [
-        Turn([ToolCall("Read", {"file_path": "stats.py"})], usage=expensive),
-        Turn([Text("Fixing median()."),
-              ToolCall("Edit", {"file_path": "stats.py", "old_string": "    middle = len(ordered) // 2\n",
-                                "new_string": "    middle = len(ordered) // 2  # TODO even counts\n"})],
-             usage=expensive),
-        Turn([ToolCall("Bash", {"command": "python3 -m unittest -q"})], usage=expensive),
-    ])
+    cassette = write_cassette(
+        world.tmp / "budget.yaml",
+        [
+            Turn([ToolCall("Read", {"file_path": "stats.py"})], usage=expensive),
+            Turn(
+                [
+                    Text("Fixing median()."),
+                    ToolCall(
+                        "Edit",
+                        {
+                            "file_path": "stats.py",
+                            "old_string": "    middle = len(ordered) // 2\n",
+                            "new_string": "    middle = len(ordered) // 2  # TODO even counts\n",
+                        },
+                    ),
+                ],
+                usage=expensive,
+            ),
+            Turn([ToolCall("Bash", {"command": "python3 -m unittest -q"})], usage=expensive),
+        ],
+    )
     result = world.run("--replay", str(cassette), "--max-budget-usd", "0.1")
     assert result.exit_code == 0, result.output
     branch = BRANCH
     assert "# TODO even counts" in world.origin_file(branch, "stats.py")
-    message = subprocess.run(["git", "-C", str(world.origin), "log", "-1", "--format=%s", branch],
-                             capture_output=True, text=True, check=True).stdout
+    message = subprocess.run(
+        ["git", "-C", str(world.origin), "log", "-1", "--format=%s", branch], capture_output=True, text=True, check=True
+    ).stdout
     assert "checkpoint" in message.lower()
     pulls = world.gh.pulls(REPO)
     assert pulls[0].draft
@@ -164,8 +179,14 @@ def test_dry_run_prints_the_decision_and_calls_nothing(world: World) -> None:
     result = world.run("--dry-run", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == {
-        "triggered": True, "reason": "alice mentioned @bot in an issue comment", "kind": "issue_comment",
-        "issue": 1, "pr": None, "branch": BRANCH, "prompt": "fix this"}
+        "triggered": True,
+        "reason": "alice mentioned @bot in an issue comment",
+        "kind": "issue_comment",
+        "issue": 1,
+        "pr": None,
+        "branch": BRANCH,
+        "prompt": "fix this",
+    }
     assert world.gh.requests() == []
 
 
@@ -179,8 +200,9 @@ def test_dry_run_prints_the_decision_and_calls_nothing(world: World) -> None:
         ("no comment", '{"action": "created", "issue": {"number": 1}}', "no 'comment' object"),
     ],
 )
-def test_a_malformed_event_is_a_clear_error_not_a_traceback(world: World, description: str, content: str,
-                                                           fragment: str) -> None:
+def test_a_malformed_event_is_a_clear_error_not_a_traceback(
+    world: World, description: str, content: str, fragment: str
+) -> None:
     event = world.tmp / "bad.json"
     event.write_text(content)
     result = world.run("--dry-run", "--json", event=event)
@@ -220,8 +242,9 @@ def test_a_cancelled_run_commits_a_checkpoint_and_says_so(world: World) -> None:
     result = world.run("--replay", str(DEMO_CASSETTE))
     assert result.exit_code == 0, result.output
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in world.origin_file(BRANCH, "stats.py")
-    message = subprocess.run(["git", "-C", str(world.origin), "log", "-1", "--format=%s", BRANCH],
-                             capture_output=True, text=True, check=True).stdout
+    message = subprocess.run(
+        ["git", "-C", str(world.origin), "log", "-1", "--format=%s", BRANCH], capture_output=True, text=True, check=True
+    ).stdout
     assert "checkpoint" in message.lower()
     comment = world.gh.comments(REPO, world.issue)[-1].body
     assert "cancelled" in comment.lower()
@@ -231,8 +254,13 @@ def test_a_cancelled_run_commits_a_checkpoint_and_says_so(world: World) -> None:
 def test_a_trigger_label_on_an_issue_starts_a_run(world: World) -> None:
     payload = json.loads((FIXTURES / "events" / "issues.labeled.json").read_text())
     payload["repository"]["full_name"] = REPO
-    payload["issue"].update({"number": world.issue, "title": "median() is wrong for an even number of values",
-                             "body": "median([4, 1, 3, 2]) should be 2.5"})
+    payload["issue"].update(
+        {
+            "number": world.issue,
+            "title": "median() is wrong for an even number of values",
+            "body": "median([4, 1, 3, 2]) should be 2.5",
+        }
+    )
     payload["label"]["name"] = "bot"
     payload["sender"] = {"login": "alice", "type": "User"}
     event = world.tmp / "labeled.json"
@@ -246,12 +274,25 @@ def test_a_trigger_label_on_an_issue_starts_a_run(world: World) -> None:
 
 
 def test_secrets_never_reach_the_pr_or_the_comment(world: World) -> None:
-    leaky = write_cassette(world.tmp / "leaky.yaml", [
-        Turn([ToolCall("Read", {"file_path": "stats.py"})]),
-        Turn([ToolCall("Edit", {"file_path": "stats.py", "old_string": "    middle = len(ordered) // 2\n",
-                                "new_string": "    middle = len(ordered) // 2  # checked\n"})]),
-        Turn([Text(f"Done. (The token is {TOKEN}; key sk-ant-api03-{'x' * 90}.)")]),
-    ])
+    leaky = write_cassette(
+        world.tmp / "leaky.yaml",
+        [
+            Turn([ToolCall("Read", {"file_path": "stats.py"})]),
+            Turn(
+                [
+                    ToolCall(
+                        "Edit",
+                        {
+                            "file_path": "stats.py",
+                            "old_string": "    middle = len(ordered) // 2\n",
+                            "new_string": "    middle = len(ordered) // 2  # checked\n",
+                        },
+                    )
+                ]
+            ),
+            Turn([Text(f"Done. (The token is {TOKEN}; key sk-ant-api03-{'x' * 90}.)")]),
+        ],
+    )
     result = world.run("--replay", str(leaky))
     assert result.exit_code == 0, result.output
     body = world.gh.pulls(REPO)[0].body or ""
@@ -274,8 +315,17 @@ def test_a_missing_model_key_is_reported_on_the_issue_not_a_traceback(world: Wor
 
 
 def test_hook_scripts_changed_by_a_pr_are_not_run(world: World) -> None:
-    policy = {"bot": {"extends": "fix"}, "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
-        {"type": "command", "command": 'bash "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh"'}]}]}}
+    policy = {
+        "bot": {"extends": "fix"},
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Read",
+                    "hooks": [{"type": "command", "command": 'bash "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh"'}],
+                }
+            ]
+        },
+    }
     (world.workspace / ".github").mkdir()
     (world.workspace / ".github" / "bot-policy.json").write_text(json.dumps(policy))
     (world.workspace / ".claude" / "hooks").mkdir(parents=True)

@@ -59,11 +59,16 @@ def test_the_instruction_is_the_visible_text_without_the_phrase() -> None:
 
 
 def test_issue_comment_mentioning_the_bot_triggers_on_a_new_branch() -> None:
-    trigger = decide_trigger("issue_comment", payload("issue_comment.created", comment__body="@bot fix this"),
-                             SETTINGS)
+    trigger = decide_trigger("issue_comment", payload("issue_comment.created", comment__body="@bot fix this"), SETTINGS)
     assert trigger.dry_run_json() == {
-        "triggered": True, "reason": "Codertocat mentioned @bot in an issue comment", "kind": "issue_comment",
-        "issue": 1, "pr": None, "branch": "bot/issue-1-spelling-error-in-the-readme-file", "prompt": "fix this"}
+        "triggered": True,
+        "reason": "Codertocat mentioned @bot in an issue comment",
+        "kind": "issue_comment",
+        "issue": 1,
+        "pr": None,
+        "branch": "bot/issue-1-spelling-error-in-the-readme-file",
+        "prompt": "fix this",
+    }
     assert trigger.actor == "Codertocat"
     assert trigger.comment_id == 492700400
     assert trigger.context["title"] == "Spelling error in the README file"
@@ -76,16 +81,20 @@ def test_a_comment_without_the_phrase_does_not_trigger() -> None:
 
 
 def test_a_pr_comment_works_on_the_pr() -> None:
-    trigger = decide_trigger("issue_comment", payload("issue_comment.created.pull_request",
-                                                      comment__body="@bot rebase and fix the lint"), SETTINGS)
+    trigger = decide_trigger(
+        "issue_comment",
+        payload("issue_comment.created.pull_request", comment__body="@bot rebase and fix the lint"),
+        SETTINGS,
+    )
     assert trigger.triggered
     assert (trigger.kind, trigger.issue, trigger.pr) == ("pr_comment", 1, 1)
     assert trigger.branch is None  # the head branch needs an API call; the dry run makes none
 
 
 def test_plain_issues_with_pull_request_null_are_issues() -> None:
-    trigger = decide_trigger("issue_comment", payload("issue_comment.created", issue__pull_request=None,
-                                                      comment__body="@bot go"), SETTINGS)
+    trigger = decide_trigger(
+        "issue_comment", payload("issue_comment.created", issue__pull_request=None, comment__body="@bot go"), SETTINGS
+    )
     assert trigger.kind == "issue_comment"
 
 
@@ -115,17 +124,20 @@ def test_other_bots_are_refused_unless_listed() -> None:
         ("the phrase is still absent", "fix", "fix it", False),
     ],
 )
-def test_edited_comments_trigger_only_when_the_phrase_was_added(description: str, before: str, after: str,
-                                                               expected: bool) -> None:
+def test_edited_comments_trigger_only_when_the_phrase_was_added(
+    description: str, before: str, after: str, expected: bool
+) -> None:
     data = payload("issue_comment.edited", comment__body=after)
     data["changes"] = {"body": {"from": before}}
     assert decide_trigger("issue_comment", data, SETTINGS).triggered is expected, description
 
 
 def test_review_comments_carry_the_file_and_the_head_branch() -> None:
-    trigger = decide_trigger("pull_request_review_comment",
-                             payload("pull_request_review_comment.created", comment__body="@bot rename this"),
-                             SETTINGS)
+    trigger = decide_trigger(
+        "pull_request_review_comment",
+        payload("pull_request_review_comment.created", comment__body="@bot rename this"),
+        SETTINGS,
+    )
     assert trigger.triggered
     assert (trigger.pr, trigger.branch, trigger.base_branch) == (2, "changes", "master")
     assert trigger.context["file"] == "README.md"
@@ -134,9 +146,11 @@ def test_review_comments_carry_the_file_and_the_head_branch() -> None:
 
 
 def test_a_review_triggers_from_its_body() -> None:
-    trigger = decide_trigger("pull_request_review",
-                             payload("pull_request_review.submitted", review__body="@bot address this review"),
-                             SETTINGS)
+    trigger = decide_trigger(
+        "pull_request_review",
+        payload("pull_request_review.submitted", review__body="@bot address this review"),
+        SETTINGS,
+    )
     assert trigger.triggered
     assert trigger.prompt == "address this review"
     assert trigger.comment_id is None
@@ -154,8 +168,9 @@ def test_a_review_triggers_from_its_body() -> None:
         ("closed never triggers", "issues.opened", {"action": "closed", "issue__body": "@bot x"}, SETTINGS, False),
     ],
 )
-def test_issue_events(description: str, name: str, edits: dict[str, Any], settings: TriggerSettings,
-                      expected: bool) -> None:
+def test_issue_events(
+    description: str, name: str, edits: dict[str, Any], settings: TriggerSettings, expected: bool
+) -> None:
     assert decide_trigger("issues", payload(name, **edits), settings).triggered is expected, description
 
 
@@ -167,8 +182,9 @@ def test_an_assignment_to_the_trigger_assignee() -> None:
 
 def test_workflow_dispatch_takes_its_prompt_from_the_inputs() -> None:
     assert not decide_trigger("workflow_dispatch", payload("workflow_dispatch"), SETTINGS).triggered
-    trigger = decide_trigger("workflow_dispatch", payload("workflow_dispatch", inputs={"prompt": "bump deps"}),
-                             SETTINGS)
+    trigger = decide_trigger(
+        "workflow_dispatch", payload("workflow_dispatch", inputs={"prompt": "bump deps"}), SETTINGS
+    )
     assert trigger.dry_run_json()["branch"] == "bot/dispatch-42"
     assert trigger.prompt == "bump deps"
 
@@ -303,26 +319,42 @@ def test_hidden_text_does_not_reach_the_prompt() -> None:
     ("description", "event", "name", "edits"),
     [
         ("an issue comment", "issue_comment", "issue_comment.created", {"comment__body": "<!-- @bot fix this -->"}),
-        ("a pull request comment", "issue_comment", "issue_comment.created.pull_request",
-         {"comment__body": "LGTM\n<!--\n@bot merge it\n"}),
-        ("a review comment", "pull_request_review_comment", "pull_request_review_comment.created",
-         {"comment__body": "nit <!-- @bot rename this -->"}),
-        ("a review", "pull_request_review", "pull_request_review.submitted",
-         {"review__body": "<!-- @bot address this review -->"}),
-        ("a new issue from a template", "issues", "issues.opened",
-         {"issue__body": "### Describe the bug\n\n<!-- Mention @bot to have it fixed automatically. -->\n"}),
+        (
+            "a pull request comment",
+            "issue_comment",
+            "issue_comment.created.pull_request",
+            {"comment__body": "LGTM\n<!--\n@bot merge it\n"},
+        ),
+        (
+            "a review comment",
+            "pull_request_review_comment",
+            "pull_request_review_comment.created",
+            {"comment__body": "nit <!-- @bot rename this -->"},
+        ),
+        (
+            "a review",
+            "pull_request_review",
+            "pull_request_review.submitted",
+            {"review__body": "<!-- @bot address this review -->"},
+        ),
+        (
+            "a new issue from a template",
+            "issues",
+            "issues.opened",
+            {"issue__body": "### Describe the bug\n\n<!-- Mention @bot to have it fixed automatically. -->\n"},
+        ),
     ],
 )
-def test_real_payloads_with_hidden_mentions_do_not_trigger(description: str, event: str, name: str,
-                                                           edits: dict[str, Any]) -> None:
+def test_real_payloads_with_hidden_mentions_do_not_trigger(
+    description: str, event: str, name: str, edits: dict[str, Any]
+) -> None:
     trigger = decide_trigger(event, payload(name, **edits), SETTINGS)
     assert not trigger.triggered, description
     assert "does not mention @bot" in trigger.reason, description
 
 
 def test_an_edit_that_only_hides_the_phrase_does_not_trigger() -> None:
-    data = payload("issue_comment.edited", comment__body="done <!-- @bot fix -->",
-                   changes={"body": {"from": "done"}})
+    data = payload("issue_comment.edited", comment__body="done <!-- @bot fix -->", changes={"body": {"from": "done"}})
     assert not decide_trigger("issue_comment", data, SETTINGS).triggered
 
 
@@ -337,8 +369,11 @@ def test_a_real_payload_is_read() -> None:
 @pytest.mark.parametrize(
     ("description", "text", "fragment"),
     [
-        ("nested ten thousand deep", '{"action": "created", "comment": {"body": ' + "[" * 10_000 + "]" * 10_000 + "}}",
-         "levels deep"),
+        (
+            "nested ten thousand deep",
+            '{"action": "created", "comment": {"body": ' + "[" * 10_000 + "]" * 10_000 + "}}",
+            "levels deep",
+        ),
         ("not JSON", "action: created", "invalid JSON"),
         ("larger than GitHub sends", '{"a": "' + "x" * (26 << 20) + '"}', "bytes; at most"),
     ],

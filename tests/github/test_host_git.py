@@ -60,14 +60,18 @@ def after_the_model(ws: GitWorkspace, work: Path) -> None:
     ws.diff("origin/main")
 
 
-@pytest.mark.parametrize(("description", "key"), [
-    ("fsmonitor runs on status, diff and add", "core.fsmonitor"),
-    ("hooksPath points at a directory of hooks", "core.hooksPath"),
-    ("a pager", "core.pager"),
-    ("an external diff", "diff.external"),
-])
-def test_configuration_written_before_the_seal_runs_nothing(description: str, key: str, work: Path,
-                                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("description", "key"),
+    [
+        ("fsmonitor runs on status, diff and add", "core.fsmonitor"),
+        ("hooksPath points at a directory of hooks", "core.hooksPath"),
+        ("a pager", "core.pager"),
+        ("an external diff", "diff.external"),
+    ],
+)
+def test_configuration_written_before_the_seal_runs_nothing(
+    description: str, key: str, work: Path, tmp_path: Path
+) -> None:
     script, marker = evil(tmp_path)
     value = str(script)
     if key == "core.hooksPath":
@@ -94,16 +98,20 @@ def test_hooks_in_the_git_directory_never_run_on_commit_or_push(work: Path, tmp_
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("description", [
-    "core.fsmonitor added to .git/config",
-    ".git/commondir points at a copied repository whose config runs a command",
-    ".git/config.worktree appears",
-    ".git renamed away and rebuilt",
-    ".git replaced by a .git file pointing elsewhere",
-    "an include of a file the workspace controls",
-])
-def test_a_git_directory_changed_after_the_seal_stops_every_host_git_command(description: str, work: Path,
-                                                                             tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "description",
+    [
+        "core.fsmonitor added to .git/config",
+        ".git/commondir points at a copied repository whose config runs a command",
+        ".git/config.worktree appears",
+        ".git renamed away and rebuilt",
+        ".git replaced by a .git file pointing elsewhere",
+        "an include of a file the workspace controls",
+    ],
+)
+def test_a_git_directory_changed_after_the_seal_stops_every_host_git_command(
+    description: str, work: Path, tmp_path: Path
+) -> None:
     script, marker = evil(tmp_path)
     ws = GitWorkspace(work, token=TOKEN)
     ws.seal()
@@ -179,8 +187,14 @@ def test_the_users_global_config_is_not_read(work: Path, tmp_path: Path, monkeyp
 
 
 def test_the_environment_is_an_allowlist() -> None:
-    parent = {"PATH": "/usr/bin", "GITHUB_TOKEN": TOKEN, "GIT_DIR": "/elsewhere", "GIT_SSH_COMMAND": "evil",
-              "LD_PRELOAD": "/x.so", "HTTPS_PROXY": "http://proxy:3128"}
+    parent = {
+        "PATH": "/usr/bin",
+        "GITHUB_TOKEN": TOKEN,
+        "GIT_DIR": "/elsewhere",
+        "GIT_SSH_COMMAND": "evil",
+        "LD_PRELOAD": "/x.so",
+        "HTTPS_PROXY": "http://proxy:3128",
+    }
     env = host_git_env(git_dir=Path("/w/.git"), work_tree=Path("/w"), home=Path("/h"), parent=parent)
     assert env["GIT_DIR"] == "/w/.git"
     assert "GITHUB_TOKEN" not in env and "GIT_SSH_COMMAND" not in env and "LD_PRELOAD" not in env

@@ -22,8 +22,21 @@ def git(repo: Path, *args: str) -> str:
 
 def test_the_demo_fixes_the_bug_on_a_branch_of_a_copy(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", "--local", "--repo", str(DEMO), "--prompt", "Fix the failing test",
-                                      "--replay", str(CASSETTE), "-o", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--local",
+            "--repo",
+            str(DEMO),
+            "--prompt",
+            "Fix the failing test",
+            "--replay",
+            str(CASSETTE),
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     outcome = json.loads((out / "outcome.json").read_text())
     assert outcome["conclusion"] == "success"
@@ -45,17 +58,46 @@ def test_the_demo_fixes_the_bug_on_a_branch_of_a_copy(tmp_path: Path) -> None:
 def test_a_local_repository_gets_a_branch_and_refuses_a_dirty_tree(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(DEMO, repo)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
-                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"],
+    ):
         git(repo, *args)
     (repo / "stats.py").write_text("# local edit\n")
-    dirty = CliRunner().invoke(app, ["run", "--local", "--repo", str(repo), "--prompt", "Fix the failing test",
-                                     "--replay", str(CASSETTE), "-o", str(tmp_path / "o1")])
+    dirty = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--local",
+            "--repo",
+            str(repo),
+            "--prompt",
+            "Fix the failing test",
+            "--replay",
+            str(CASSETTE),
+            "-o",
+            str(tmp_path / "o1"),
+        ],
+    )
     assert dirty.exit_code == 2
     assert "uncommitted changes" in dirty.output
     git(repo, "checkout", "--", "stats.py")
-    clean = CliRunner().invoke(app, ["run", "--local", "--repo", str(repo), "--prompt", "Fix the failing test",
-                                     "--replay", str(CASSETTE), "-o", str(tmp_path / "o2")])
+    clean = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--local",
+            "--repo",
+            str(repo),
+            "--prompt",
+            "Fix the failing test",
+            "--replay",
+            str(CASSETTE),
+            "-o",
+            str(tmp_path / "o2"),
+        ],
+    )
     assert clean.exit_code == 0, clean.output
     assert git(repo, "log", "--format=%s", "-1", "bot/local-fix-the-failing-test").strip() == "Fix the failing test"
     assert git(repo, "branch", "--show-current").strip() == "bot/local-fix-the-failing-test"
@@ -63,14 +105,33 @@ def test_a_local_repository_gets_a_branch_and_refuses_a_dirty_tree(tmp_path: Pat
 
 def test_failed_mcp_servers_and_hook_errors_are_in_the_summary(tmp_path: Path) -> None:
     policy = tmp_path / "policy.json"
-    policy.write_text(json.dumps({
-        "bot": {"extends": "fix"},
-        "mcpServers": {"broken": {"command": str(tmp_path / "no-such-server")}},
-        "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "exit 1"}]}]},
-    }))
+    policy.write_text(
+        json.dumps(
+            {
+                "bot": {"extends": "fix"},
+                "mcpServers": {"broken": {"command": str(tmp_path / "no-such-server")}},
+                "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "exit 1"}]}]},
+            }
+        )
+    )
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", "--local", "--repo", str(DEMO), "--prompt", "Fix the failing test",
-                                      "--replay", str(CASSETTE), "-o", str(out), "--policy", str(policy)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--local",
+            "--repo",
+            str(DEMO),
+            "--prompt",
+            "Fix the failing test",
+            "--replay",
+            str(CASSETTE),
+            "-o",
+            str(out),
+            "--policy",
+            str(policy),
+        ],
+    )
     assert result.exit_code == 0, result.output
     comment = (out / "comment.md").read_text()
     assert "MCP server `broken` failed" in comment

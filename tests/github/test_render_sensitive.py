@@ -19,22 +19,41 @@ from bot.github.report import RunFacts, build_report, diff_paths, outcome_data, 
     [
         ("an ordinary fix touches nothing sensitive", ["src/app.py", "tests/test_app.py", "README.md"], [], []),
         ("the bot's policy", ["src/a.py", ".github/bot-policy.yml"], [], [".github/bot-policy.yml"]),
-        ("every policy format", [".github/bot-policy.json", ".github/bot-policy.toml", ".github/bot-policy.yaml"],
-         [], [".github/bot-policy.json", ".github/bot-policy.toml", ".github/bot-policy.yaml"]),
-        ("Claude's settings and hooks", [".claude/settings.json", ".claude/hooks/stop.py", "src/x.py"], [],
-         [".claude/settings.json", ".claude/hooks/stop.py"]),
+        (
+            "every policy format",
+            [".github/bot-policy.json", ".github/bot-policy.toml", ".github/bot-policy.yaml"],
+            [],
+            [".github/bot-policy.json", ".github/bot-policy.toml", ".github/bot-policy.yaml"],
+        ),
+        (
+            "Claude's settings and hooks",
+            [".claude/settings.json", ".claude/hooks/stop.py", "src/x.py"],
+            [],
+            [".claude/settings.json", ".claude/hooks/stop.py"],
+        ),
         ("the MCP configuration", [".mcp.json"], [], [".mcp.json"]),
-        ("instruction files at any depth", ["AGENTS.md", "docs/AGENTS.md", "pkg/sub/CLAUDE.md"], [],
-         ["AGENTS.md", "docs/AGENTS.md", "pkg/sub/CLAUDE.md"]),
+        (
+            "instruction files at any depth",
+            ["AGENTS.md", "docs/AGENTS.md", "pkg/sub/CLAUDE.md"],
+            [],
+            ["AGENTS.md", "docs/AGENTS.md", "pkg/sub/CLAUDE.md"],
+        ),
         ("a file that only ends like an instruction file is not one", ["docs/MY_AGENTS.md", "CLAUDE.md.bak"], [], []),
-        ("workflows and local actions", [".github/workflows/ci.yml", ".github/actions/setup/action.yml"], [],
-         [".github/workflows/ci.yml", ".github/actions/setup/action.yml"]),
+        (
+            "workflows and local actions",
+            [".github/workflows/ci.yml", ".github/actions/setup/action.yml"],
+            [],
+            [".github/workflows/ci.yml", ".github/actions/setup/action.yml"],
+        ),
         ("other .github files are not CI", [".github/ISSUE_TEMPLATE/bug.md", ".github/CODEOWNERS"], [], []),
-        ("a hook's script outside .claude/", ["scripts/lint.py", "src/a.py"], ["scripts/lint.py"],
-         ["scripts/lint.py"]),
+        ("a hook's script outside .claude/", ["scripts/lint.py", "src/a.py"], ["scripts/lint.py"], ["scripts/lint.py"]),
         ("a hook script written with ./", ["scripts/lint.py"], ["./scripts/lint.py"], ["scripts/lint.py"]),
-        ("a look-alike in another case is flagged rather than missed", [".Claude/settings.json", "docs/agents.md"],
-         [], [".Claude/settings.json", "docs/agents.md"]),
+        (
+            "a look-alike in another case is flagged rather than missed",
+            [".Claude/settings.json", "docs/agents.md"],
+            [],
+            [".Claude/settings.json", "docs/agents.md"],
+        ),
         ("repeats are listed once", [".mcp.json", ".mcp.json"], [], [".mcp.json"]),
     ],
 )
@@ -44,9 +63,16 @@ def test_sensitive_changes(description: str, paths: list[str], hooks: list[str],
 
 def _git(cwd: Path, *args: str) -> str:
     # Only what git needs: no user or system configuration, a fixed identity.
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.test",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.test"}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.test",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.test",
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
@@ -54,8 +80,12 @@ def test_a_real_diff_that_moves_a_hook_script_and_edits_a_workflow(tmp_path: Pat
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
-    for name, text in {"src/app.py": "x = 1\n", ".claude/hooks/check.py": "print('ok')\n",
-                       ".github/workflows/ci.yml": "on: push\n", "docs/guide.md": "# guide\n"}.items():
+    for name, text in {
+        "src/app.py": "x = 1\n",
+        ".claude/hooks/check.py": "print('ok')\n",
+        ".github/workflows/ci.yml": "on: push\n",
+        "docs/guide.md": "# guide\n",
+    }.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)
     _git(repo, "add", "-A")
@@ -80,7 +110,11 @@ def test_a_real_diff_that_moves_a_hook_script_and_edits_a_workflow(tmp_path: Pat
     paths = diff_paths(DiffStats(tuple(files)))
     assert ".claude/hooks/check.py" in paths and "tools/check.py" in paths  # both sides of the rename
     assert sorted(sensitive_changes(paths, ["tools/check.py"])) == [
-        ".claude/hooks/check.py", ".github/workflows/ci.yml", "docs/AGENTS.md", "tools/check.py"]
+        ".claude/hooks/check.py",
+        ".github/workflows/ci.yml",
+        "docs/AGENTS.md",
+        "tools/check.py",
+    ]
 
 
 def test_the_warning_opens_the_result_comment() -> None:
@@ -89,9 +123,11 @@ def test_the_warning_opens_the_result_comment() -> None:
     text = render_result(report)
     first = text.split("\n", 1)[1]
     assert text.startswith(RESULT_MARKER)
-    assert first.startswith("> [!WARNING]\n> This change edits files that configure the bot or CI: "
-                            "`.github/workflows/ci.yml`, `.claude/settings.json`. The pull request is kept a "
-                            "draft; review these files before merging.")
+    assert first.startswith(
+        "> [!WARNING]\n> This change edits files that configure the bot or CI: "
+        "`.github/workflows/ci.yml`, `.claude/settings.json`. The pull request is kept a "
+        "draft; review these files before merging."
+    )
     assert first.index("[!WARNING]") < first.index("###")
     assert outcome_data(report, None)["sensitive_paths"] == [".github/workflows/ci.yml", ".claude/settings.json"]
 

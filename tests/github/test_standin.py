@@ -32,10 +32,17 @@ class Client:
         self.base = standin.api_url
         self.session = requests.Session()
 
-    def __call__(self, method: str, path: str, body: Any = None, *, headers: dict[str, str] | None = None,
-                 **params: Any) -> requests.Response:
-        return self.session.request(method, f"{self.base}{path}", json=body, params=params or None,
-                                    headers=AUTH if headers is None else headers, timeout=5)
+    def __call__(
+        self, method: str, path: str, body: Any = None, *, headers: dict[str, str] | None = None, **params: Any
+    ) -> requests.Response:
+        return self.session.request(
+            method,
+            f"{self.base}{path}",
+            json=body,
+            params=params or None,
+            headers=AUTH if headers is None else headers,
+            timeout=5,
+        )
 
 
 @pytest.fixture
@@ -51,8 +58,9 @@ def assert_all_responses_match_the_description(standin: GitHubStandIn) -> None:
         assert exchange.operation is not None, f"{exchange.method} {exchange.path} matched no operation"
         schema = openapi_schema.response_schema(exchange.operation, exchange.status)
         if schema is not None:
-            problems += [f"{exchange.operation} {exchange.status}: {e}"
-                         for e in openapi_schema.errors(schema, exchange.response)]
+            problems += [
+                f"{exchange.operation} {exchange.status}: {e}" for e in openapi_schema.errors(schema, exchange.response)
+            ]
     assert not problems, "\n".join(problems[:20])
 
 
@@ -73,15 +81,19 @@ def test_every_response_of_a_full_session_matches_the_description(standin: GitHu
     assert http("GET", f"{repo}/issues/comments/{comment['id']}").json()["body"] == "working…"
     assert http("PATCH", f"{repo}/issues/comments/{comment['id']}", {"body": "done"}).json()["body"] == "done"
     assert [c["body"] for c in http("GET", f"{repo}/issues/{issue}/comments").json()] == ["done"]
-    pr = http("POST", f"{repo}/pulls", {"title": "Fix", "head": "feature", "base": "main", "body": "Fixes #1",
-                                       "draft": True}).json()
+    pr = http(
+        "POST", f"{repo}/pulls", {"title": "Fix", "head": "feature", "base": "main", "body": "Fixes #1", "draft": True}
+    ).json()
     assert pr["draft"] is True and pr["head"]["ref"] == "feature"
     assert http("GET", f"{repo}/pulls/{pr['number']}").json()["number"] == pr["number"]
     assert [p["number"] for p in http("GET", f"{repo}/pulls", head="octo:feature").json()] == [pr["number"]]
     assert http("PATCH", f"{repo}/pulls/{pr['number']}", {"body": "new body"}).json()["body"] == "new body"
     head_sha = pr["head"]["sha"]
-    review = http("POST", f"{repo}/pulls/{pr['number']}/comments",
-                  {"body": "@bot rename this", "commit_id": head_sha, "path": "app.py", "line": 3}).json()
+    review = http(
+        "POST",
+        f"{repo}/pulls/{pr['number']}/comments",
+        {"body": "@bot rename this", "commit_id": head_sha, "path": "app.py", "line": 3},
+    ).json()
     reply = http("POST", f"{repo}/pulls/{pr['number']}/comments/{review['id']}/replies", {"body": "on it"}).json()
     assert reply["in_reply_to_id"] == review["id"]
     assert len(http("GET", f"{repo}/pulls/{pr['number']}/comments").json()) == 2
@@ -116,8 +128,9 @@ def test_with_a_token_list_only_those_tokens_are_accepted_and_act_as_their_user(
         issue = standin.add_issue(REPO, "x")
         http = Client(standin)
         assert http("GET", f"/repos/{REPO}", headers={"Authorization": "token bad"}).status_code == 401
-        created = http("POST", f"/repos/{REPO}/issues/{issue}/comments", {"body": "hi"},
-                       headers={"Authorization": "Bearer good"}).json()
+        created = http(
+            "POST", f"/repos/{REPO}/issues/{issue}/comments", {"body": "hi"}, headers={"Authorization": "Bearer good"}
+        ).json()
         assert created["user"]["login"] == "octo-bot[bot]"
         assert created["user"]["type"] == "Bot"
         http.session.close()
@@ -175,7 +188,11 @@ def test_an_unknown_operation_cannot_be_given_a_fault(standin: GitHubStandIn) ->
     ],
 )
 def test_collaborator_permission_follows_githubs_legacy_mapping(
-    description: str, role: str | None, base: str | None, private: bool, expected: tuple[str, str],
+    description: str,
+    role: str | None,
+    base: str | None,
+    private: bool,
+    expected: tuple[str, str],
 ) -> None:
     with GitHubStandIn() as standin:
         standin.add_repo(REPO, private=private)
@@ -209,8 +226,9 @@ def test_a_custom_role_without_its_base_permission_is_a_setup_error(standin: Git
         ("base filters on the base branch", {"base": "release"}, ["other"]),
     ],
 )
-def test_listing_pulls_filters_like_github(standin: GitHubStandIn, http: Client, description: str,
-                                           params: dict[str, str], expected: list[str]) -> None:
+def test_listing_pulls_filters_like_github(
+    standin: GitHubStandIn, http: Client, description: str, params: dict[str, str], expected: list[str]
+) -> None:
     standin.set_ref(REPO, "release", "r" * 40)
     standin.add_pull(REPO, "feature")
     closed = standin.add_pull(REPO, "old")
@@ -229,8 +247,9 @@ def test_listing_pulls_filters_like_github(standin: GitHubStandIn, http: Client,
         ("no title", {"head": "feature", "base": "main", "title": None}, "title is required"),
     ],
 )
-def test_creating_a_pull_request_is_validated(standin: GitHubStandIn, http: Client, description: str,
-                                              body: dict[str, Any], message: str) -> None:
+def test_creating_a_pull_request_is_validated(
+    standin: GitHubStandIn, http: Client, description: str, body: dict[str, Any], message: str
+) -> None:
     response = http("POST", f"/repos/{REPO}/pulls", {"title": "t", **body})
     assert response.status_code == 422, description
     assert message in response.json()["errors"][0]["message"]
@@ -306,8 +325,9 @@ def test_lists_are_paginated_with_a_link_header(standin: GitHubStandIn, http: Cl
 
 def test_a_malformed_json_body_is_a_400(standin: GitHubStandIn) -> None:
     issue = standin.add_issue(REPO, "x")
-    response = requests.post(f"{standin.api_url}/repos/{REPO}/issues/{issue}/comments", data=b"{nope",
-                             headers=AUTH, timeout=5)
+    response = requests.post(
+        f"{standin.api_url}/repos/{REPO}/issues/{issue}/comments", data=b"{nope", headers=AUTH, timeout=5
+    )
     assert response.status_code == 400
 
 

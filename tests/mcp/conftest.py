@@ -20,10 +20,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 MCP_FIXTURES = ROOT / "tests" / "fixtures" / "upstream" / "mcp"
 #: Where .ci/run installs the npm server; BOT_SERVER_EVERYTHING_JS points elsewhere if needed.
-EVERYTHING_JS = Path(os.environ.get(
-    "BOT_SERVER_EVERYTHING_JS",
-    ROOT / ".ci" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js",
-))
+EVERYTHING_JS = Path(
+    os.environ.get(
+        "BOT_SERVER_EVERYTHING_JS",
+        ROOT / ".ci" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js",
+    )
+)
 NODE = shutil.which("node")
 
 
@@ -32,8 +34,10 @@ def everything_missing() -> str | None:
     if NODE is None:
         return "node is not installed (server-everything needs it; npm installs it in .ci/run)"
     if not EVERYTHING_JS.is_file():
-        return (f"server-everything is not installed at {EVERYTHING_JS} "
-                "(run: npm install --prefix .ci @modelcontextprotocol/server-everything)")
+        return (
+            f"server-everything is not installed at {EVERYTHING_JS} "
+            "(run: npm install --prefix .ci @modelcontextprotocol/server-everything)"
+        )
     return None
 
 
@@ -77,8 +81,13 @@ def start_everything(mode: str) -> tuple[subprocess.Popen[str], int]:
     once it says it is listening (it prints that on stderr)."""
     assert NODE is not None
     port = free_port()
-    proc = subprocess.Popen([NODE, str(EVERYTHING_JS), mode], env={**os.environ, "PORT": str(port)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [NODE, str(EVERYTHING_JS), mode],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     for line in proc.stderr:
         if f"port {port}" in line:

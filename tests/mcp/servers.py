@@ -98,8 +98,11 @@ def paged_server() -> Any:
     from mcp.server import Server
 
     def tool(name: str) -> types.Tool:
-        return types.Tool(name=name, description=f"{name} tool",
-                          input_schema={"type": "object", "properties": {"x": {"type": "integer"}}})
+        return types.Tool(
+            name=name,
+            description=f"{name} tool",
+            input_schema={"type": "object", "properties": {"x": {"type": "integer"}}},
+        )
 
     pages = {
         None: ([tool("first")], "page-2"),

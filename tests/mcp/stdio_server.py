@@ -1,6 +1,6 @@
 """A stdio MCP server written for the tests: reports its pid and environment, and can die.
 
-    python tests/mcp/stdio_server.py        (PID_FILE=... in its environment: it writes its pid there)
+python tests/mcp/stdio_server.py        (PID_FILE=... in its environment: it writes its pid there)
 """
 
 from __future__ import annotations

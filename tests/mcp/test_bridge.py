@@ -37,20 +37,30 @@ def listed(fixture: str) -> dict[str, types.Tool]:
 
 def offline(fixture: str, tool: str, *, trusted: bool) -> McpTool:
     """A bridged tool from a published tool list, not connected (flags and schema only)."""
-    return bridge_tool(McpManager(McpConfig()), fixture, f"mcp__x__{tool}", listed(fixture)[tool], trusted=trusted,
-                       max_output_tokens=25_000)
+    return bridge_tool(
+        McpManager(McpConfig()),
+        fixture,
+        f"mcp__x__{tool}",
+        listed(fixture)[tool],
+        trusted=trusted,
+        max_output_tokens=25_000,
+    )
 
 
-@pytest.mark.parametrize(("description", "tool", "trusted", "flags"), [
-    ("untrusted: a readOnlyHint is ignored", "git_status", False, (False, False, True)),
-    ("untrusted: destructiveHint false is ignored", "git_add", False, (False, False, True)),
-    ("trusted: readOnlyHint makes it read-only and concurrency-safe", "git_status", True, (True, True, False)),
-    ("trusted: destructiveHint false, not read-only", "git_add", True, (False, False, False)),
-    ("trusted: a destructive tool stays destructive", "git_reset", True, (False, False, True)),
-    ("trusted: git_commit says not destructive", "git_commit", True, (False, False, False)),
-])
-def test_flags_are_fail_closed_unless_the_server_is_trusted(description: str, tool: str, trusted: bool,
-                                                           flags: tuple[bool, bool, bool]) -> None:
+@pytest.mark.parametrize(
+    ("description", "tool", "trusted", "flags"),
+    [
+        ("untrusted: a readOnlyHint is ignored", "git_status", False, (False, False, True)),
+        ("untrusted: destructiveHint false is ignored", "git_add", False, (False, False, True)),
+        ("trusted: readOnlyHint makes it read-only and concurrency-safe", "git_status", True, (True, True, False)),
+        ("trusted: destructiveHint false, not read-only", "git_add", True, (False, False, False)),
+        ("trusted: a destructive tool stays destructive", "git_reset", True, (False, False, True)),
+        ("trusted: git_commit says not destructive", "git_commit", True, (False, False, False)),
+    ],
+)
+def test_flags_are_fail_closed_unless_the_server_is_trusted(
+    description: str, tool: str, trusted: bool, flags: tuple[bool, bool, bool]
+) -> None:
     bridged = offline("mcp-server-git", tool, trusted=trusted)
     parsed = bridged.parse_input({"repo_path": "."})
     assert (bridged.is_read_only(parsed), bridged.is_concurrency_safe(parsed), bridged.is_destructive(parsed)) == flags
@@ -67,13 +77,16 @@ def test_the_servers_json_schema_goes_to_the_model_unchanged() -> None:
     assert time_tool.user_facing_name() == "mcp-server-time - get_current_time (MCP)"
 
 
-@pytest.mark.parametrize(("description", "raw", "accepted"), [
-    ("an object is passed on as it is (the server validates)", {"anything": [1, None], "x": {"y": 2}}, True),
-    ("an empty object", {}, True),
-    ("a string is refused before the server sees it", "UTC", False),
-    ("a list is refused", [1], False),
-    ("null is refused", None, False),
-])
+@pytest.mark.parametrize(
+    ("description", "raw", "accepted"),
+    [
+        ("an object is passed on as it is (the server validates)", {"anything": [1, None], "x": {"y": 2}}, True),
+        ("an empty object", {}, True),
+        ("a string is refused before the server sees it", "UTC", False),
+        ("a list is refused", [1], False),
+        ("null is refused", None, False),
+    ],
+)
 def test_only_an_object_is_required(description: str, raw: Any, accepted: bool) -> None:
     bridged = offline("mcp-server-time", "get_current_time", trusted=False)
     if accepted:
@@ -98,9 +111,17 @@ async def errors(probe: Probe) -> AsyncIterator[McpManager]:
         yield manager
 
 
-async def run(manager: McpManager, tmp_path: Path, name: str, raw: Any, *, allow: tuple[str, ...] = ("mcp__errors",),
-              deny: tuple[str, ...] = (), abort_on: anyio.Event | None = None,
-              timeout_s: float | None = None) -> tuple[ToolCallOutcome, list[ProgressEvent]]:
+async def run(
+    manager: McpManager,
+    tmp_path: Path,
+    name: str,
+    raw: Any,
+    *,
+    allow: tuple[str, ...] = ("mcp__errors",),
+    deny: tuple[str, ...] = (),
+    abort_on: anyio.Event | None = None,
+    timeout_s: float | None = None,
+) -> tuple[ToolCallOutcome, list[ProgressEvent]]:
     permission = flag_permission_context(allow, deny, [])
     tools: list[AnyTool] = bridge_tools(manager)
     if timeout_s is not None:
@@ -201,15 +222,22 @@ async def test_calls_need_an_allow_rule_like_any_tool(errors: McpManager, tmp_pa
     assert not one.result.is_error
 
 
-@pytest.mark.parametrize(("description", "deny", "gone", "kept"), [
-    ("mcp__server removes every tool of that server", ("mcp__errors",), {"mcp__errors__boom", "mcp__errors__flood"},
-     {"Read"}),
-    ("mcp__server__* does the same", ("mcp__errors__*",), {"mcp__errors__hang"}, {"Read"}),
-    ("mcp__server__tool removes one", ("mcp__errors__boom",), {"mcp__errors__boom"}, {"mcp__errors__flood"}),
-])
-async def test_deny_rules_remove_tools_before_the_model_sees_them(errors: McpManager, description: str,
-                                                                 deny: tuple[str, ...], gone: set[str],
-                                                                 kept: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("description", "deny", "gone", "kept"),
+    [
+        (
+            "mcp__server removes every tool of that server",
+            ("mcp__errors",),
+            {"mcp__errors__boom", "mcp__errors__flood"},
+            {"Read"},
+        ),
+        ("mcp__server__* does the same", ("mcp__errors__*",), {"mcp__errors__hang"}, {"Read"}),
+        ("mcp__server__tool removes one", ("mcp__errors__boom",), {"mcp__errors__boom"}, {"mcp__errors__flood"}),
+    ],
+)
+async def test_deny_rules_remove_tools_before_the_model_sees_them(
+    errors: McpManager, description: str, deny: tuple[str, ...], gone: set[str], kept: set[str]
+) -> None:
     pool = assemble_tool_pool(flag_permission_context([], deny, []), bridge_tools(errors))
     names = {t.name for t in pool}
     assert not names & gone and kept <= names
@@ -218,7 +246,7 @@ async def test_deny_rules_remove_tools_before_the_model_sees_them(errors: McpMan
 async def test_bridged_tools_form_a_sorted_suffix_after_the_built_ins(errors: McpManager) -> None:
     pool = assemble_tool_pool(flag_permission_context([], [], []), bridge_tools(errors))
     mcp_part = [t.name for t in pool if t.is_mcp]
-    assert [t.name for t in pool][-len(mcp_part):] == mcp_part == sorted(mcp_part)
+    assert [t.name for t in pool][-len(mcp_part) :] == mcp_part == sorted(mcp_part)
     assert "ListMcpResources" in {t.name for t in pool}  # the server offers resources
 
 
@@ -236,10 +264,12 @@ async def test_a_real_server_call_runs_through_the_whole_pipeline(tmp_path: Path
 
     config = parse_mcp_config({"mcpServers": {"time": {"command": python_server("mcp-server-time")}}}, environ={})
     async with McpManager(config) as manager:
-        outcome, _ = await run(manager, tmp_path, "mcp__time__get_current_time", {"timezone": "UTC"},
-                               allow=("mcp__time",))
-        bad, _ = await run(manager, tmp_path, "mcp__time__convert_time", {"source_timezone": "UTC"},
-                           allow=("mcp__time",))
+        outcome, _ = await run(
+            manager, tmp_path, "mcp__time__get_current_time", {"timezone": "UTC"}, allow=("mcp__time",)
+        )
+        bad, _ = await run(
+            manager, tmp_path, "mcp__time__convert_time", {"source_timezone": "UTC"}, allow=("mcp__time",)
+        )
     assert outcome.record.decision is not None and outcome.record.decision.rule is not None
     assert outcome.record.decision.rule.text == "mcp__time"
     assert json.loads(outcome.result.text)["timezone"] == "UTC"

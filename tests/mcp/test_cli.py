@@ -19,8 +19,10 @@ def write_config(path: Path, servers: dict[str, object]) -> Path:
 
 
 def test_mcp_list_shows_states_reasons_and_bridged_tools(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "mcp.json", {"time": {"command": python_server("mcp-server-time")},
-                                                  "broken": {"command": "bot-no-such-server"}})
+    config = write_config(
+        tmp_path / "mcp.json",
+        {"time": {"command": python_server("mcp-server-time")}, "broken": {"command": "bot-no-such-server"}},
+    )
     result = runner.invoke(app, ["mcp", "list", "--config", str(config), "--json", "-w", str(tmp_path)])
     assert result.exit_code == 0, result.output
     servers = {s["name"]: s for s in json.loads(result.stdout)}
@@ -28,12 +30,16 @@ def test_mcp_list_shows_states_reasons_and_bridged_tools(tmp_path: Path) -> None
     assert servers["time"]["tools"] == ["mcp__time__convert_time", "mcp__time__get_current_time"]
     broken = servers["broken"]
     assert (broken["state"], broken["reason"], broken["tools"]) == (
-        "failed", "command not found: bot-no-such-server", [])
+        "failed",
+        "command not found: bot-no-such-server",
+        [],
+    )
 
 
 def test_mcp_list_reads_the_workspaces_mcp_json_by_default_and_prints_text(tmp_path: Path) -> None:
-    write_config(tmp_path / ".mcp.json", {"off": {"command": "x", "disabled": True},
-                                          "broken": {"command": "bot-no-such-server"}})
+    write_config(
+        tmp_path / ".mcp.json", {"off": {"command": "x", "disabled": True}, "broken": {"command": "bot-no-such-server"}}
+    )
     result = runner.invoke(app, ["mcp", "list", "-w", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
@@ -57,8 +63,16 @@ def test_a_missing_or_broken_config_is_a_usage_error_naming_the_file(tmp_path: P
 
 def test_tools_call_runs_one_mcp_call_through_the_pipeline(tmp_path: Path) -> None:
     config = write_config(tmp_path / ".mcp.json", {"time": {"command": python_server("mcp-server-time")}})
-    args = ["tools", "call", "mcp__time__get_current_time", '{"timezone": "UTC"}', "-w", str(tmp_path),
-            "--mcp-config", str(config)]
+    args = [
+        "tools",
+        "call",
+        "mcp__time__get_current_time",
+        '{"timezone": "UTC"}',
+        "-w",
+        str(tmp_path),
+        "--mcp-config",
+        str(config),
+    ]
     allowed = runner.invoke(app, [*args, "--allow", "mcp__time"])
     assert allowed.exit_code == 0, allowed.output
     out = json.loads(allowed.stdout)

@@ -26,36 +26,53 @@ def one(entry: dict[str, Any], environ: dict[str, str] | None = None) -> Any:
     return parse_mcp_config({"mcpServers": {"s": entry}}, source="x.json", environ=environ or {}).servers[0]
 
 
-@pytest.mark.parametrize(("description", "entry", "expected"), [
-    ("a command without a type is stdio",
-     {"command": "uvx", "args": ["pkg"]}, StdioTransport("uvx", ("pkg",), {})),
-    ("an explicit stdio type with env",
-     {"type": "stdio", "command": "node", "env": {"A": "1"}}, StdioTransport("node", (), {"A": "1"})),
-    ("a url without a type is streamable HTTP (the seeds' remote-server example)",
-     {"url": "https://example.com/mcp"}, HttpTransport("https://example.com/mcp", {})),
-    ("http with headers",
-     {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X": "y"}},
-     HttpTransport("http://127.0.0.1:9/mcp", {"X": "y"})),
-    ("sse", {"type": "sse", "url": "http://h/sse"}, SseTransport("http://h/sse", {})),
-    ("Claude Code's ws transport is kept, to be reported as unsupported",
-     {"type": "ws", "url": "ws://h"}, UnsupportedTransport("ws")),
-])
+@pytest.mark.parametrize(
+    ("description", "entry", "expected"),
+    [
+        ("a command without a type is stdio", {"command": "uvx", "args": ["pkg"]}, StdioTransport("uvx", ("pkg",), {})),
+        (
+            "an explicit stdio type with env",
+            {"type": "stdio", "command": "node", "env": {"A": "1"}},
+            StdioTransport("node", (), {"A": "1"}),
+        ),
+        (
+            "a url without a type is streamable HTTP (the seeds' remote-server example)",
+            {"url": "https://example.com/mcp"},
+            HttpTransport("https://example.com/mcp", {}),
+        ),
+        (
+            "http with headers",
+            {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X": "y"}},
+            HttpTransport("http://127.0.0.1:9/mcp", {"X": "y"}),
+        ),
+        ("sse", {"type": "sse", "url": "http://h/sse"}, SseTransport("http://h/sse", {})),
+        (
+            "Claude Code's ws transport is kept, to be reported as unsupported",
+            {"type": "ws", "url": "ws://h"},
+            UnsupportedTransport("ws"),
+        ),
+    ],
+)
 def test_each_transport_is_read_from_its_entry(description: str, entry: dict[str, Any], expected: Any) -> None:
     assert one(entry).transport == expected
 
 
-@pytest.mark.parametrize(("description", "value", "environ", "expanded", "missing"), [
-    ("a set variable", "${A}", {"A": "1"}, "1", []),
-    ("inside a string", "Bearer ${TOKEN}!", {"TOKEN": "t"}, "Bearer t!", []),
-    ("a default when unset", "${PORT:-8080}", {}, "8080", []),
-    ("the value wins over the default", "${PORT:-8080}", {"PORT": "9"}, "9", []),
-    ("an unset variable is left as written and reported", "${NOPE}", {}, "${NOPE}", ["NOPE"]),
-    ("an empty value counts as set", "${E}", {"E": ""}, "", []),
-    ("not a variable name: untouched", "${not a var}", {}, "${not a var}", []),
-    ("$VAR without braces is not expanded", "$HOME", {"HOME": "/h"}, "$HOME", []),
-])
-def test_env_expansion(description: str, value: str, environ: dict[str, str], expanded: str,
-                       missing: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("description", "value", "environ", "expanded", "missing"),
+    [
+        ("a set variable", "${A}", {"A": "1"}, "1", []),
+        ("inside a string", "Bearer ${TOKEN}!", {"TOKEN": "t"}, "Bearer t!", []),
+        ("a default when unset", "${PORT:-8080}", {}, "8080", []),
+        ("the value wins over the default", "${PORT:-8080}", {"PORT": "9"}, "9", []),
+        ("an unset variable is left as written and reported", "${NOPE}", {}, "${NOPE}", ["NOPE"]),
+        ("an empty value counts as set", "${E}", {"E": ""}, "", []),
+        ("not a variable name: untouched", "${not a var}", {}, "${not a var}", []),
+        ("$VAR without braces is not expanded", "$HOME", {"HOME": "/h"}, "$HOME", []),
+    ],
+)
+def test_env_expansion(
+    description: str, value: str, environ: dict[str, str], expanded: str, missing: list[str]
+) -> None:
     seen: list[str] = []
     assert expand_env(value, environ, seen) == expanded
     assert seen == missing
@@ -77,33 +94,40 @@ def test_an_unset_variable_marks_the_server_not_the_file() -> None:
     assert server.missing_env == ("MISSING_ONE", "MISSING_TWO")
 
 
-@pytest.mark.parametrize(("description", "entry", "field", "value"), [
-    ("trusted", {"command": "x", "trusted": True}, "trusted", True),
-    ("untrusted by default", {"command": "x"}, "trusted", False),
-    ("disabled", {"command": "x", "disabled": True}, "disabled", True),
-    ("a startup timeout", {"command": "x", "startupTimeoutSec": 2.5}, "startup_timeout_s", 2.5),
-    ("a tool timeout", {"command": "x", "toolTimeoutSec": 10}, "tool_timeout_s", 10.0),
-])
+@pytest.mark.parametrize(
+    ("description", "entry", "field", "value"),
+    [
+        ("trusted", {"command": "x", "trusted": True}, "trusted", True),
+        ("untrusted by default", {"command": "x"}, "trusted", False),
+        ("disabled", {"command": "x", "disabled": True}, "disabled", True),
+        ("a startup timeout", {"command": "x", "startupTimeoutSec": 2.5}, "startup_timeout_s", 2.5),
+        ("a tool timeout", {"command": "x", "toolTimeoutSec": 10}, "tool_timeout_s", 10.0),
+    ],
+)
 def test_our_extensions_are_read(description: str, entry: dict[str, Any], field: str, value: Any) -> None:
     assert getattr(one(entry), field) == value
 
 
-@pytest.mark.parametrize(("description", "document", "message"), [
-    ("not an object", [], "must be a JSON object"),
-    ("no mcpServers", {"servers": {}}, 'no "mcpServers"'),
-    ("mcpServers not an object", {"mcpServers": []}, '"mcpServers" must be an object'),
-    ("an entry that is not an object", {"mcpServers": {"a": "node x"}}, "'a': the entry must be an object"),
-    ("neither command nor url", {"mcpServers": {"a": {"args": []}}}, 'needs a "command"'),
-    ("args not strings", {"mcpServers": {"a": {"command": "x", "args": [1]}}}, '"args" must be an array'),
-    ("env values not strings", {"mcpServers": {"a": {"command": "x", "env": {"A": 1}}}}, '"env" must be'),
-    ("an empty command", {"mcpServers": {"a": {"command": " "}}}, '"command" must be a non-empty string'),
-    ("an unknown type", {"mcpServers": {"a": {"type": "grpc", "url": "x"}}}, "unknown \"type\" 'grpc'"),
-    ("a url that is not http", {"mcpServers": {"a": {"type": "http", "url": "file:///x"}}}, "http:// or https://"),
-    ("trusted not a boolean", {"mcpServers": {"a": {"command": "x", "trusted": "yes"}}}, '"trusted" must be true'),
-    ("a zero timeout", {"mcpServers": {"a": {"command": "x", "toolTimeoutSec": 0}}}, "positive number"),
-])
-def test_a_malformed_config_is_a_config_error_that_names_the_file(description: str, document: Any,
-                                                                  message: str) -> None:
+@pytest.mark.parametrize(
+    ("description", "document", "message"),
+    [
+        ("not an object", [], "must be a JSON object"),
+        ("no mcpServers", {"servers": {}}, 'no "mcpServers"'),
+        ("mcpServers not an object", {"mcpServers": []}, '"mcpServers" must be an object'),
+        ("an entry that is not an object", {"mcpServers": {"a": "node x"}}, "'a': the entry must be an object"),
+        ("neither command nor url", {"mcpServers": {"a": {"args": []}}}, 'needs a "command"'),
+        ("args not strings", {"mcpServers": {"a": {"command": "x", "args": [1]}}}, '"args" must be an array'),
+        ("env values not strings", {"mcpServers": {"a": {"command": "x", "env": {"A": 1}}}}, '"env" must be'),
+        ("an empty command", {"mcpServers": {"a": {"command": " "}}}, '"command" must be a non-empty string'),
+        ("an unknown type", {"mcpServers": {"a": {"type": "grpc", "url": "x"}}}, "unknown \"type\" 'grpc'"),
+        ("a url that is not http", {"mcpServers": {"a": {"type": "http", "url": "file:///x"}}}, "http:// or https://"),
+        ("trusted not a boolean", {"mcpServers": {"a": {"command": "x", "trusted": "yes"}}}, '"trusted" must be true'),
+        ("a zero timeout", {"mcpServers": {"a": {"command": "x", "toolTimeoutSec": 0}}}, "positive number"),
+    ],
+)
+def test_a_malformed_config_is_a_config_error_that_names_the_file(
+    description: str, document: Any, message: str
+) -> None:
     with pytest.raises(ConfigError) as err:
         parse_mcp_config(document, source="policy/mcp.json", environ={})
     assert str(err.value).startswith("policy/mcp.json")
@@ -125,15 +149,29 @@ def test_a_file_error_names_the_file_and_the_line(tmp_path: Path) -> None:
         load_mcp_config(tmp_path / "missing.json")
 
 
-@pytest.mark.parametrize(("description", "file", "expected"), [
-    ("modelcontextprotocol/servers: remote http", "modelcontextprotocol__servers.mcp.json",
-     {"mcp-docs": HttpTransport("https://modelcontextprotocol.io/mcp", {})}),
-    ("trailofbits: npx servers, one with an env key", "trailofbits__claude-code-config__mcp-template.json",
-     {"context7": StdioTransport("npx", ("-y", "@upstash/context7-mcp"), {}),
-      "exa": StdioTransport("npx", ("-y", "exa-mcp-server"), {"EXA_API_KEY": "your-exa-api-key-here"})}),
-    ("disler: uvx with env", "disler__claude-code-hooks-mastery.mcp.json.sample",
-     {"ElevenLabs": StdioTransport("uvx", ("elevenlabs-mcp",), {"ELEVENLABS_API_KEY": "<sample-api-key>"})}),
-])
+@pytest.mark.parametrize(
+    ("description", "file", "expected"),
+    [
+        (
+            "modelcontextprotocol/servers: remote http",
+            "modelcontextprotocol__servers.mcp.json",
+            {"mcp-docs": HttpTransport("https://modelcontextprotocol.io/mcp", {})},
+        ),
+        (
+            "trailofbits: npx servers, one with an env key",
+            "trailofbits__claude-code-config__mcp-template.json",
+            {
+                "context7": StdioTransport("npx", ("-y", "@upstash/context7-mcp"), {}),
+                "exa": StdioTransport("npx", ("-y", "exa-mcp-server"), {"EXA_API_KEY": "your-exa-api-key-here"}),
+            },
+        ),
+        (
+            "disler: uvx with env",
+            "disler__claude-code-hooks-mastery.mcp.json.sample",
+            {"ElevenLabs": StdioTransport("uvx", ("elevenlabs-mcp",), {"ELEVENLABS_API_KEY": "<sample-api-key>"})},
+        ),
+    ],
+)
 def test_real_world_mcp_json_files_load(description: str, file: str, expected: dict[str, Any]) -> None:
     config = load_mcp_config(MCP_FIXTURES / file, environ={})
     assert {s.name: s.transport for s in config} == expected
@@ -154,9 +192,11 @@ def test_the_mcp_servers_of_a_policy_file_keep_their_file_and_line(tmp_path: Pat
     from bot.permissions.stack import PolicyLayer, load_policy_stack
 
     policy = tmp_path / "policy.json"
-    policy.write_text('{\n  "permissions": {"allow": ["mcp__time"]},\n  "mcpServers": {\n'
-                      '    "time": {"command": "mcp-server-time", "trusted": true},\n'
-                      '    "bad": {"command": ["not", "a", "string"]}\n  }\n}\n')
+    policy.write_text(
+        '{\n  "permissions": {"allow": ["mcp__time"]},\n  "mcpServers": {\n'
+        '    "time": {"command": "mcp-server-time", "trusted": true},\n'
+        '    "bad": {"command": ["not", "a", "string"]}\n  }\n}\n'
+    )
     effective = load_policy_stack([PolicyLayer("flag", path=str(policy))])
     with pytest.raises(ConfigError) as err:
         config_from_policy(effective.mcp_servers, environ={})

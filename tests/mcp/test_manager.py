@@ -53,23 +53,41 @@ async def fleet(tmp_path_factory: pytest.TempPathFactory, refusing_http: str) ->
     tmp = tmp_path_factory.mktemp("fleet")
     repo = git_repo(tmp / "repo")
     os.environ["GITHUB_TOKEN"] = SECRET  # in our environment: must not reach any server
-    config = parse_mcp_config({"mcpServers": {
-        "time": {"command": python_server("mcp-server-time")},
-        "git": {"command": python_server("mcp-server-git"), "args": ["--repository", str(repo)], "trusted": True},
-        "scripted": {"command": sys.executable, "args": [str(HERE / "stdio_server.py")],
-                     "env": {"PID_FILE": str(tmp / "scripted.pid"), "PASSED_ON": "${BOT_TEST_PASSED_ON}"}},
-        "missing-binary": {"command": "bot-no-such-mcp-server"},
-        "crashes": {"command": sys.executable, "args": ["-c", "import sys; print('bad flag --x', file=sys.stderr); "
-                                                               "sys.exit(2)"]},
-        "never-answers": {"command": sys.executable, "args": ["-c", "import sys; sys.stdin.read()"],
-                          "startupTimeoutSec": 0.3},
-        "needs-a-key": {"command": "x", "env": {"KEY": "${BOT_TEST_UNSET_KEY}"}},
-        "websocket": {"type": "ws", "url": "ws://127.0.0.1:9"},
-        "nobody-listens": {"type": "http", "url": f"http://127.0.0.1:{free_port()}/mcp"},
-        "refuses": {"type": "sse", "url": refusing_http + "/sse?key=${BOT_TEST_KEY}"},
-        "switched-off": {"command": "x", "disabled": True},
-        "refused": {"command": "x"},
-    }}, source="fleet.json", environ={"BOT_TEST_PASSED_ON": "visible-value", "BOT_TEST_KEY": SECRET})
+    config = parse_mcp_config(
+        {
+            "mcpServers": {
+                "time": {"command": python_server("mcp-server-time")},
+                "git": {
+                    "command": python_server("mcp-server-git"),
+                    "args": ["--repository", str(repo)],
+                    "trusted": True,
+                },
+                "scripted": {
+                    "command": sys.executable,
+                    "args": [str(HERE / "stdio_server.py")],
+                    "env": {"PID_FILE": str(tmp / "scripted.pid"), "PASSED_ON": "${BOT_TEST_PASSED_ON}"},
+                },
+                "missing-binary": {"command": "bot-no-such-mcp-server"},
+                "crashes": {
+                    "command": sys.executable,
+                    "args": ["-c", "import sys; print('bad flag --x', file=sys.stderr); sys.exit(2)"],
+                },
+                "never-answers": {
+                    "command": sys.executable,
+                    "args": ["-c", "import sys; sys.stdin.read()"],
+                    "startupTimeoutSec": 0.3,
+                },
+                "needs-a-key": {"command": "x", "env": {"KEY": "${BOT_TEST_UNSET_KEY}"}},
+                "websocket": {"type": "ws", "url": "ws://127.0.0.1:9"},
+                "nobody-listens": {"type": "http", "url": f"http://127.0.0.1:{free_port()}/mcp"},
+                "refuses": {"type": "sse", "url": refusing_http + "/sse?key=${BOT_TEST_KEY}"},
+                "switched-off": {"command": "x", "disabled": True},
+                "refused": {"command": "x"},
+            }
+        },
+        source="fleet.json",
+        environ={"BOT_TEST_PASSED_ON": "visible-value", "BOT_TEST_KEY": SECRET},
+    )
     permission = flag_permission_context([], ["mcp__refused"], [])
     try:
         async with McpManager(config, cwd=tmp, permission=permission, log_dir=tmp / "logs") as manager:
@@ -84,25 +102,41 @@ def state(manager: McpManager, name: str) -> Any:
     return conn.state
 
 
-@pytest.mark.parametrize(("description", "server", "kind", "reason"), [
-    ("a real PyPI server connects", "time", Connected, None),
-    ("a trusted one too", "git", Connected, None),
-    ("a server written in the tests, over stdio", "scripted", Connected, None),
-    ("a missing binary fails with a clear reason", "missing-binary", Failed,
-     "command not found: bot-no-such-mcp-server"),
-    ("a server that exits at once fails", "crashes", Failed, "the server closed the connection"),
-    ("a server that never answers times out", "never-answers", Failed, "did not connect within 0.3 s"),
-    ("an unset ${VAR} fails that server only", "needs-a-key", Failed,
-     "environment variable BOT_TEST_UNSET_KEY not set (referenced in fleet.json)"),
-    ("an unsupported transport fails", "websocket", Failed, "transport 'ws' is not supported"),
-    ("an HTTP server nobody runs fails at once", "nobody-listens", Failed, "ConnectError"),
-    ("an HTTP error fails, the URL shown as configured", "refuses", Failed,
-     "HTTPStatusError: Client error '400 no MCP here' for url 'http://127.0.0.1:"),
-    ("disabled in config", "switched-off", Disabled, "disabled in fleet.json"),
-    ("a blanket deny rule keeps it from starting", "refused", Disabled, "denied by rule mcp__refused (cliArg)"),
-])
-async def test_each_server_settles_in_its_state(fleet: McpManager, description: str, server: str, kind: Any,
-                                                reason: str | None) -> None:
+@pytest.mark.parametrize(
+    ("description", "server", "kind", "reason"),
+    [
+        ("a real PyPI server connects", "time", Connected, None),
+        ("a trusted one too", "git", Connected, None),
+        ("a server written in the tests, over stdio", "scripted", Connected, None),
+        (
+            "a missing binary fails with a clear reason",
+            "missing-binary",
+            Failed,
+            "command not found: bot-no-such-mcp-server",
+        ),
+        ("a server that exits at once fails", "crashes", Failed, "the server closed the connection"),
+        ("a server that never answers times out", "never-answers", Failed, "did not connect within 0.3 s"),
+        (
+            "an unset ${VAR} fails that server only",
+            "needs-a-key",
+            Failed,
+            "environment variable BOT_TEST_UNSET_KEY not set (referenced in fleet.json)",
+        ),
+        ("an unsupported transport fails", "websocket", Failed, "transport 'ws' is not supported"),
+        ("an HTTP server nobody runs fails at once", "nobody-listens", Failed, "ConnectError"),
+        (
+            "an HTTP error fails, the URL shown as configured",
+            "refuses",
+            Failed,
+            "HTTPStatusError: Client error '400 no MCP here' for url 'http://127.0.0.1:",
+        ),
+        ("disabled in config", "switched-off", Disabled, "disabled in fleet.json"),
+        ("a blanket deny rule keeps it from starting", "refused", Disabled, "denied by rule mcp__refused (cliArg)"),
+    ],
+)
+async def test_each_server_settles_in_its_state(
+    fleet: McpManager, description: str, server: str, kind: Any, reason: str | None
+) -> None:
     current: Any = state(fleet, server)
     assert isinstance(current, kind)
     if reason is not None:
@@ -120,8 +154,9 @@ async def test_no_reason_or_description_shows_an_expanded_secret(fleet: McpManag
 
 
 @pytest.mark.parametrize(("server", "fixture"), [("time", "mcp-server-time"), ("git", "mcp-server-git")])
-async def test_real_servers_list_the_tools_their_published_lists_show(fleet: McpManager, server: str,
-                                                                      fixture: str) -> None:
+async def test_real_servers_list_the_tools_their_published_lists_show(
+    fleet: McpManager, server: str, fixture: str
+) -> None:
     connected = state(fleet, server)
     assert {t.name for t, _ in connected.tools} == set(fixture_tools(fixture))
     assert all(bridged == f"mcp__{server}__{t.name}" for t, bridged in connected.tools)
@@ -163,8 +198,9 @@ async def test_describe_lists_states_reasons_and_bridged_tools(fleet: McpManager
 
 
 async def test_a_server_that_dies_mid_call_is_an_error_and_marked_lost(tmp_path: Path) -> None:
-    config = parse_mcp_config({"mcpServers": {"scripted": {
-        "command": sys.executable, "args": [str(HERE / "stdio_server.py")]}}}, environ={})
+    config = parse_mcp_config(
+        {"mcpServers": {"scripted": {"command": sys.executable, "args": [str(HERE / "stdio_server.py")]}}}, environ={}
+    )
     async with McpManager(config) as manager:
         with pytest.raises(ToolExecutionError, match="closed the connection"):
             await manager.call_tool("scripted", "die", {})
@@ -191,11 +227,19 @@ def alive(pids: set[int]) -> set[int]:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see child processes")
 async def test_stdio_children_are_stopped_when_the_manager_exits(tmp_path: Path) -> None:
     before = children_of(os.getpid())
-    config = parse_mcp_config({"mcpServers": {
-        "time": {"command": python_server("mcp-server-time")},
-        "scripted": {"command": sys.executable, "args": [str(HERE / "stdio_server.py")],
-                     "env": {"PID_FILE": str(tmp_path / "pid")}},
-    }}, environ={})
+    config = parse_mcp_config(
+        {
+            "mcpServers": {
+                "time": {"command": python_server("mcp-server-time")},
+                "scripted": {
+                    "command": sys.executable,
+                    "args": [str(HERE / "stdio_server.py")],
+                    "env": {"PID_FILE": str(tmp_path / "pid")},
+                },
+            }
+        },
+        environ={},
+    )
     async with McpManager(config) as manager:
         assert len(manager.connected) == 2
         started = children_of(os.getpid()) - before
@@ -242,11 +286,14 @@ async def test_tools_are_listed_across_pages_and_unusable_ones_are_skipped_with_
     assert result.content[0].text == "second {'x': 1}"  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("description", "schema", "reason"), [
-    ("an object schema is usable", {"type": "object", "properties": {}}, None),
-    ("no type means an object", {"properties": {}}, None),
-    ("a scalar schema cannot be a tool input", {"type": "string"}, "its input schema is of type 'string'"),
-])
+@pytest.mark.parametrize(
+    ("description", "schema", "reason"),
+    [
+        ("an object schema is usable", {"type": "object", "properties": {}}, None),
+        ("no type means an object", {"properties": {}}, None),
+        ("a scalar schema cannot be a tool input", {"type": "string"}, "its input schema is of type 'string'"),
+    ],
+)
 def test_a_tool_needs_an_object_schema(description: str, schema: dict[str, Any], reason: str | None) -> None:
     tool = types.Tool.model_validate({"name": "t", "inputSchema": schema})
     found = unusable_reason(tool, set())
@@ -262,8 +309,9 @@ async def test_an_error_in_the_managers_body_comes_out_as_itself() -> None:
 
 async def test_a_cancelled_connect_leaves_no_child_behind() -> None:
     before = children_of(os.getpid())
-    config = parse_mcp_config({"mcpServers": {"scripted": {
-        "command": sys.executable, "args": [str(HERE / "stdio_server.py")]}}}, environ={})
+    config = parse_mcp_config(
+        {"mcpServers": {"scripted": {"command": sys.executable, "args": [str(HERE / "stdio_server.py")]}}}, environ={}
+    )
     with anyio.CancelScope() as scope:
         async with McpManager(config, wait=False) as manager:
             await anyio.wait_all_tasks_blocked()  # spawned, waiting for the handshake's answer

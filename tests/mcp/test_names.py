@@ -12,25 +12,31 @@ from bot.permissions.rules import rule_names_tool
 from tests.mcp.conftest import MCP_FIXTURES
 
 
-@pytest.mark.parametrize(("description", "raw", "segment"), [
-    ("a plain name is kept", "time", "time"),
-    ("dots and spaces become underscores", "my.server name", "my_server_name"),
-    ("runs of underscores collapse so the segment never holds __", "a__b", "a_b"),
-    ("edge underscores are stripped", "_git_", "git"),
-    ("hyphens are allowed", "server-everything", "server-everything"),
-    ("nothing usable left", "...", "server"),
-    ("non-ASCII becomes an underscore", "wetter-ü-1", "wetter-_-1"),
-])
+@pytest.mark.parametrize(
+    ("description", "raw", "segment"),
+    [
+        ("a plain name is kept", "time", "time"),
+        ("dots and spaces become underscores", "my.server name", "my_server_name"),
+        ("runs of underscores collapse so the segment never holds __", "a__b", "a_b"),
+        ("edge underscores are stripped", "_git_", "git"),
+        ("hyphens are allowed", "server-everything", "server-everything"),
+        ("nothing usable left", "...", "server"),
+        ("non-ASCII becomes an underscore", "wetter-ü-1", "wetter-_-1"),
+    ],
+)
 def test_server_segments(description: str, raw: str, segment: str) -> None:
     assert server_prefixes([raw]) == {raw: segment}
 
 
-@pytest.mark.parametrize(("description", "server", "tool", "name"), [
-    ("the usual case", "time", "get_current_time", "mcp__time__get_current_time"),
-    ("hyphens kept", "everything", "get-tiny-image", "mcp__everything__get-tiny-image"),
-    ("dots normalised", "fs", "read.file", "mcp__fs__read_file"),
-    ("slashes and spaces normalised", "fs", "a/b c", "mcp__fs__a_b_c"),
-])
+@pytest.mark.parametrize(
+    ("description", "server", "tool", "name"),
+    [
+        ("the usual case", "time", "get_current_time", "mcp__time__get_current_time"),
+        ("hyphens kept", "everything", "get-tiny-image", "mcp__everything__get-tiny-image"),
+        ("dots normalised", "fs", "read.file", "mcp__fs__read_file"),
+        ("slashes and spaces normalised", "fs", "a/b c", "mcp__fs__a_b_c"),
+    ],
+)
 def test_tool_names(description: str, server: str, tool: str, name: str) -> None:
     assert tool_names(server, [tool]) == {tool: name}
 
@@ -45,7 +51,10 @@ def test_colliding_server_names_are_resolved_by_sorted_raw_name_whatever_the_ord
 
 def test_colliding_tool_names_get_numbered_suffixes() -> None:
     assert tool_names("s", ["get_time", "get.time", "get time"]) == {
-        "get time": "mcp__s__get_time", "get.time": "mcp__s__get_time_2", "get_time": "mcp__s__get_time_3"}
+        "get time": "mcp__s__get_time",
+        "get.time": "mcp__s__get_time_2",
+        "get_time": "mcp__s__get_time_3",
+    }
 
 
 def test_long_names_are_cut_to_64_with_a_hash_and_stay_unique() -> None:

@@ -51,20 +51,36 @@ async def test_listing_shows_every_resource_with_its_server(memo: McpManager, tm
     outcome = await run(bridge_tools(memo), tmp_path, "ListMcpResources", {})
     listed = json.loads(outcome.result.text)
     assert {(r["server"], r["uri"]) for r in listed} == {
-        ("memo", "memo://notes/today"), ("memo", "memo://pictures/red.png"), ("memo", "memo://archive.bin")}
+        ("memo", "memo://notes/today"),
+        ("memo", "memo://pictures/red.png"),
+        ("memo", "memo://archive.bin"),
+    }
     assert ListMcpResourcesTool(memo).is_read_only(ListMcpResourcesInput())
 
 
-@pytest.mark.parametrize(("description", "uri", "check"), [
-    ("text comes back as text", "memo://notes/today",
-     lambda c: c == [{"type": "text", "text": "[Resource from memo at memo://notes/today] buy milk"}]),
-    ("an image comes back as an image", "memo://pictures/red.png",
-     lambda c: [b["type"] for b in c] == ["text", "image"] and c[1]["source"]["media_type"] == "image/png"),
-    ("another blob is saved to the scratch directory", "memo://archive.bin",
-     lambda c: "application/octet-stream, 9 bytes of binary contents saved to" in c[0]["text"]),
-])
-async def test_reading_handles_each_kind_of_contents(memo: McpManager, tmp_path: Path, description: str, uri: str,
-                                                    check: Any) -> None:
+@pytest.mark.parametrize(
+    ("description", "uri", "check"),
+    [
+        (
+            "text comes back as text",
+            "memo://notes/today",
+            lambda c: c == [{"type": "text", "text": "[Resource from memo at memo://notes/today] buy milk"}],
+        ),
+        (
+            "an image comes back as an image",
+            "memo://pictures/red.png",
+            lambda c: [b["type"] for b in c] == ["text", "image"] and c[1]["source"]["media_type"] == "image/png",
+        ),
+        (
+            "another blob is saved to the scratch directory",
+            "memo://archive.bin",
+            lambda c: "application/octet-stream, 9 bytes of binary contents saved to" in c[0]["text"],
+        ),
+    ],
+)
+async def test_reading_handles_each_kind_of_contents(
+    memo: McpManager, tmp_path: Path, description: str, uri: str, check: Any
+) -> None:
     outcome = await run(bridge_tools(memo), tmp_path, "ReadMcpResource", {"server": "memo", "uri": uri})
     assert not outcome.result.is_error, outcome.result.text
     assert check(outcome.result.content)
@@ -83,8 +99,12 @@ async def test_an_unknown_server_or_uri_is_an_error_result(memo: McpManager, tmp
 
 
 async def test_no_resource_tools_when_no_connected_server_offers_resources() -> None:
-    config = McpConfig((in_process_server("paged", paged_server()),
-                        *parse_mcp_config({"mcpServers": {"gone": {"command": "bot-no-such-server"}}}).servers))
+    config = McpConfig(
+        (
+            in_process_server("paged", paged_server()),
+            *parse_mcp_config({"mcpServers": {"gone": {"command": "bot-no-such-server"}}}).servers,
+        )
+    )
     async with McpManager(config) as manager:
         names = {t.name for t in bridge_tools(manager)}
     assert names == {"mcp__paged__first", "mcp__paged__second"}
@@ -113,7 +133,8 @@ async def test_one_broken_server_does_not_hide_the_others_resources(tmp_path: Pa
     outcome = await run([ListMcpResourcesTool(source)], tmp_path, "ListMcpResources", {})
     assert json.loads(outcome.result.text) == [
         {"uri": "x://1", "name": "one", "server": "good", "mimeType": "text/plain", "description": "the first"},
-        {"server": "broken", "error": "MCP server 'broken': listing resources failed: boom"}]
+        {"server": "broken", "error": "MCP server 'broken': listing resources failed: boom"},
+    ]
     only_broken = await run([ListMcpResourcesTool(source)], tmp_path, "ListMcpResources", {"server": "broken"})
     assert only_broken.result.is_error
     empty = await run([ListMcpResourcesTool(source)], tmp_path, "ListMcpResources", {"server": "empty"})
@@ -124,8 +145,9 @@ async def test_one_broken_server_does_not_hide_the_others_resources(tmp_path: Pa
 
 @needs_everything
 async def test_the_reference_servers_documents_can_be_listed_and_read(tmp_path: Path) -> None:
-    config = parse_mcp_config({"mcpServers": {"everything": {"command": NODE, "args": [str(EVERYTHING_JS)]}}},
-                              environ={})
+    config = parse_mcp_config(
+        {"mcpServers": {"everything": {"command": NODE, "args": [str(EVERYTHING_JS)]}}}, environ={}
+    )
     async with McpManager(config) as manager:
         tools = bridge_tools(manager)
         listed = json.loads((await run(tools, tmp_path, "ListMcpResources", {"server": "everything"})).result.text)

@@ -20,9 +20,13 @@ from tests.mcp.conftest import EVERYTHING_JS, MCP_FIXTURES, NODE, needs_everythi
 
 pytestmark = [pytest.mark.anyio, needs_everything]
 
-EXPECTED_TOOLS = {t["name"] for r in json.loads(
-    (MCP_FIXTURES / "server-tool-lists" / "server-everything.tools_list.json").read_text())["tools_list_responses"]
-    for t in r["result"]["tools"]}
+EXPECTED_TOOLS = {
+    t["name"]
+    for r in json.loads((MCP_FIXTURES / "server-tool-lists" / "server-everything.tools_list.json").read_text())[
+        "tools_list_responses"
+    ]
+    for t in r["result"]["tools"]
+}
 
 
 @pytest.fixture(params=["stdio", "http", "sse"])
@@ -59,8 +63,9 @@ async def test_every_transport_bridges_the_same_tools_and_results(entry: dict[st
         assert [b["type"] for b in content] == ["text", "image", "text"]
         assert content[1]["source"]["media_type"] == "image/png"
 
-        resource = await call(manager, tmp_path, "mcp__everything__get-resource-reference",
-                              {"resourceType": "Text", "resourceId": 1})
+        resource = await call(
+            manager, tmp_path, "mcp__everything__get-resource-reference", {"resourceType": "Text", "resourceId": 1}
+        )
         assert "[Resource from everything at demo://resource/dynamic/text/1] Resource 1:" in resource.result.text
 
         structured = await call(manager, tmp_path, "mcp__everything__get-structured-content", {"location": "Chicago"})
@@ -76,9 +81,18 @@ async def test_every_transport_bridges_the_same_tools_and_results(entry: dict[st
 async def test_over_stdio_the_server_sees_only_the_env_its_config_names(tmp_path: Path) -> None:
     os.environ["GITHUB_TOKEN"] = "ghp_never-to-a-server"
     try:
-        config = parse_mcp_config({"mcpServers": {"everything": {
-            "command": NODE, "args": [str(EVERYTHING_JS), "stdio"], "env": {"PASSED_ON": "${BOT_TEST_VALUE}"}}}},
-            environ={"BOT_TEST_VALUE": "visible"})
+        config = parse_mcp_config(
+            {
+                "mcpServers": {
+                    "everything": {
+                        "command": NODE,
+                        "args": [str(EVERYTHING_JS), "stdio"],
+                        "env": {"PASSED_ON": "${BOT_TEST_VALUE}"},
+                    }
+                }
+            },
+            environ={"BOT_TEST_VALUE": "visible"},
+        )
         async with McpManager(config, cwd=tmp_path) as manager:
             result = await manager.call_tool("everything", "get-env", {})
     finally:
@@ -90,16 +104,20 @@ async def test_over_stdio_the_server_sees_only_the_env_its_config_names(tmp_path
 
 
 async def test_server_progress_reaches_the_pipelines_progress_events(tmp_path: Path) -> None:
-    config = parse_mcp_config({"mcpServers": {"everything": {"command": NODE, "args": [str(EVERYTHING_JS)]}}},
-                              environ={})
+    config = parse_mcp_config(
+        {"mcpServers": {"everything": {"command": NODE, "args": [str(EVERYTHING_JS)]}}}, environ={}
+    )
     events: list[ProgressEvent] = []
     async with McpManager(config, cwd=tmp_path) as manager:
         permission = flag_permission_context(["mcp__everything"], [], [])
         pool = ToolPool(assemble_tool_pool(permission, bridge_tools(manager)))
         context = make_context(tmp_path, scratch_dir=tmp_path / ".scratch", permission=permission)
-        block = ToolUseBlock("toolu_1", "mcp__everything__trigger-long-running-operation",
-                             {"duration": 0.02, "steps": 2})
+        block = ToolUseBlock(
+            "toolu_1", "mcp__everything__trigger-long-running-operation", {"duration": 0.02, "steps": 2}
+        )
         outcome = await ToolRunner(pool).run(block, context, events.append)
     assert not outcome.result.is_error
-    assert [(e.kind, e.data["progress"], e.data["total"]) for e in events] == [("mcp_progress", 1, 2),
-                                                                             ("mcp_progress", 2, 2)]
+    assert [(e.kind, e.data["progress"], e.data["total"]) for e in events] == [
+        ("mcp_progress", 1, 2),
+        ("mcp_progress", 2, 2),
+    ]

@@ -56,11 +56,14 @@ def test_the_default_limit_is_25000_tokens_and_the_env_overrides_it() -> None:
     assert blocks[-1]["text"].startswith(marker(25_000))
 
 
-@pytest.mark.parametrize(("description", "size", "tokens"), [
-    ("a small image costs its pixels / 750", (75, 100), 10),
-    ("a large one is billed after the API's downscale to 1.15 MP", (4000, 3000), 1_534),
-    ("a long strip is capped by its long edge", (3136, 100), 105),
-])
+@pytest.mark.parametrize(
+    ("description", "size", "tokens"),
+    [
+        ("a small image costs its pixels / 750", (75, 100), 10),
+        ("a large one is billed after the API's downscale to 1.15 MP", (4000, 3000), 1_534),
+        ("a long strip is capped by its long edge", (3136, 100), 105),
+    ],
+)
 def test_image_cost(description: str, size: tuple[int, int], tokens: int) -> None:
     assert image_tokens_for(*size) == tokens
 

@@ -42,8 +42,10 @@ def test_a_check_decides_through_the_real_tool_and_names_the_rule(ws: Path, poli
     assert isinstance(allowed.decision, Allow) and allowed.batch_json()["rule"] == "Read"
     assert isinstance(denied.decision, Deny)
     assert denied.batch_json() == {
-        "decision": "deny", "rule": "Read(.env)",
-        "reason": f"a deny rule forbids this Read call (rule from flag: {policy_file}:8)"}
+        "decision": "deny",
+        "rule": "Read(.env)",
+        "reason": f"a deny rule forbids this Read call (rule from flag: {policy_file}:8)",
+    }
     assert isinstance(outside.decision, Deny) and "outside the workspace" in outside.reason
 
 
@@ -111,8 +113,9 @@ def test_a_policy_file_is_parsed_once_for_a_whole_batch(ws: Path, policy_file: P
         ("a missing workspace", '{"tool": "Read", "input": {}, "workspace": "/nonexistent/ws"}', "no such"),
     ],
 )
-def test_a_line_that_cannot_be_evaluated_is_denied_with_the_reason(ws: Path, description: str, line: str,
-                                                                    reason: str) -> None:
+def test_a_line_that_cannot_be_evaluated_is_denied_with_the_reason(
+    ws: Path, description: str, line: str, reason: str
+) -> None:
     out = io.StringIO()
     with PolicyChecker(workspace=ws) as checker:
         stats = anyio.run(checker.run_batch, ["", line, '{"tool": "Read", "input": {"file_path": "a"}}'], out.write)
@@ -125,4 +128,6 @@ def test_a_line_that_cannot_be_evaluated_is_denied_with_the_reason(ws: Path, des
 def test_a_policy_string_or_list_is_accepted() -> None:
     assert parse_check_line('{"tool": "Read", "input": {}, "policy": "a.json"}').policies == ("a.json",)
     assert parse_check_line('{"tool": "Read", "input": {}, "policy": ["a.json", "b.yml"]}').policies == (
-        "a.json", "b.yml")
+        "a.json",
+        "b.yml",
+    )

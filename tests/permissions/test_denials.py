@@ -16,18 +16,26 @@ BY_DEFAULT = Deny("no allow rule covers this Bash call", source="default", sugge
     ("description", "calls", "guided"),
     [
         ("one denial needs no guidance", [("Read", ".env", BY_RULE)], [False]),
-        ("the same rule twice gets guidance", [("Read", ".env", BY_RULE), ("Read", "a/.env", BY_RULE)],
-         [False, True]),
-        ("different patterns of one tool, three times",
-         [("Bash", "make", BY_DEFAULT), ("Bash", "ls", Deny("x", suggestions=("Bash(ls)",))),
-          ("Bash", "pwd", Deny("y", suggestions=("Bash(pwd)",)))], [False, False, True]),
-        ("three denials in a row of different tools",
-         [("Read", ".env", BY_RULE), ("Bash", "make", BY_DEFAULT), ("WebFetch", "x", Deny("z"))],
-         [False, False, True]),
+        ("the same rule twice gets guidance", [("Read", ".env", BY_RULE), ("Read", "a/.env", BY_RULE)], [False, True]),
+        (
+            "different patterns of one tool, three times",
+            [
+                ("Bash", "make", BY_DEFAULT),
+                ("Bash", "ls", Deny("x", suggestions=("Bash(ls)",))),
+                ("Bash", "pwd", Deny("y", suggestions=("Bash(pwd)",))),
+            ],
+            [False, False, True],
+        ),
+        (
+            "three denials in a row of different tools",
+            [("Read", ".env", BY_RULE), ("Bash", "make", BY_DEFAULT), ("WebFetch", "x", Deny("z"))],
+            [False, False, True],
+        ),
     ],
 )
-def test_guidance_comes_when_the_model_keeps_retrying(description: str, calls: list[tuple[str, str, Deny]],
-                                                      guided: list[bool]) -> None:
+def test_guidance_comes_when_the_model_keeps_retrying(
+    description: str, calls: list[tuple[str, str, Deny]], guided: list[bool]
+) -> None:
     tracker = DenialTracker()
     got = [tracker.record_denial(tool, summary, deny) is not None for tool, summary, deny in calls]
     assert got == guided, description
@@ -53,9 +61,18 @@ def test_the_guidance_names_the_rule_and_its_source() -> None:
 def test_the_log_keeps_tool_input_rule_and_source_for_the_summary() -> None:
     tracker = DenialTracker()
     tracker.record_denial("Read", ".env", BY_RULE)
-    assert tracker.to_json() == [{"tool": "Read", "input": ".env", "reason": BY_RULE.reason, "rule": "Read(.env)",
-                                  "source": "preset", "where": "policies/fix.json:40", "was_ask": False,
-                                  "decided_by": "rule"}]
+    assert tracker.to_json() == [
+        {
+            "tool": "Read",
+            "input": ".env",
+            "reason": BY_RULE.reason,
+            "rule": "Read(.env)",
+            "source": "preset",
+            "where": "policies/fix.json:40",
+            "was_ask": False,
+            "decided_by": "rule",
+        }
+    ]
 
 
 @pytest.mark.parametrize(

@@ -46,20 +46,49 @@ max_turns = 5
 @pytest.mark.parametrize(
     ("description", "name", "text", "expected_lines"),
     [
-        ("JSON", "p.json", JSON, {("permissions", "allow", 1): 5, ("permissions", "deny", 1): 7,
-                                  ("bot", "limits", "max_turns"): 9, ("permissions",): 2}),
-        ("YAML", "p.yaml", YAML, {("permissions", "allow", 1): 4, ("permissions", "deny", 1): 5,
-                                  ("bot", "limits", "max_turns"): 8, ("permissions",): 1}),
-        ("TOML", "p.toml", TOML, {("permissions", "allow", 1): 4, ("permissions", "deny", 1): 6,
-                                  ("bot", "limits", "max_turns"): 9, ("permissions",): 1}),
+        (
+            "JSON",
+            "p.json",
+            JSON,
+            {
+                ("permissions", "allow", 1): 5,
+                ("permissions", "deny", 1): 7,
+                ("bot", "limits", "max_turns"): 9,
+                ("permissions",): 2,
+            },
+        ),
+        (
+            "YAML",
+            "p.yaml",
+            YAML,
+            {
+                ("permissions", "allow", 1): 4,
+                ("permissions", "deny", 1): 5,
+                ("bot", "limits", "max_turns"): 8,
+                ("permissions",): 1,
+            },
+        ),
+        (
+            "TOML",
+            "p.toml",
+            TOML,
+            {
+                ("permissions", "allow", 1): 4,
+                ("permissions", "deny", 1): 6,
+                ("bot", "limits", "max_turns"): 9,
+                ("permissions",): 1,
+            },
+        ),
     ],
 )
-def test_every_format_gives_the_same_data_and_the_lines_of_keys(description: str, name: str, text: str,
-                                                                expected_lines: dict[tuple[str | int, ...], int]
-                                                                ) -> None:
+def test_every_format_gives_the_same_data_and_the_lines_of_keys(
+    description: str, name: str, text: str, expected_lines: dict[tuple[str | int, ...], int]
+) -> None:
     doc = parse_document(text, name)
-    assert doc.data == {"permissions": {"allow": ["Read", "Edit(src/**)"], "deny": ["Read(.env)", "WebFetch"]},
-                        "bot": {"limits": {"max_turns": 5}}}, description
+    assert doc.data == {
+        "permissions": {"allow": ["Read", "Edit(src/**)"], "deny": ["Read(.env)", "WebFetch"]},
+        "bot": {"limits": {"max_turns": 5}},
+    }, description
     for path, line in expected_lines.items():
         assert doc.line(*path) == line, (description, path)
 
@@ -121,24 +150,32 @@ def test_an_empty_yaml_file_is_an_empty_policy() -> None:
 
 _DEEP = 10_000
 _LAUGHS = "permissions:\n  allow: [Read]\n" + "".join(
-    f"l{k}: &l{k} [{', '.join(['*l' + str(k - 1)] * 9) if k else ', '.join(['lol'] * 9)}]\n" for k in range(9))
+    f"l{k}: &l{k} [{', '.join(['*l' + str(k - 1)] * 9) if k else ', '.join(['lol'] * 9)}]\n" for k in range(9)
+)
 
 
 @pytest.mark.timeout(10)
 @pytest.mark.parametrize(
     ("description", "name", "text", "fragment"),
     [
-        ("JSON nested ten thousand deep", ".github/bot-policy.json",
-         '{"permissions": {"allow": ' + "[" * _DEEP + "]" * _DEEP + "}}", "levels deep"),
-        ("YAML nested ten thousand deep", ".github/bot-policy.yml", "permissions: " + "[" * _DEEP + "]" * _DEEP,
-         "levels deep"),
+        (
+            "JSON nested ten thousand deep",
+            ".github/bot-policy.json",
+            '{"permissions": {"allow": ' + "[" * _DEEP + "]" * _DEEP + "}}",
+            "levels deep",
+        ),
+        (
+            "YAML nested ten thousand deep",
+            ".github/bot-policy.yml",
+            "permissions: " + "[" * _DEEP + "]" * _DEEP,
+            "levels deep",
+        ),
         ("TOML nested ten thousand deep", ".github/bot-policy.toml", "x = " + "[" * _DEEP + "]" * _DEEP, "levels deep"),
         ("a YAML billion laughs", ".github/bot-policy.yml", _LAUGHS, "alias"),
         ("a YAML alias to itself", ".github/bot-policy.yml", "permissions: &p {allow: [*p]}\n", "alias"),
     ],
 )
-def test_policy_bombs_are_config_errors_naming_the_file(description: str, name: str, text: str,
-                                                        fragment: str) -> None:
+def test_policy_bombs_are_config_errors_naming_the_file(description: str, name: str, text: str, fragment: str) -> None:
     with pytest.raises(ConfigError) as caught:
         parse_document(text, name)
     assert str(caught.value).startswith(name + ":"), description

@@ -19,8 +19,9 @@ from bot.runtime.policy_expectations import default_policy_for, expectation_file
         ("no policy next to it", "orphan.expect.jsonl", None),
     ],
 )
-def test_the_default_policy_of_an_expectation_file(tmp_path: Path, description: str, name: str,
-                                                   expected: str | None) -> None:
+def test_the_default_policy_of_an_expectation_file(
+    tmp_path: Path, description: str, name: str, expected: str | None
+) -> None:
     (tmp_path / "fix.json").write_text("{}")
     (tmp_path / "team.yml").write_text("{}")
     found = default_policy_for(tmp_path / name)

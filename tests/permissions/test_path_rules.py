@@ -68,8 +68,7 @@ def ws(tmp_path: Path) -> Path:
         ("an unanchored pattern outside the workspace matches too", "*.key", "/opt/x/server.key", True),
     ],
 )
-def test_path_patterns_follow_gitignore(ws: Path, description: str, pattern: str, path: str,
-                                        expected: bool) -> None:
+def test_path_patterns_follow_gitignore(ws: Path, description: str, pattern: str, path: str, expected: bool) -> None:
     assert path_rule_matches(pattern, Path(path), workspace=ws) is expected, description
 
 
@@ -160,16 +159,16 @@ def test_compiled_patterns_answer_for_a_directory_flag_without_touching_the_disk
         ("a NUL byte", "a\x00b", "NUL"),
     ],
 )
-def test_malformed_patterns_are_errors_that_say_why(ws: Path, description: str, pattern: str,
-                                                     message: str) -> None:
+def test_malformed_patterns_are_errors_that_say_why(ws: Path, description: str, pattern: str, message: str) -> None:
     with pytest.raises(PathRuleError, match=message):
         validate_path_rule(pattern)
     with pytest.raises(PathRuleError, match=message):
         path_rule_matches(pattern, ws / "a", workspace=ws)
 
 
-def test_home_from_the_environment_is_part_of_the_cache_key(ws: Path, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_home_from_the_environment_is_part_of_the_cache_key(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a, b = tmp_path / "ha", tmp_path / "hb"
     a.mkdir()
     b.mkdir()

@@ -22,8 +22,9 @@ def policy_file(tmp_path: Path) -> Path:
 
 
 def test_check_prints_the_decision_the_rule_and_where_it_is_written(tmp_path: Path, policy_file: Path) -> None:
-    result = runner.invoke(app, ["policy", "check", "Read", '{"file_path": ".env"}', "--policy", str(policy_file),
-                                 "-w", str(tmp_path)])
+    result = runner.invoke(
+        app, ["policy", "check", "Read", '{"file_path": ".env"}', "--policy", str(policy_file), "-w", str(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
         "deny: a deny rule forbids this Read call",
@@ -32,16 +33,42 @@ def test_check_prints_the_decision_the_rule_and_where_it_is_written(tmp_path: Pa
 
 
 def test_check_json_has_the_source_file_and_line(tmp_path: Path, policy_file: Path) -> None:
-    result = runner.invoke(app, ["policy", "check", "Read", '{"file_path": "a.txt"}', "--policy", str(policy_file),
-                                 "-w", str(tmp_path), "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "policy",
+            "check",
+            "Read",
+            '{"file_path": "a.txt"}',
+            "--policy",
+            str(policy_file),
+            "-w",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     data = json.loads(result.stdout)
     assert (data["decision"], data["rule"], data["source"], data["line"]) == ("allow", "Read", "flag", 3)
     assert data["file"] == str(policy_file)
 
 
 def test_check_with_an_ask_rule_says_it_was_an_ask(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["policy", "check", "Read", '{"file_path": "a"}', "--allow", "Read",
-                                 "--ask", "Read(a)", "-w", str(tmp_path), "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "policy",
+            "check",
+            "Read",
+            '{"file_path": "a"}',
+            "--allow",
+            "Read",
+            "--ask",
+            "Read(a)",
+            "-w",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     data = json.loads(result.stdout)
     assert data["decision"] == "deny" and data["was_ask"] is True and data["source"] == "cliArg"
 
@@ -63,8 +90,7 @@ def test_check_usage_errors_exit_2(tmp_path: Path, description: str, args: list[
     assert message in result.stderr, (description, result.stderr)
 
 
-def test_check_batch_reads_a_thousand_line_file_and_writes_one_line_per_call(tmp_path: Path,
-                                                                             policy_file: Path) -> None:
+def test_check_batch_reads_a_thousand_line_file_and_writes_one_line_per_call(tmp_path: Path, policy_file: Path) -> None:
     batch = tmp_path / "calls.jsonl"
     calls = [
         {"tool": "Read", "input": {"file_path": "src/m{i}.py"}, "policy": str(policy_file)},
@@ -80,8 +106,9 @@ def test_check_batch_reads_a_thousand_line_file_and_writes_one_line_per_call(tmp
 
 def test_check_batch_reads_stdin_and_flags_apply_to_every_line(tmp_path: Path) -> None:
     stdin = json.dumps({"tool": "Read", "input": {"file_path": "a"}}) + "\n" + "not json\n"
-    result = runner.invoke(app, ["policy", "check", "--batch", "-", "--allow", "Read", "-w", str(tmp_path)],
-                           input=stdin)
+    result = runner.invoke(
+        app, ["policy", "check", "--batch", "-", "--allow", "Read", "-w", str(tmp_path)], input=stdin
+    )
     assert result.exit_code == 2
     first, second = (json.loads(x) for x in result.stdout.splitlines())
     assert first == {"decision": "allow", "reason": "allowed by rule `Read` (rule from cliArg)", "rule": "Read"}
@@ -90,23 +117,32 @@ def test_check_batch_reads_stdin_and_flags_apply_to_every_line(tmp_path: Path) -
 
 
 def test_policy_test_reports_mismatches_and_a_summary(tmp_path: Path, policy_file: Path) -> None:
-    (tmp_path / "policy.expect.jsonl").write_text("\n".join(json.dumps(x) for x in [
-        {"tool": "Read", "input": {"file_path": "a"}, "expect": "allow"},
-        {"tool": "Read", "input": {"file_path": ".env"}, "expect": "allow"},
-        {"tool": "Read", "input": {"file_path": ".env"}, "expect": "deny"},
-        {"tool": "Read", "input": {"file_path": "a"}, "allow": [], "deny": ["Read"], "expect": "deny"},
-    ]) + "\n")
+    (tmp_path / "policy.expect.jsonl").write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {"tool": "Read", "input": {"file_path": "a"}, "expect": "allow"},
+                {"tool": "Read", "input": {"file_path": ".env"}, "expect": "allow"},
+                {"tool": "Read", "input": {"file_path": ".env"}, "expect": "deny"},
+                {"tool": "Read", "input": {"file_path": "a"}, "allow": [], "deny": ["Read"], "expect": "deny"},
+            ]
+        )
+        + "\n"
+    )
     result = runner.invoke(app, ["policy", "test", str(tmp_path), "-w", str(tmp_path)])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[-1] == "3 passed, 1 failed"
-    assert lines[0].startswith(f"FAIL {tmp_path / 'policy.expect.jsonl'}:2: Read {{\"file_path\": \".env\"}}: "
-                               "expected allow, got deny — a deny rule forbids this Read call")
+    assert lines[0].startswith(
+        f'FAIL {tmp_path / "policy.expect.jsonl"}:2: Read {{"file_path": ".env"}}: '
+        "expected allow, got deny — a deny rule forbids this Read call"
+    )
 
 
 def test_policy_test_passes_with_exit_0(tmp_path: Path, policy_file: Path) -> None:
     (tmp_path / "policy.expect.jsonl").write_text(
-        json.dumps({"tool": "Read", "input": {"file_path": "a"}, "expect": "allow"}) + "\n")
+        json.dumps({"tool": "Read", "input": {"file_path": "a"}, "expect": "allow"}) + "\n"
+    )
     result = runner.invoke(app, ["policy", "test", str(tmp_path / "policy.expect.jsonl"), "-w", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "1 passed, 0 failed"
@@ -143,11 +179,15 @@ def test_show_json(policy_file: Path) -> None:
 def test_tools_call_runs_under_a_policy_file(tmp_path: Path, policy_file: Path) -> None:
     (tmp_path / "a.txt").write_text("hello\n")
     (tmp_path / ".env").write_text("TOKEN=x\n")
-    ok = runner.invoke(app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(tmp_path),
-                             "--policy", str(policy_file)])
+    ok = runner.invoke(
+        app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(tmp_path), "--policy", str(policy_file)]
+    )
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.stdout)["tool_result"]["content"] == "     1\thello"
-    denied = json.loads(runner.invoke(app, ["tools", "call", "Read", '{"file_path": ".env"}', "-w", str(tmp_path),
-                                            "--policy", str(policy_file)]).stdout)
+    denied = json.loads(
+        runner.invoke(
+            app, ["tools", "call", "Read", '{"file_path": ".env"}', "-w", str(tmp_path), "--policy", str(policy_file)]
+        ).stdout
+    )
     assert denied["decision"] == "deny" and denied["rule"] == "Read(.env)"
     assert "TOKEN" not in json.dumps(denied)

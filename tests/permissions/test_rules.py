@@ -40,8 +40,12 @@ SETTINGS = FIXTURES / "claude-settings"
         ("a path pattern", "Edit(src/**)", "Edit", "src/**"),
         ("an absolute path pattern", "Read(//etc/**)", "Read", "//etc/**"),
         ("a home path pattern", "Read(~/.ssh/**)", "Read", "~/.ssh/**"),
-        ("a path with spaces inside", "Read(~/Library/Application Support/**/x*/**)", "Read",
-         "~/Library/Application Support/**/x*/**"),
+        (
+            "a path with spaces inside",
+            "Read(~/Library/Application Support/**/x*/**)",
+            "Read",
+            "~/Library/Application Support/**/x*/**",
+        ),
         ("a domain", "WebFetch(domain:example.com)", "WebFetch", "domain:example.com"),
         ("a subdomain wildcard", "WebFetch(domain:*.example.com)", "WebFetch", "domain:*.example.com"),
         ("a whole MCP server", "mcp__github", "mcp__github", None),
@@ -49,15 +53,27 @@ SETTINGS = FIXTURES / "claude-settings"
         ("every tool of an MCP server", "mcp__github__*", "mcp__github__*", None),
         ("a tool we do not know yet", "Task(Explore)", "Task", "Explore"),
         ("parentheses inside the content", "Bash(echo (x))", "Bash", "echo (x)"),
-        ("escaped parentheses, as Claude Code saves them", r'Bash(python3 -c "print\(1\)")', "Bash",
-         'python3 -c "print(1)"'),
+        (
+            "escaped parentheses, as Claude Code saves them",
+            r'Bash(python3 -c "print\(1\)")',
+            "Bash",
+            'python3 -c "print(1)"',
+        ),
         ("an escaped backslash", r"Bash(echo a\\b)", "Bash", r"echo a\b"),
-        ("an escaped backslash then an escaped parenthesis", r"Bash(find . \\\( -name x \\\))", "Bash",
-         r"find . \( -name x \)"),
+        (
+            "an escaped backslash then an escaped parenthesis",
+            r"Bash(find . \\\( -name x \\\))",
+            "Bash",
+            r"find . \( -name x \)",
+        ),
         ("an escaped star stays escaped: a literal star", r"Bash(echo \*)", "Bash", r"echo \*"),
         ("other backslashes are kept", r"Bash(grep a\|b f)", "Bash", r"grep a\|b f"),
-        ("escaped parentheses in a path", r"Read(//c/Program Files \(x86\)/SDKs/**)", "Read",
-         "//c/Program Files (x86)/SDKs/**"),
+        (
+            "escaped parentheses in a path",
+            r"Read(//c/Program Files \(x86\)/SDKs/**)",
+            "Read",
+            "//c/Program Files (x86)/SDKs/**",
+        ),
     ],
 )
 def test_every_rule_form_parses(description: str, text: str, tool: str, content: str | None) -> None:
@@ -165,22 +181,31 @@ def test_escaping_and_unescaping_round_trip(description: str, content: str) -> N
 @pytest.mark.parametrize(
     ("description", "fixture", "command"),
     [
-        ("python3 -c with escaped parentheses", "bhupen5c__zax.json",
-         'python3 -c "print(__import__(\'sys\').version)"'),
-        ("a long python -c with escapes", "bhupen5c__zax.json",
-         '.venv/bin/python -c "import zax.ceo, zax.heartbeat, zax.graph, zax.learning, zax.agents, zax.llm, zax.db, '
-         'zax.voice, zax.api, zax.pipeline, zax.skills, zax.telegram, zax.tools, zax.config, zax.main; '
-         'print(\'ALL IMPORTS OK\')"'),
-        ("node -e with escaped parentheses", "bhooshan72__ux-engineering-samples.json",
-         'node -e "JSON.parse(require(\'fs\').readFileSync(\'.claude/settings.json\',\'utf8\')); '
-         'console.log(\'valid JSON\')"'),
+        (
+            "python3 -c with escaped parentheses",
+            "bhupen5c__zax.json",
+            "python3 -c \"print(__import__('sys').version)\"",
+        ),
+        (
+            "a long python -c with escapes",
+            "bhupen5c__zax.json",
+            '.venv/bin/python -c "import zax.ceo, zax.heartbeat, zax.graph, zax.learning, zax.agents, zax.llm, zax.db, '
+            "zax.voice, zax.api, zax.pipeline, zax.skills, zax.telegram, zax.tools, zax.config, zax.main; "
+            "print('ALL IMPORTS OK')\"",
+        ),
+        (
+            "node -e with escaped parentheses",
+            "bhooshan72__ux-engineering-samples.json",
+            "node -e \"JSON.parse(require('fs').readFileSync('.claude/settings.json','utf8')); "
+            "console.log('valid JSON')\"",
+        ),
     ],
 )
 def test_rules_claude_code_saved_with_escapes_allow_the_command_they_were_saved_for(
-        tmp_path: Path, description: str, fixture: str, command: str) -> None:
+    tmp_path: Path, description: str, fixture: str, command: str
+) -> None:
     policy = load_policy_file(str(SETTINGS / fixture), "repository")
-    context = make_context(tmp_path, scratch_dir=tmp_path / ".s",
-                           permission=PermissionContext(allow=policy.rules))
+    context = make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=PermissionContext(allow=policy.rules))
     decision = check_bash_permissions(command, context)
     assert isinstance(decision, Allow), (description, decision)
 
@@ -197,13 +222,16 @@ def test_an_escaped_star_in_a_bash_rule_is_still_a_literal_star(tmp_path: Path) 
 def test_a_path_rule_with_escaped_parentheses_covers_the_unescaped_path(tmp_path: Path) -> None:
     policy = load_policy_file(str(SETTINGS / "bhupas__revit.json"), "repository")
     rule = next(r for r in policy.rules if "Microsoft SDKs" in (r.content or ""))
-    request = PermissionRequest(tool_name="Read", input={}, workspace=tmp_path,
-                                subject="/c/Program Files (x86)/Microsoft SDKs/Windows/v10/a.h")
+    request = PermissionRequest(
+        tool_name="Read", input={}, workspace=tmp_path, subject="/c/Program Files (x86)/Microsoft SDKs/Windows/v10/a.h"
+    )
     assert content_covers(rule, RequestFacts(request))
 
 
 def test_an_escaped_backslash_before_an_escaped_parenthesis_reads_as_the_shell_escape_claude_code_saw() -> None:
     policy = load_policy_file(str(SETTINGS / "bidurkhatri__X.orb.json"), "repository")
     (rule,) = [r for r in policy.rules if "-iname *dashboard*" in (r.content or "")]
-    assert rule.content == ("find '/c/Users/Crater/Downloads/SYLOS system - NEW' -type f "
-                            r"\(-iname *dashboard* -o -iname *plan* -o -iname *spec* \)")
+    assert rule.content == (
+        "find '/c/Users/Crater/Downloads/SYLOS system - NEW' -type f "
+        r"\(-iname *dashboard* -o -iname *plan* -o -iname *spec* \)"
+    )

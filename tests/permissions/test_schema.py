@@ -70,36 +70,54 @@ def check(text: str, name: str = "policy.json") -> ConfigError:
 @pytest.mark.parametrize(
     ("description", "text", "line", "message"),
     [
-        ("a misspelt key we read", '{\n  "permissions": {},\n  "permission": {}\n}', 3,
-         "unknown key 'permission'.*did you mean 'permissions'"),
+        (
+            "a misspelt key we read",
+            '{\n  "permissions": {},\n  "permission": {}\n}',
+            3,
+            "unknown key 'permission'.*did you mean 'permissions'",
+        ),
         ("a key we read, in the wrong case", '{\n  "Hooks": {}\n}', 2, "did you mean 'hooks'"),
         ("an unknown permissions key", '{\n  "permissions": {\n    "alow": []\n  }\n}', 3, "permissions.alow"),
         ("an unknown bot key", '{\n  "bot": {\n    "max_turns": 3\n  }\n}', 3, "bot.max_turns"),
         ("an unknown limit", '{"bot": {\n "limits": {\n  "turns": 3}}}', 3, "bot.limits.turns"),
-        ("a malformed deny rule", '{"permissions": {\n "deny": [\n  "Read",\n  "Bash("\n ]}}', 4,
-         "permissions.deny\\[1\\]"),
-        ("a malformed ask rule", '{"permissions": {\n "ask": [\n  "git *"\n ]}}', 3,
-         "permissions.ask\\[0\\].*'git \\*' is not a tool name"),
+        (
+            "a malformed deny rule",
+            '{"permissions": {\n "deny": [\n  "Read",\n  "Bash("\n ]}}',
+            4,
+            "permissions.deny\\[1\\]",
+        ),
+        (
+            "a malformed ask rule",
+            '{"permissions": {\n "ask": [\n  "git *"\n ]}}',
+            3,
+            "permissions.ask\\[0\\].*'git \\*' is not a tool name",
+        ),
         ("a rule that is not a string", '{"permissions": {"deny": [\n 3\n]}}', 2, "must be a string"),
         ("rules that are not a list", '{"permissions": {\n "deny": "Read"}}', 2, "must be a list"),
         ("a bad mode", '{"permissions": {\n "defaultMode": "yolo"}}', 2, "defaultMode"),
-        ("a bad disableBypassPermissionsMode", '{"permissions": {\n "disableBypassPermissionsMode": true}}', 2,
-         "must be \"disable\""),
+        (
+            "a bad disableBypassPermissionsMode",
+            '{"permissions": {\n "disableBypassPermissionsMode": true}}',
+            2,
+            'must be "disable"',
+        ),
         ("a zero turn limit", '{"bot": {"limits": {\n "max_turns": 0}}}', 2, "at least 1"),
         ("a boolean budget", '{"bot": {"limits": {\n "max_budget_usd": true}}}', 2, "greater than 0"),
         ("a bad sandbox value", '{"bot": {\n "sandbox": "sometimes"}}', 2, "bot.sandbox"),
         ("a secret let into the shell", '{"bot": {"env": [\n "GITHUB_TOKEN"]}}', 2, "secret"),
         ("a bad env name", '{"bot": {"env": {\n "A-B": "x"}}}', 2, "not an environment variable"),
-        ("a hook group without hooks", '{"hooks": {"PreToolUse": [\n {"matcher": "Bash"}]}}', 2,
-         "non-empty list"),
-        ("a command hook without a command", '{"hooks": {"Stop": [{"hooks": [\n {"type": "command"}]}]}}', 2,
-         "needs a \"command\""),
+        ("a hook group without hooks", '{"hooks": {"PreToolUse": [\n {"matcher": "Bash"}]}}', 2, "non-empty list"),
+        (
+            "a command hook without a command",
+            '{"hooks": {"Stop": [{"hooks": [\n {"type": "command"}]}]}}',
+            2,
+            'needs a "command"',
+        ),
         ("an empty verify command", '{"bot": {\n "verify": ["pytest", " "]}}', 2, "empty command"),
         ("a document that is not an object", "[\n1]", None, "must be an object"),
     ],
 )
-def test_schema_errors_name_the_file_and_the_line(description: str, text: str, line: int | None,
-                                                  message: str) -> None:
+def test_schema_errors_name_the_file_and_the_line(description: str, text: str, line: int | None, message: str) -> None:
     error = check(text)
     assert error.path == "policy.json", description
     assert error.line == line, (description, str(error))
@@ -133,18 +151,29 @@ def test_the_bot_key_is_read() -> None:
     policy = validate_document(parse_document(text, "p.json"), "repository")
     assert policy.extends is not None and policy.extends.value == "fix"
     values = {k: s.value for k, s in policy.settings.items()}
-    assert values == {"limits.max_turns": 12, "limits.max_budget_usd": 2.5, "limits.timeout_minutes": 30.0,
-                      "model": "claude-sonnet-4-5", "sandbox": "required", "verify": ("pytest -q",),
-                      "scheduled_task": "Update dependencies.", "allow_git_dir_writes": True,
-                      "allow_workflow_writes": False}
+    assert values == {
+        "limits.max_turns": 12,
+        "limits.max_budget_usd": 2.5,
+        "limits.timeout_minutes": 30.0,
+        "model": "claude-sonnet-4-5",
+        "sandbox": "required",
+        "verify": ("pytest -q",),
+        "scheduled_task": "Update dependencies.",
+        "allow_git_dir_writes": True,
+        "allow_workflow_writes": False,
+    }
     assert {k: s.value for k, s in policy.env.items()} == {"NODE_ENV": "test", "CI": None}
     assert policy.settings["model"].origin.line == 5
 
 
 def test_hooks_and_mcp_servers_are_kept_raw_with_their_file() -> None:
-    text = json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
-                                                                                "command": "x"}]}]},
-                       "mcpServers": {"git": {"command": "uvx", "args": ["mcp-server-git"]}}}, indent=1)
+    text = json.dumps(
+        {
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]},
+            "mcpServers": {"git": {"command": "uvx", "args": ["mcp-server-git"]}},
+        },
+        indent=1,
+    )
     policy = validate_document(parse_document(text, "p.json"), "organisation")
     assert policy.hooks is not None and policy.hooks.origin.file == "p.json"
     assert policy.hooks.events["PreToolUse"][0]["matcher"] == "Bash"
@@ -159,30 +188,42 @@ def test_hooks_and_mcp_servers_are_kept_raw_with_their_file() -> None:
         ("a newer Claude Code skills setting", "biancamoreno__arbor-ds.json", "skillOverrides", 3),
     ],
 )
-def test_an_unknown_top_level_key_is_a_warning_naming_the_file_line_and_key(description: str, fixture: str,
-                                                                              key: str, line: int) -> None:
+def test_an_unknown_top_level_key_is_a_warning_naming_the_file_line_and_key(
+    description: str, fixture: str, key: str, line: int
+) -> None:
     path = str(CLAUDE_SETTINGS / fixture)
     policy = load_policy_file(path, "repository")
     assert any(w.startswith(f"{path}:{line}: ") and repr(key) in w and "ignored" in w for w in policy.warnings), (
-        description, policy.warnings)
+        description,
+        policy.warnings,
+    )
 
 
 @pytest.mark.parametrize(
     ("description", "fixture", "rules", "lines", "kept"),
     [
         ("a bare star", "006mi4__hytale-server-manager__settings-local.json", ["*"], [4], 9),
-        ("commands without a tool name", "bhupendra1011__sample-agent.json", ["npm run *", "npm install *", "git *"],
-         [4, 5, 6], 0),
+        (
+            "commands without a tool name",
+            "bhupendra1011__sample-agent.json",
+            ["npm run *", "npm install *", "git *"],
+            [4, 5, 6],
+            0,
+        ),
     ],
 )
 def test_an_invalid_allow_rule_is_skipped_with_a_warning_naming_file_and_line(
-        description: str, fixture: str, rules: list[str], lines: list[int], kept: int) -> None:
+    description: str, fixture: str, rules: list[str], lines: list[int], kept: int
+) -> None:
     path = str(CLAUDE_SETTINGS / fixture)
     policy = load_policy_file(path, "repository")
     assert len(policy.rules) == kept, description
     for rule, line in zip(rules, lines, strict=True):
-        assert any(w.startswith(f"{path}:{line}: ") and repr(rule) in w and "skipped" in w
-                   for w in policy.warnings), (description, rule, policy.warnings)
+        assert any(w.startswith(f"{path}:{line}: ") and repr(rule) in w and "skipped" in w for w in policy.warnings), (
+            description,
+            rule,
+            policy.warnings,
+        )
 
 
 @pytest.mark.parametrize(
@@ -205,8 +246,9 @@ def test_an_invalid_deny_or_ask_rule_is_still_an_error(description: str, behavio
         ("an event Claude Code does not have", "BeforeLunch", "unknown hook event 'BeforeLunch'"),
     ],
 )
-def test_hook_events_we_do_not_fire_are_kept_or_warned_never_an_error(description: str, event: str,
-                                                                     fragment: str | None) -> None:
+def test_hook_events_we_do_not_fire_are_kept_or_warned_never_an_error(
+    description: str, event: str, fragment: str | None
+) -> None:
     text = json.dumps({"hooks": {event: [{"hooks": [{"type": "command", "command": "x"}]}]}}, indent=1)
     policy = validate_document(parse_document(text, "p.json"), "repository")
     assert policy.hooks is not None
@@ -214,18 +256,47 @@ def test_hook_events_we_do_not_fire_are_kept_or_warned_never_an_error(descriptio
         assert event in HOOK_EVENTS and event in policy.hooks.events, description
     else:
         assert event not in policy.hooks.events
-        assert any(w.startswith("p.json:3: ") and fragment in w and "never fired headless, ignored" in w
-                   for w in policy.warnings), (description, policy.warnings)
+        assert any(
+            w.startswith("p.json:3: ") and fragment in w and "never fired headless, ignored" in w
+            for w in policy.warnings
+        ), (description, policy.warnings)
 
 
 def test_claude_code_current_hook_events_are_all_known() -> None:
     documented = {
-        "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest", "PermissionDenied",
-        "Notification", "UserPromptSubmit", "UserPromptExpansion", "Stop", "StopFailure", "SubagentStart",
-        "SubagentStop", "PreCompact", "PostCompact", "Elicitation", "ElicitationResult", "TeammateIdle",
-        "TaskCreated", "TaskCompleted", "Setup", "InstructionsLoaded", "CwdChanged", "FileChanged", "ConfigChange",
-        "WorktreeCreate", "WorktreeRemove", "SessionStart", "SessionEnd", "PreModelSwitch", "PostModelSwitch",
-        "MessageDisplay", "DirectoryAdded",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "PermissionRequest",
+        "PermissionDenied",
+        "Notification",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "Stop",
+        "StopFailure",
+        "SubagentStart",
+        "SubagentStop",
+        "PreCompact",
+        "PostCompact",
+        "Elicitation",
+        "ElicitationResult",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "Setup",
+        "InstructionsLoaded",
+        "CwdChanged",
+        "FileChanged",
+        "ConfigChange",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "SessionStart",
+        "SessionEnd",
+        "PreModelSwitch",
+        "PostModelSwitch",
+        "MessageDisplay",
+        "DirectoryAdded",
     }
     assert set(HOOK_EVENTS) == documented
 

@@ -29,9 +29,18 @@ def test_defaults_are_the_safe_ones(tmp_path: Path) -> None:
 
 
 def test_every_knob_arrives(tmp_path: Path) -> None:
-    extra = load(tmp_path, {"sandbox": "required", "network": True, "allow_unsandboxed": True,
-                            "excluded_commands": ["docker *"], "secret_env": ["MY_TOKEN"],
-                            "install_scripts": False, "env": {"NODE_ENV": "test", "PIP_INDEX_URL": None}})
+    extra = load(
+        tmp_path,
+        {
+            "sandbox": "required",
+            "network": True,
+            "allow_unsandboxed": True,
+            "excluded_commands": ["docker *"],
+            "secret_env": ["MY_TOKEN"],
+            "install_scripts": False,
+            "env": {"NODE_ENV": "test", "PIP_INDEX_URL": None},
+        },
+    )
     settings = sandbox_settings(extra)
     assert (settings.mode, settings.network, settings.allow_unsandboxed) == ("required", True, True)
     assert tuple(settings.excluded_commands) == ("docker *",)
@@ -52,7 +61,8 @@ def test_a_webfetch_denial_suggests_a_domain_rule(tmp_path: Path) -> None:
     from bot.permissions.chain import PermissionRequest, decide_chain
     from bot.permissions.context import PermissionContext
 
-    request = PermissionRequest(tool_name="WebFetch", input={}, workspace=tmp_path,
-                                subject="https://docs.example.com/a?b=c")
+    request = PermissionRequest(
+        tool_name="WebFetch", input={}, workspace=tmp_path, subject="https://docs.example.com/a?b=c"
+    )
     decision = decide_chain(request, PermissionContext())
     assert decision.suggestions == ("WebFetch(domain:docs.example.com)",)  # type: ignore[union-attr]

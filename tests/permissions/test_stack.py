@@ -30,8 +30,9 @@ def write(path: Path, data: dict[str, Any]) -> str:
     return str(path)
 
 
-def policy(mode: str | None = None, allow: list[str] | None = None, deny: list[str] | None = None,
-           **bot: Any) -> dict[str, Any]:
+def policy(
+    mode: str | None = None, allow: list[str] | None = None, deny: list[str] | None = None, **bot: Any
+) -> dict[str, Any]:
     perms: dict[str, Any] = {}
     if mode:
         perms["defaultMode"] = mode
@@ -49,8 +50,9 @@ def test_scalars_come_from_the_strongest_source_that_sets_them(tmp_path: Path) -
     repo = write(tmp_path / "repo.json", policy("acceptEdits", model="repo-model", limits={"max_turns": 5}))
     org = write(tmp_path / "org.json", policy("plan", limits={"max_turns": 9}))
     flag = write(tmp_path / "flag.json", policy(limits={"timeout_minutes": 3}))
-    merged = load_policy_stack([PolicyLayer("flag", flag), PolicyLayer("organisation", org),
-                                PolicyLayer("repository", repo)])
+    merged = load_policy_stack(
+        [PolicyLayer("flag", flag), PolicyLayer("organisation", org), PolicyLayer("repository", repo)]
+    )
     assert [f.source for f in merged.files] == ["repository", "organisation", "flag"]
     assert merged.mode.value == "plan" and merged.mode.origin.file == org
     assert merged.setting("model") == "repo-model"
@@ -62,17 +64,26 @@ def test_scalars_come_from_the_strongest_source_that_sets_them(tmp_path: Path) -
 def test_rules_are_kept_strongest_source_first(tmp_path: Path) -> None:
     repo = write(tmp_path / "repo.json", policy(deny=["Read(a)"]))
     org = write(tmp_path / "org.json", policy(deny=["Read(b)"]))
-    merged = load_policy_stack([PolicyLayer("repository", repo), PolicyLayer("organisation", org)],
-                               deny=["Read(c)"], session=[("deny", "Read(d)")])
+    merged = load_policy_stack(
+        [PolicyLayer("repository", repo), PolicyLayer("organisation", org)],
+        deny=["Read(c)"],
+        session=[("deny", "Read(d)")],
+    )
     assert [(r.text, r.ref.source) for r in merged.deny] == [
-        ("Read(c)", "cliArg"), ("Read(b)", "organisation"), ("Read(a)", "repository"), ("Read(d)", "session")]
+        ("Read(c)", "cliArg"),
+        ("Read(b)", "organisation"),
+        ("Read(a)", "repository"),
+        ("Read(d)", "session"),
+    ]
 
 
 def test_a_file_extends_a_preset_below_itself(tmp_path: Path) -> None:
     repo = write(tmp_path / "repo.json", policy(allow=["Bash(make docs)"], extends="fix", limits={"max_turns": 7}))
     merged = load_policy_stack([PolicyLayer("repository", repo)])
-    assert [(Path(f.path).name, f.source) for f in merged.files] == [("fix.json", "preset"), ("repo.json",
-                                                                                              "repository")]
+    assert [(Path(f.path).name, f.source) for f in merged.files] == [
+        ("fix.json", "preset"),
+        ("repo.json", "repository"),
+    ]
     assert merged.setting("limits.max_turns") == 7
     assert any(r.text == "Edit" and r.ref.source == "preset" for r in merged.allow)
     assert merged.allow[0].text == "Bash(make docs)"
@@ -94,8 +105,9 @@ def test_a_file_extends_a_path_next_to_it_with_its_own_source(tmp_path: Path) ->
         ("itself", {"a.json": policy(extends="./a.json")}, "cycle"),
     ],
 )
-def test_bad_extends_are_config_errors_with_the_line(tmp_path: Path, description: str,
-                                                     files: dict[str, dict[str, Any]], message: str) -> None:
+def test_bad_extends_are_config_errors_with_the_line(
+    tmp_path: Path, description: str, files: dict[str, dict[str, Any]], message: str
+) -> None:
     for name, data in files.items():
         write(tmp_path / name, data)
     with pytest.raises(ConfigError, match=message) as caught:
@@ -107,8 +119,9 @@ def test_a_policy_read_from_the_default_branch_may_extend_only_a_preset() -> Non
     text = json.dumps({"bot": {"extends": "../evil.json"}})
     with pytest.raises(ConfigError, match="only a preset"):
         load_policy_stack([PolicyLayer("repository", path=".github/bot-policy.json", text=text)])
-    merged = load_policy_stack([PolicyLayer("repository", path=".github/bot-policy.json",
-                                            text=json.dumps({"bot": {"extends": "read-only"}}))])
+    merged = load_policy_stack(
+        [PolicyLayer("repository", path=".github/bot-policy.json", text=json.dumps({"bot": {"extends": "read-only"}}))]
+    )
     assert merged.mode.value == "plan"
 
 
@@ -137,8 +150,10 @@ def test_disable_bypass_anywhere_refuses_bypass(tmp_path: Path) -> None:
 def test_the_permission_context_carries_rules_dirs_and_write_switches(tmp_path: Path) -> None:
     ws = (tmp_path / "ws").resolve()
     ws.mkdir()
-    repo = write(tmp_path / "repo.json", {"permissions": {"additionalDirectories": ["../shared", "/opt/x"]},
-                                          "bot": {"allow_git_dir_writes": True}})
+    repo = write(
+        tmp_path / "repo.json",
+        {"permissions": {"additionalDirectories": ["../shared", "/opt/x"]}, "bot": {"allow_git_dir_writes": True}},
+    )
     org = write(tmp_path / "org.json", {"permissions": {"additionalDirectories": ["/opt/x"]}})
     merged = load_policy_stack([PolicyLayer("repository", repo), PolicyLayer("organisation", org)], allow=["Read"])
     context = merged.permission_context(ws)
@@ -149,10 +164,13 @@ def test_the_permission_context_carries_rules_dirs_and_write_switches(tmp_path: 
 
 def test_env_servers_and_hooks_merge_by_source(tmp_path: Path) -> None:
     hook = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}
-    repo = write(tmp_path / "repo.json", {"bot": {"env": {"A": "repo", "B": "repo"}}, "hooks": hook,
-                                          "mcpServers": {"git": {"command": "repo"}}})
-    org = write(tmp_path / "org.json", {"bot": {"env": {"A": "org"}}, "hooks": hook,
-                                        "mcpServers": {"git": {"command": "org"}}})
+    repo = write(
+        tmp_path / "repo.json",
+        {"bot": {"env": {"A": "repo", "B": "repo"}}, "hooks": hook, "mcpServers": {"git": {"command": "repo"}}},
+    )
+    org = write(
+        tmp_path / "org.json", {"bot": {"env": {"A": "org"}}, "hooks": hook, "mcpServers": {"git": {"command": "org"}}}
+    )
     merged = load_policy_stack([PolicyLayer("repository", repo), PolicyLayer("organisation", org)])
     assert {k: v.value for k, v in merged.env.items()} == {"A": "org", "B": "repo"}
     assert merged.mcp_servers["git"].value == {"command": "org"}
@@ -192,8 +210,9 @@ def test_the_shipped_presets_exist_and_load() -> None:
 
 
 def test_show_lists_every_rule_with_its_source_file_and_line(tmp_path: Path) -> None:
-    repo = write(tmp_path / "repo.json", policy("acceptEdits", allow=["Read"], deny=["Read(.env)"],
-                                               limits={"max_turns": 3}))
+    repo = write(
+        tmp_path / "repo.json", policy("acceptEdits", allow=["Read"], deny=["Read(.env)"], limits={"max_turns": 3})
+    )
     merged = load_policy_stack([PolicyLayer("repository", repo)], ask=["WebFetch"])
     text = policy_text(merged)
     assert "Mode: acceptEdits  (repository" in text

@@ -181,8 +181,7 @@ class OpinionatedTool(Tool[OpinionatedInput, str]):
                 return Ask("the tool would ask", source="tool")
         return await super().check_permissions(input, context)
 
-    async def call(self, input: OpinionatedInput, context: ToolUseContext,
-                   progress: Progress) -> ToolResult[str]:
+    async def call(self, input: OpinionatedInput, context: ToolUseContext, progress: Progress) -> ToolResult[str]:
         return ToolResult("ran")
 
 
@@ -194,21 +193,30 @@ class RecordingHooks:
     post: PostToolHookOutcome = field(default_factory=PostToolHookOutcome)
     events: list[tuple[str, str, Any]] = field(default_factory=list)
 
-    async def pre_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str,
-                           context: ToolUseContext) -> PreToolHookOutcome:
+    async def pre_tool_use(
+        self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, context: ToolUseContext
+    ) -> PreToolHookOutcome:
         self.events.append(("PreToolUse", tool_name, dict(tool_input)))
         return self.pre
 
-    async def post_tool_use(self, tool_name: str, tool_input: Mapping[str, Any], tool_response: Any,
-                            tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
+    async def post_tool_use(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_response: Any,
+        tool_use_id: str,
+        context: ToolUseContext,
+    ) -> PostToolHookOutcome:
         self.events.append(("PostToolUse", tool_name, tool_response))
         return self.post
 
-    async def post_tool_use_failure(self, tool_name: str, tool_input: Mapping[str, Any], error: str,
-                                    tool_use_id: str, context: ToolUseContext) -> PostToolHookOutcome:
+    async def post_tool_use_failure(
+        self, tool_name: str, tool_input: Mapping[str, Any], error: str, tool_use_id: str, context: ToolUseContext
+    ) -> PostToolHookOutcome:
         self.events.append(("PostToolUseFailure", tool_name, error))
         return self.post
 
-    async def permission_denied(self, tool_name: str, tool_input: Mapping[str, Any], reason: str,
-                                tool_use_id: str, context: ToolUseContext) -> None:
+    async def permission_denied(
+        self, tool_name: str, tool_input: Mapping[str, Any], reason: str, tool_use_id: str, context: ToolUseContext
+    ) -> None:
         self.events.append(("PermissionDenied", tool_name, reason))

@@ -74,10 +74,12 @@ def test_a_real_stop_hook_with_a_star_matcher_loads() -> None:
         ("a misspelt event says what was meant", "PreToolUs", "did you mean 'PreToolUse'"),
     ],
 )
-def test_events_a_headless_run_never_fires_are_a_warning_with_their_line(description: str, event: str,
-                                                                         fragment: str) -> None:
-    config = parse_hooks({event: [{"hooks": [{"type": "command", "command": "x"}]}]}, "p.json",
-                         {"hooks": 4, f"hooks.{event}": 5})
+def test_events_a_headless_run_never_fires_are_a_warning_with_their_line(
+    description: str, event: str, fragment: str
+) -> None:
+    config = parse_hooks(
+        {event: [{"hooks": [{"type": "command", "command": "x"}]}]}, "p.json", {"hooks": 4, f"hooks.{event}": 5}
+    )
     assert not config, description
     assert len(config.warnings) == 1
     assert config.warnings[0].startswith("p.json:5: ") and fragment in config.warnings[0], config.warnings
@@ -98,9 +100,17 @@ def test_a_real_file_with_unfired_events_loads_and_each_warning_names_the_events
 
 def test_errors_from_policy_hooks_name_the_line_of_the_hook(tmp_path: Path) -> None:
     path = tmp_path / "policy.json"
-    path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}],
-                                          "PreToolUse": [{"matcher": "Bash", "hooks": [
-                                              {"type": "command", "command": "x", "timeout": -1}]}]}}, indent=1))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [{"hooks": [{"type": "command", "command": "x"}]}],
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": -1}]}],
+                }
+            },
+            indent=1,
+        )
+    )
     policy = load_policy_stack([PolicyLayer("repository", path=str(path))])
     with pytest.raises(ConfigError) as info:
         hooks_from_policy(policy.hooks)
@@ -140,10 +150,16 @@ def test_matchers(description: str, matcher: str | None, tool: str, expected: bo
         ("empty command", {"Stop": [{"hooks": [{"type": "command", "command": ""}]}]}, "non-empty string"),
         ("bad timeout", {"Stop": [{"hooks": [{"command": "x", "timeout": -1}]}]}, "positive number"),
         ("bad regex", {"PreToolUse": [{"matcher": "Edit(", "hooks": []}]}, "not a valid regular expression"),
-        ("an if that is not a rule", {"PreToolUse": [{"hooks": [{"command": "x", "if": "git *"}]}]},
-         "`hooks.PreToolUse[0].hooks[0].if`: rule 'git *'"),
-        ("an if that is not a string", {"PreToolUse": [{"hooks": [{"command": "x", "if": ["Bash"]}]}]},
-         "must be a permission rule"),
+        (
+            "an if that is not a rule",
+            {"PreToolUse": [{"hooks": [{"command": "x", "if": "git *"}]}]},
+            "`hooks.PreToolUse[0].hooks[0].if`: rule 'git *'",
+        ),
+        (
+            "an if that is not a string",
+            {"PreToolUse": [{"hooks": [{"command": "x", "if": ["Bash"]}]}]},
+            "must be a permission rule",
+        ),
     ],
 )
 def test_malformed_hooks_name_the_file_and_what_is_wrong(description: str, raw: object, fragment: str) -> None:
@@ -177,8 +193,11 @@ def test_real_hooks_with_an_if_keep_it() -> None:
 
 
 def test_an_if_on_an_event_without_a_tool_means_the_hook_never_runs() -> None:
-    config = parse_hooks({"Stop": [{"hooks": [{"command": "x", "if": "Bash(git *)"}, {"command": "y"}]}]},
-                         "p.json", {"hooks.Stop[0].hooks[0]": 7})
+    config = parse_hooks(
+        {"Stop": [{"hooks": [{"command": "x", "if": "Bash(git *)"}, {"command": "y"}]}]},
+        "p.json",
+        {"hooks.Stop[0].hooks[0]": 7},
+    )
     assert [h.command for h in config.commands_for("Stop")] == ["y"]
     assert config.warnings[0].startswith("p.json:7: ") and "never runs" in config.warnings[0]
 

@@ -30,18 +30,30 @@ BASE_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
 
 
 def make_runner(tmp_path: Path, hooks: dict[str, Any], env: dict[str, str] | None = None) -> CommandHookRunner:
-    return CommandHookRunner(parse_hooks(hooks, "policy.json"), session_id="sess-1",
-                             transcript_path=tmp_path / "transcript.jsonl", project_dir=tmp_path,
-                             env={**BASE_ENV, **(env or {})})
+    return CommandHookRunner(
+        parse_hooks(hooks, "policy.json"),
+        session_id="sess-1",
+        transcript_path=tmp_path / "transcript.jsonl",
+        project_dir=tmp_path,
+        env={**BASE_ENV, **(env or {})},
+    )
 
 
 def pre(command: str, matcher: str = "Echo", timeout: float = 10) -> dict[str, Any]:
-    return {"PreToolUse": [{"matcher": matcher, "hooks": [{"type": "command", "command": command,
-                                                            "timeout": timeout}]}]}
+    return {
+        "PreToolUse": [{"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
+    }
 
 
-def call(tmp_path: Path, hooks: CommandHookRunner, text: str, *, allow: tuple[str, ...] = (),
-         deny: tuple[str, ...] = (), tool: str = "Echo") -> ToolCallOutcome:
+def call(
+    tmp_path: Path,
+    hooks: CommandHookRunner,
+    text: str,
+    *,
+    allow: tuple[str, ...] = (),
+    deny: tuple[str, ...] = (),
+    tool: str = "Echo",
+) -> ToolCallOutcome:
     context = make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=flag_permission_context(allow, deny, []))
     runner = ToolRunner(ToolPool([EchoTool(), BoomTool()]), hooks=hooks)
     raw: dict[str, Any] = {"text": text} if tool == "Echo" else {"kind": text}
@@ -55,8 +67,14 @@ def call(tmp_path: Path, hooks: CommandHookRunner, text: str, *, allow: tuple[st
 @pytest.mark.parametrize(
     ("description", "text", "allow", "deny", "ran", "fragment"),
     [
-        ("exit 2 blocks and stderr reaches the model", "exit2", ("Echo",), (), False,
-         "blocked: this text is not allowed"),
+        (
+            "exit 2 blocks and stderr reaches the model",
+            "exit2",
+            ("Echo",),
+            (),
+            False,
+            "blocked: this text is not allowed",
+        ),
         ("exit 1 is a non-blocking error: the rules decide", "exit1", ("Echo",), (), True, "exit1"),
         ("JSON allow lets an unlisted call run", "allow", (), (), True, "allow"),
         ("JSON allow never beats a deny rule", "allow", (), ("Echo",), False, "a deny rule forbids"),
@@ -66,8 +84,9 @@ def call(tmp_path: Path, hooks: CommandHookRunner, text: str, *, allow: tuple[st
         ("garbage stdout is ignored", "garbage", ("Echo",), (), True, "garbage"),
     ],
 )
-def test_pre_tool_use_contract(tmp_path: Path, description: str, text: str, allow: tuple[str, ...],
-                               deny: tuple[str, ...], ran: bool, fragment: str) -> None:
+def test_pre_tool_use_contract(
+    tmp_path: Path, description: str, text: str, allow: tuple[str, ...], deny: tuple[str, ...], ran: bool, fragment: str
+) -> None:
     outcome = call(tmp_path, make_runner(tmp_path, pre(PY_HOOK)), text, allow=allow, deny=deny)
     assert (not outcome.result.is_error) is ran, description
     assert fragment in outcome.result.text
@@ -97,18 +116,26 @@ def test_matchers_select_the_hook(tmp_path: Path) -> None:
 
 def test_the_payload_has_the_documented_fields_and_matches_real_payloads(tmp_path: Path) -> None:
     log = tmp_path / "hook.log"
-    runner = make_runner(tmp_path, {**pre(PY_HOOK), "PostToolUse": [{"hooks": [{"command": PY_HOOK}]}],
-                                    "PostToolUseFailure": [{"hooks": [{"command": PY_HOOK}]}]},
-                         env={"HOOK_LOG": str(log)})
+    runner = make_runner(
+        tmp_path,
+        {
+            **pre(PY_HOOK),
+            "PostToolUse": [{"hooks": [{"command": PY_HOOK}]}],
+            "PostToolUseFailure": [{"hooks": [{"command": PY_HOOK}]}],
+        },
+        env={"HOOK_LOG": str(log)},
+    )
     call(tmp_path, runner, "hello", allow=("Echo", "Boom"))
     call(tmp_path, runner, "runtime", allow=("Echo", "Boom"), tool="Boom")
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e["hook_event_name"] for e in events] == ["PreToolUse", "PostToolUse", "PostToolUseFailure"]
     by_event = {e["hook_event_name"]: e for e in events}
-    real_pre = json.loads((FIXTURES / "hook-inputs" / "PytaichukBohdan__coding-agents-settings__pre_tool_use.json")
-                          .read_text())[0]
-    real_post = json.loads((FIXTURES / "hook-inputs" /
-                            "PytaichukBohdan__coding-agents-settings__post_tool_use.json").read_text())[0]
+    real_pre = json.loads(
+        (FIXTURES / "hook-inputs" / "PytaichukBohdan__coding-agents-settings__pre_tool_use.json").read_text()
+    )[0]
+    real_post = json.loads(
+        (FIXTURES / "hook-inputs" / "PytaichukBohdan__coding-agents-settings__post_tool_use.json").read_text()
+    )[0]
     assert set(real_pre) <= set(by_event["PreToolUse"])
     assert set(real_post) <= set(by_event["PostToolUse"])
     assert by_event["PreToolUse"]["tool_input"] == {"text": "hello", "times": 1, "shout": False}
@@ -118,8 +145,9 @@ def test_the_payload_has_the_documented_fields_and_matches_real_payloads(tmp_pat
     assert by_event["PreToolUse"]["transcript_path"] == str(tmp_path / "transcript.jsonl")
 
 
-def test_hooks_get_the_project_dir_and_only_the_environment_they_are_given(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hooks_get_the_project_dir_and_only_the_environment_they_are_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_canary_should_never_leak")
     outcome = call(tmp_path, make_runner(tmp_path, pre(PY_HOOK)), "env", allow=("Echo",))
     env = json.loads(outcome.new_messages[0]["text"])
@@ -132,10 +160,16 @@ def test_several_matching_hooks_run_in_parallel(tmp_path: Path) -> None:
     # Each hook waits for the other's marker file: they can only both finish if they run at once.
     a, b = tmp_path / "a", tmp_path / "b"
     wait_for = "for i in $(seq 1 200); do [ -e {0} ] && exit 0; sleep 0.01; done; exit 1"
-    hooks = {"PreToolUse": [{"hooks": [
-        {"command": f"touch {a}; " + wait_for.format(b), "timeout": 10},
-        {"command": f"touch {b}; " + wait_for.format(a), "timeout": 10},
-    ]}]}
+    hooks = {
+        "PreToolUse": [
+            {
+                "hooks": [
+                    {"command": f"touch {a}; " + wait_for.format(b), "timeout": 10},
+                    {"command": f"touch {b}; " + wait_for.format(a), "timeout": 10},
+                ]
+            }
+        ]
+    }
     runner = make_runner(tmp_path, hooks)
     call(tmp_path, runner, "x", allow=("Echo",))
     assert [entry.exit_code for entry in runner.log] == [0, 0]
@@ -184,11 +218,24 @@ def test_a_hook_that_ignores_stdin_or_does_not_exist_is_not_fatal(tmp_path: Path
 def test_lifecycle_events(tmp_path: Path) -> None:
     hooks = {
         "SessionStart": [{"hooks": [{"command": "echo 'Repository uses tabs.'"}]}],
-        "UserPromptSubmit": [{"hooks": [{"command": "grep -q forbidden && { echo 'no such tasks' >&2; exit 2; }; "
-                                                    "echo 'context from hook'"}]}],
-        "Stop": [{"hooks": [{"command": "python3 -c \"import json,sys; e=json.load(sys.stdin); "
-                                        "print(json.dumps({} if e['stop_hook_active'] else "
-                                        "{'decision': 'block', 'reason': 'run the tests first'}))\""}]}],
+        "UserPromptSubmit": [
+            {
+                "hooks": [
+                    {"command": "grep -q forbidden && { echo 'no such tasks' >&2; exit 2; }; echo 'context from hook'"}
+                ]
+            }
+        ],
+        "Stop": [
+            {
+                "hooks": [
+                    {
+                        "command": 'python3 -c "import json,sys; e=json.load(sys.stdin); '
+                        "print(json.dumps({} if e['stop_hook_active'] else "
+                        "{'decision': 'block', 'reason': 'run the tests first'}))\""
+                    }
+                ]
+            }
+        ],
     }
     runner = make_runner(tmp_path, hooks)
 
@@ -208,11 +255,19 @@ def test_lifecycle_events(tmp_path: Path) -> None:
 
 
 def test_decisions_of_several_hooks_combine_deny_first(tmp_path: Path) -> None:
-    hooks = {"PreToolUse": [{"hooks": [
-        {"command": "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\"}}'"},
-        {"command": "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"deny\", "
-                    "\"permissionDecisionReason\": \"second says no\"}}'"},
-    ]}]}
+    hooks = {
+        "PreToolUse": [
+            {
+                "hooks": [
+                    {"command": 'echo \'{"hookSpecificOutput": {"permissionDecision": "allow"}}\''},
+                    {
+                        "command": 'echo \'{"hookSpecificOutput": {"permissionDecision": "deny", '
+                        '"permissionDecisionReason": "second says no"}}\''
+                    },
+                ]
+            }
+        ]
+    }
     runner = make_runner(tmp_path, hooks)
     context = make_context(tmp_path, scratch_dir=tmp_path / ".s")
 
@@ -227,8 +282,19 @@ def test_decisions_of_several_hooks_combine_deny_first(tmp_path: Path) -> None:
 
 POLICY_WITH_HOOK = {
     "permissions": {"allow": ["Read"]},
-    "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
-        {"type": "command", "command": "grep -q secret && { echo 'no secrets please' >&2; exit 2; } || exit 0"}]}]},
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Read",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "grep -q secret && { echo 'no secrets please' >&2; exit 2; } || exit 0",
+                    }
+                ],
+            }
+        ]
+    },
 }
 
 
@@ -244,15 +310,23 @@ def test_policy_hooks_run_in_bot_tools_call_and_policy_check(tmp_path: Path) -> 
     (ws / "secret.txt").write_text("x\n")
     (ws / "a.txt").write_text("hi\n")
     cli = CliRunner()
-    denied = json.loads(cli.invoke(app, ["tools", "call", "Read", '{"file_path": "secret.txt"}', "-w", str(ws),
-                                         "--policy", str(policy)]).stdout)
+    denied = json.loads(
+        cli.invoke(
+            app, ["tools", "call", "Read", '{"file_path": "secret.txt"}', "-w", str(ws), "--policy", str(policy)]
+        ).stdout
+    )
     assert denied["decision"] == "deny"
     assert "no secrets please" in denied["tool_result"]["content"]
-    allowed = json.loads(cli.invoke(app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(ws),
-                                          "--policy", str(policy)]).stdout)
+    allowed = json.loads(
+        cli.invoke(
+            app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(ws), "--policy", str(policy)]
+        ).stdout
+    )
     assert allowed["decision"] == "allow"
-    lines = "\n".join(json.dumps({"tool": "Read", "input": {"file_path": f}, "policy": str(policy),
-                                  "workspace": str(ws)}) for f in ("secret.txt", "a.txt"))
+    lines = "\n".join(
+        json.dumps({"tool": "Read", "input": {"file_path": f}, "policy": str(policy), "workspace": str(ws)})
+        for f in ("secret.txt", "a.txt")
+    )
     batch = cli.invoke(app, ["policy", "check", "--batch", "-"], input=lines)
     assert [json.loads(line)["decision"] for line in batch.stdout.splitlines()] == ["deny", "allow"]
 
@@ -279,19 +353,34 @@ def if_rule(text: str) -> Any:
     [
         ("a matching command", "Bash(git commit*)", "Bash", {"command": "git commit -m wip"}, True),
         ("another command", "Bash(git commit*)", "Bash", {"command": "git status"}, False),
-        ("one part of a compound command", "Bash(git commit*)", "Bash", {"command": "npm test && git commit -m x"},
-         True),
+        (
+            "one part of a compound command",
+            "Bash(git commit*)",
+            "Bash",
+            {"command": "npm test && git commit -m x"},
+            True,
+        ),
         ("a command under a wrapper", "Bash(git commit*)", "Bash", {"command": "timeout 30 git commit -m x"}, True),
         ("a command inside sh -c", "Bash(git commit*)", "Bash", {"command": "sh -c 'git commit -m x'"}, True),
         ("a program named by its path", "Bash(git commit*)", "Bash", {"command": "/usr/bin/git commit -m x"}, True),
-        ("quotes are resolved", "Bash(git commit*)", "Bash", {"command": "git \"commit\" -m x"}, True),
-        ("a command too complex to take apart runs the hook", "Bash(git commit*)", "Bash",
-         {"command": "git status; $(cat cmd)"}, True),
+        ("quotes are resolved", "Bash(git commit*)", "Bash", {"command": 'git "commit" -m x'}, True),
+        (
+            "a command too complex to take apart runs the hook",
+            "Bash(git commit*)",
+            "Bash",
+            {"command": "git status; $(cat cmd)"},
+            True,
+        ),
         ("a real guard's if", "Bash(rm -rf *)", "Bash", {"command": "rm -rf build"}, True),
         ("a real guard's if, not matching", "Bash(rm -rf *)", "Bash", {"command": "rm build.log"}, False),
         ("a Bash if never matches another tool", "Bash(git *)", "Read", {"file_path": "/x/git"}, False),
-        ("an escaped rule matches the unescaped command", r"Bash(python3 -c print\(1\))", "Bash",
-         {"command": "python3 -c 'print(1)'"}, True),
+        (
+            "an escaped rule matches the unescaped command",
+            r"Bash(python3 -c print\(1\))",
+            "Bash",
+            {"command": "python3 -c 'print(1)'"},
+            True,
+        ),
         ("a path pattern", "Edit(*.ts)", "Edit", {"file_path": "{ws}/src/a.ts"}, True),
         ("a path pattern, other file", "Edit(*.ts)", "Edit", {"file_path": "{ws}/src/a.py"}, False),
         ("an Edit rule covers Write, as rules do", "Edit(*.ts)", "Write", {"file_path": "{ws}/b.ts"}, True),
@@ -302,16 +391,23 @@ def if_rule(text: str) -> Any:
         ("an MCP server", "mcp__github", "mcp__github__create_issue", {}, True),
     ],
 )
-def test_an_if_matches_calls_as_permission_rules_do(tmp_path: Path, description: str, rule: str, tool: str,
-                                                     tool_input: dict[str, str], expected: bool) -> None:
+def test_an_if_matches_calls_as_permission_rules_do(
+    tmp_path: Path, description: str, rule: str, tool: str, tool_input: dict[str, str], expected: bool
+) -> None:
     resolved = {k: v.format(ws=tmp_path) for k, v in tool_input.items()}
     context = make_context(tmp_path, scratch_dir=tmp_path / ".s")
     assert condition_matches(if_rule(rule), tool, resolved, context.workspace, context) is expected, description
 
 
 def test_a_hook_with_an_if_runs_only_for_the_calls_it_matches(tmp_path: Path) -> None:
-    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"command": "echo no commits on Fridays >&2; exit 2", "if": "Bash(git commit*)"}]}]}
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"command": "echo no commits on Fridays >&2; exit 2", "if": "Bash(git commit*)"}],
+            }
+        ]
+    }
     runner = make_runner(tmp_path, hooks)
     context = make_context(tmp_path, scratch_dir=tmp_path / ".s")
 
@@ -327,8 +423,13 @@ def test_a_hook_with_an_if_runs_only_for_the_calls_it_matches(tmp_path: Path) ->
 def test_a_real_hook_with_an_if_runs_only_for_matching_commands(tmp_path: Path) -> None:
     path = FIXTURES / "claude-settings" / "bhouvana__Insight.json"
     policy = load_policy_stack([PolicyLayer("repository", path=str(path))])
-    runner = CommandHookRunner(hooks_from_policy(policy.hooks), session_id="s", transcript_path=tmp_path / "t",
-                               project_dir=tmp_path, env=BASE_ENV)
+    runner = CommandHookRunner(
+        hooks_from_policy(policy.hooks),
+        session_id="s",
+        transcript_path=tmp_path / "t",
+        project_dir=tmp_path,
+        env=BASE_ENV,
+    )
     context = make_context(tmp_path, scratch_dir=tmp_path / ".s")
 
     async def pre(command: str) -> None:

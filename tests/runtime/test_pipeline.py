@@ -18,13 +18,23 @@ from bot.tools.messages import ProgressEvent, ToolUseBlock
 from tests.runtime.fakes import BoomTool, CdTool, EchoTool, OpinionatedTool, RecordingHooks
 
 
-def run_call(tmp_path: Path, name: str, raw: Any, *, allow: tuple[str, ...] = ("Echo", "Boom", "Cd", "Opinionated"),
-             deny: tuple[str, ...] = (), ask: tuple[str, ...] = (), hooks: RecordingHooks | None = None,
-             tools: list[AnyTool] | None = None, limits: ToolLimits | None = None,
-             abort: bool = False) -> tuple[ToolCallOutcome, list[ProgressEvent]]:
+def run_call(
+    tmp_path: Path,
+    name: str,
+    raw: Any,
+    *,
+    allow: tuple[str, ...] = ("Echo", "Boom", "Cd", "Opinionated"),
+    deny: tuple[str, ...] = (),
+    ask: tuple[str, ...] = (),
+    hooks: RecordingHooks | None = None,
+    tools: list[AnyTool] | None = None,
+    limits: ToolLimits | None = None,
+    abort: bool = False,
+) -> tuple[ToolCallOutcome, list[ProgressEvent]]:
     permission = flag_permission_context(allow, deny, ask)
-    context = make_context(tmp_path, scratch_dir=tmp_path / ".scratch", permission=permission,
-                           limits=limits or ToolLimits())
+    context = make_context(
+        tmp_path, scratch_dir=tmp_path / ".scratch", permission=permission, limits=limits or ToolLimits()
+    )
     if abort:
         context.abort.abort("the run was cancelled")
     pool = ToolPool(tools or [EchoTool(), BoomTool(), CdTool(), OpinionatedTool()])
@@ -88,8 +98,9 @@ def test_a_deprecated_alias_works_and_adds_a_notice(tmp_path: Path) -> None:
         ("uncoercible number", {"text": "a", "times": "many"}, "The parameter `times` is invalid"),
     ],
 )
-def test_schema_errors_are_formatted_inside_tool_use_error(tmp_path: Path, description: str, raw: Any,
-                                                           fragment: str) -> None:
+def test_schema_errors_are_formatted_inside_tool_use_error(
+    tmp_path: Path, description: str, raw: Any, fragment: str
+) -> None:
     outcome, _ = run_call(tmp_path, "Echo", raw)
     assert outcome.result.is_error, description
     assert outcome.result.text.startswith("<tool_use_error>InputValidationError:")
@@ -138,8 +149,8 @@ def test_an_ask_rule_is_a_denial_headless(tmp_path: Path) -> None:
     ],
 )
 def test_the_hook_decision_comes_first_but_never_beats_a_deny_rule(
-        tmp_path: Path, description: str, hook_decision: Any, allow: tuple[str, ...], deny: tuple[str, ...],
-        expected: str) -> None:
+    tmp_path: Path, description: str, hook_decision: Any, allow: tuple[str, ...], deny: tuple[str, ...], expected: str
+) -> None:
     hooks = RecordingHooks(pre=PreToolHookOutcome(decision=hook_decision))
     outcome, _ = run_call(tmp_path, "Echo", {"text": "hi"}, allow=allow, deny=deny, hooks=hooks)
     assert (not outcome.result.is_error) == (expected == "allow"), description
@@ -157,8 +168,9 @@ def test_the_hook_decision_comes_first_but_never_beats_a_deny_rule(
         ("passthrough with an allow rule runs", "none", ("Opinionated",), "allow"),
     ],
 )
-def test_the_tools_own_check_takes_part_in_the_chain(tmp_path: Path, description: str, verdict: str,
-                                                     allow: tuple[str, ...], expected: str) -> None:
+def test_the_tools_own_check_takes_part_in_the_chain(
+    tmp_path: Path, description: str, verdict: str, allow: tuple[str, ...], expected: str
+) -> None:
     outcome, _ = run_call(tmp_path, "Opinionated", {"verdict": verdict}, allow=allow)
     assert (not outcome.result.is_error) == (expected == "allow"), description
 
@@ -176,8 +188,7 @@ def test_a_hook_can_rewrite_the_input_and_the_rewrite_is_revalidated(tmp_path: P
 
 def test_a_hook_rewrite_is_checked_against_the_rules_again(tmp_path: Path) -> None:
     hooks = RecordingHooks(pre=PreToolHookOutcome(updated_input={"text": "forbidden"}))
-    outcome, _ = run_call(tmp_path, "Echo", {"text": "fine"}, allow=("Echo",), deny=("Echo(forbidden)",),
-                          hooks=hooks)
+    outcome, _ = run_call(tmp_path, "Echo", {"text": "fine"}, allow=("Echo",), deny=("Echo(forbidden)",), hooks=hooks)
     assert outcome.result.is_error
     assert "Echo(forbidden)" in outcome.result.text
 
@@ -190,8 +201,9 @@ def test_a_hook_rewrite_is_checked_against_the_rules_again(tmp_path: Path) -> No
         ("a result the tool marks as an error", "reported", "it went wrong", "ToolReportedError"),
     ],
 )
-def test_execution_failures_are_data_with_a_classified_kind(tmp_path: Path, description: str, kind: str,
-                                                            fragment: str, error_kind: str) -> None:
+def test_execution_failures_are_data_with_a_classified_kind(
+    tmp_path: Path, description: str, kind: str, fragment: str, error_kind: str
+) -> None:
     hooks = RecordingHooks()
     outcome, _ = run_call(tmp_path, "Boom", {"kind": kind}, hooks=hooks)
     assert outcome.result.is_error, description
@@ -237,8 +249,10 @@ def test_abort_during_execution_cancels_the_call(tmp_path: Path) -> None:
 
 
 def test_post_hooks_see_success_and_their_context_reaches_the_conversation(tmp_path: Path) -> None:
-    hooks = RecordingHooks(pre=PreToolHookOutcome(additional_context=("pre note",)),
-                           post=PostToolHookOutcome(additional_context=("post note",), feedback="lint failed"))
+    hooks = RecordingHooks(
+        pre=PreToolHookOutcome(additional_context=("pre note",)),
+        post=PostToolHookOutcome(additional_context=("post note",), feedback="lint failed"),
+    )
     outcome, _ = run_call(tmp_path, "Echo", {"text": "hi"}, hooks=hooks)
     assert [e[0] for e in hooks.events] == ["PreToolUse", "PostToolUse"]
     assert hooks.events[1][2] == "hi"

@@ -28,8 +28,10 @@ MARK = "[REDACTED:GITHUB_TOKEN]"
 
 def checkout_config(token: str = TOKEN) -> str:
     header = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-    return ('[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl = https://github.com/o/r\n'
-            f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {header}\n')
+    return (
+        '[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl = https://github.com/o/r\n'
+        f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {header}\n'
+    )
 
 
 class LeakInput(ToolInput):
@@ -50,12 +52,14 @@ class LeakyTool(Tool[LeakInput, Any]):
         image = base64.b64encode(b"\x89PNG" + TOKEN.encode()).decode()
         match input.what:
             case "blocks":
-                return ToolResult([
-                    {"type": "text", "text": f"token: {TOKEN[::-1]}"},
-                    {"type": "resource", "resource": {"uri": "file:///x", "text": f"hex {TOKEN.encode().hex()}"}},
-                    {"type": "search_result", "title": "t", "content": [{"type": "text", "text": f"in {TOKEN}"}]},
-                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}},
-                ])
+                return ToolResult(
+                    [
+                        {"type": "text", "text": f"token: {TOKEN[::-1]}"},
+                        {"type": "resource", "resource": {"uri": "file:///x", "text": f"hex {TOKEN.encode().hex()}"}},
+                        {"type": "search_result", "title": "t", "content": [{"type": "text", "text": f"in {TOKEN}"}]},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}},
+                    ]
+                )
             case "error":
                 raise ToolExecutionError(f"the server failed: Authorization: {TOKEN}")
             case "large":
@@ -71,8 +75,9 @@ def guard(monkeypatch: pytest.MonkeyPatch) -> SecretGuard:
 
 
 def context(workspace: Path, tmp_path: Path, guard: SecretGuard, *allow: str) -> ToolUseContext:
-    ctx = context_for(workspace, tmp_path / "scratch", allow=allow or ("Read", "Grep", "Glob", "Bash", "mcp__leaky"),
-                      sandbox="off")
+    ctx = context_for(
+        workspace, tmp_path / "scratch", allow=allow or ("Read", "Grep", "Glob", "Bash", "mcp__leaky"), sandbox="off"
+    )
     ctx.services[GUARD_SERVICE] = guard
     return ctx
 
@@ -93,7 +98,8 @@ def assert_no_token(text: str) -> None:
 
 
 def test_the_persisted_checkout_credential_read_with_read_reaches_the_model_redacted(
-        workspace: Path, tmp_path: Path, guard: SecretGuard) -> None:
+    workspace: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
     (workspace / ".git").mkdir()
     (workspace / ".git" / "config").write_text(checkout_config())
     outcome = run(context(workspace, tmp_path, guard), "Read", {"file_path": str(workspace / ".git" / "config")})
@@ -105,27 +111,32 @@ def test_the_persisted_checkout_credential_read_with_read_reaches_the_model_reda
 
 
 def test_the_persisted_checkout_credential_found_with_grep_reaches_the_model_redacted(
-        workspace: Path, tmp_path: Path, guard: SecretGuard) -> None:
+    workspace: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
     (workspace / ".git").mkdir()
     (workspace / ".git" / "config").write_text(checkout_config())
-    outcome = run(context(workspace, tmp_path, guard), "Grep",
-                  {"pattern": "extraheader", "path": str(workspace / ".git" / "config"), "output_mode": "content"})
+    outcome = run(
+        context(workspace, tmp_path, guard),
+        "Grep",
+        {"pattern": "extraheader", "path": str(workspace / ".git" / "config"), "output_mode": "content"},
+    )
     assert not outcome.result.is_error, outcome.result.text
     assert "extraheader" in outcome.result.text
     assert_no_token(outcome.result.text)
 
 
-def test_an_encoded_secret_in_a_file_is_redacted_from_read(workspace: Path, tmp_path: Path,
-                                                           guard: SecretGuard) -> None:
-    (workspace / "notes.txt").write_text(f"reversed {TOKEN[::-1]}\nhex {TOKEN.encode().hex().upper()}\n"
-                                         f"zero-width {TOKEN[:4]}\u200b{TOKEN[4:]}\n")
+def test_an_encoded_secret_in_a_file_is_redacted_from_read(workspace: Path, tmp_path: Path, guard: SecretGuard) -> None:
+    (workspace / "notes.txt").write_text(
+        f"reversed {TOKEN[::-1]}\nhex {TOKEN.encode().hex().upper()}\nzero-width {TOKEN[:4]}\u200b{TOKEN[4:]}\n"
+    )
     outcome = run(context(workspace, tmp_path, guard), "Read", {"file_path": str(workspace / "notes.txt")})
     assert outcome.result.text.count(MARK) == 3
     assert_no_token(outcome.result.text)
 
 
-def test_a_file_name_holding_a_secret_is_redacted_from_glob(workspace: Path, tmp_path: Path,
-                                                            guard: SecretGuard) -> None:
+def test_a_file_name_holding_a_secret_is_redacted_from_glob(
+    workspace: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
     (workspace / f"dump-{TOKEN.encode().hex()}.txt").write_text("x")
     outcome = run(context(workspace, tmp_path, guard), "Glob", {"pattern": "*.txt"})
     assert MARK in outcome.result.text
@@ -140,7 +151,8 @@ def test_bash_output_is_redacted_in_every_form(workspace: Path, tmp_path: Path, 
 
 
 def test_content_blocks_and_nested_content_are_redacted_and_images_left_alone(
-        workspace: Path, tmp_path: Path, guard: SecretGuard) -> None:
+    workspace: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
     outcome = run(context(workspace, tmp_path, guard), "mcp__leaky__get", {"what": "blocks"})
     blocks = outcome.result.content
     assert isinstance(blocks, list)
@@ -159,8 +171,7 @@ def test_an_error_result_is_redacted_too(workspace: Path, tmp_path: Path, guard:
     assert_no_token(outcome.result.text)
 
 
-def test_a_large_result_is_redacted_before_it_is_persisted(workspace: Path, tmp_path: Path,
-                                                           guard: SecretGuard) -> None:
+def test_a_large_result_is_redacted_before_it_is_persisted(workspace: Path, tmp_path: Path, guard: SecretGuard) -> None:
     outcome = run(context(workspace, tmp_path, guard), "mcp__leaky__get", {"what": "large"})
     assert "<persisted-output>" in outcome.result.text
     [saved] = (tmp_path / "scratch" / TOOL_RESULTS_DIR).iterdir()
@@ -168,8 +179,9 @@ def test_a_large_result_is_redacted_before_it_is_persisted(workspace: Path, tmp_
     assert_no_token(saved.read_text())
 
 
-def test_each_redacted_result_is_counted_once_for_the_summary(workspace: Path, tmp_path: Path,
-                                                              guard: SecretGuard) -> None:
+def test_each_redacted_result_is_counted_once_for_the_summary(
+    workspace: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
     (workspace / "a.txt").write_text(f"{TOKEN} and {TOKEN} again\n")
     ctx = context(workspace, tmp_path, guard)
     run(ctx, "Read", {"file_path": str(workspace / "a.txt")}, "toolu_1")
@@ -177,12 +189,14 @@ def test_each_redacted_result_is_counted_once_for_the_summary(workspace: Path, t
     clean = run(ctx, "mcp__leaky__get", {"what": "nothing"}, "toolu_3")
     assert not clean.record.redacted
     assert guard.counter.tool_results == 2
-    assert guard.counter.summary() == ("2 tool results had secrets redacted before the model saw them "
-                                       "(Read, mcp__leaky__get)")
+    assert guard.counter.summary() == (
+        "2 tool results had secrets redacted before the model saw them (Read, mcp__leaky__get)"
+    )
 
 
 def test_without_a_guard_on_the_context_the_process_secrets_are_still_redacted(
-        workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     (workspace / "a.txt").write_text(f"{TOKEN[::-1]}\n")
     ctx = context_for(workspace, tmp_path / "scratch", allow=("Read",))

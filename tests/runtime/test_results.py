@@ -90,9 +90,13 @@ def test_a_tool_use_id_cannot_escape_the_results_directory(tmp_path: Path) -> No
 
 
 def test_the_message_budget_persists_the_largest_results_first(tmp_path: Path) -> None:
-    blocks = [ToolResultBlock("a", "a" * 40_000), ToolResultBlock("b", "b" * 49_000),
-              ToolResultBlock("c", "c" * 45_000), ToolResultBlock("d", "d" * 48_000),
-              ToolResultBlock("e", "e" * 30_000)]
+    blocks = [
+        ToolResultBlock("a", "a" * 40_000),
+        ToolResultBlock("b", "b" * 49_000),
+        ToolResultBlock("c", "c" * 45_000),
+        ToolResultBlock("d", "d" * 48_000),
+        ToolResultBlock("e", "e" * 30_000),
+    ]
     out = enforce_message_budget(blocks, tmp_path)
     persisted = [b.tool_use_id for b in out if b.text.startswith("<persisted-output>")]
     assert persisted == ["b"]  # 212,000 → 163,000+preview: one is enough, and it is the largest

@@ -19,7 +19,6 @@ def b(i: int, name: str = "Gate", **inp: object) -> ToolUseBlock:
     return ToolUseBlock(f"t{i}", name, inp)
 
 
-
 @pytest.mark.parametrize(
     ("description", "kinds", "expected"),
     [
@@ -32,8 +31,9 @@ def b(i: int, name: str = "Gate", **inp: object) -> ToolUseBlock:
         ("leading unsafe", ["u", "s", "s"], [{0}, {1, 2}]),
     ],
 )
-def test_a_turn_known_at_once_runs_in_the_seeds_batches(tmp_path: Path, description: str, kinds: list[str],
-                                                       expected: list[set[int]]) -> None:
+def test_a_turn_known_at_once_runs_in_the_seeds_batches(
+    tmp_path: Path, description: str, kinds: list[str], expected: list[set[int]]
+) -> None:
     """With every block queued up front, the one scheduler reproduces ``partitionToolCalls``:
     consecutive safe calls start together; an unsafe (or unparsable, or unknown) call runs alone."""
     runner = HeldRunner(Gates())
@@ -80,16 +80,21 @@ class HeldRunner(ToolRunner):
             self._held.setdefault(i, anyio.Event()).set()
             self._tool_gates.open(f"k{i[1:]}")
 
-    async def run(self, block: ToolUseBlock, context: ToolUseContext,
-                  sink: ProgressSink = drop_progress) -> ToolCallOutcome:
+    async def run(
+        self, block: ToolUseBlock, context: ToolUseContext, sink: ProgressSink = drop_progress
+    ) -> ToolCallOutcome:
         self.started.append(block.id)
         await self._held.setdefault(block.id, anyio.Event()).wait()
         return await super().run(block, context, sink)
 
 
 def context_for(tmp_path: Path, *allow: str, limit: int = 10) -> ToolUseContext:
-    return make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=flag_permission_context(allow, [], []),
-                        limits=ToolLimits(max_tool_use_concurrency=limit))
+    return make_context(
+        tmp_path,
+        scratch_dir=tmp_path / ".s",
+        permission=flag_permission_context(allow, [], []),
+        limits=ToolLimits(max_tool_use_concurrency=limit),
+    )
 
 
 def test_results_come_back_in_the_models_order_when_completion_is_reversed(tmp_path: Path) -> None:

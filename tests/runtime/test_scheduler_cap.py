@@ -67,12 +67,17 @@ class CountingTool(Tool[CountInput, str]):
 
 
 def counting_context(tmp_path: Path, limit: int = DEFAULT_MAX_TOOL_USE_CONCURRENCY) -> ToolUseContext:
-    return make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=flag_permission_context(["Count"], [], []),
-                        limits=ToolLimits(max_tool_use_concurrency=limit))
+    return make_context(
+        tmp_path,
+        scratch_dir=tmp_path / ".s",
+        permission=flag_permission_context(["Count"], [], []),
+        limits=ToolLimits(max_tool_use_concurrency=limit),
+    )
 
 
-async def through_streaming(blocks: Sequence[ToolUseBlock], runner: ToolRunner,
-                            context: ToolUseContext) -> list[ToolCallOutcome]:
+async def through_streaming(
+    blocks: Sequence[ToolUseBlock], runner: ToolRunner, context: ToolUseContext
+) -> list[ToolCallOutcome]:
     async with StreamingToolExecutor(runner, context) as ex:
         for blk in blocks:
             ex.add_tool(blk)
@@ -80,8 +85,9 @@ async def through_streaming(blocks: Sequence[ToolUseBlock], runner: ToolRunner,
         return await ex.collect()
 
 
-async def through_static(blocks: Sequence[ToolUseBlock], runner: ToolRunner,
-                         context: ToolUseContext) -> list[ToolCallOutcome]:
+async def through_static(
+    blocks: Sequence[ToolUseBlock], runner: ToolRunner, context: ToolUseContext
+) -> list[ToolCallOutcome]:
     return (await run_tools(blocks, runner, context))[0]
 
 
@@ -113,12 +119,16 @@ def run_25_calls(tmp_path: Path, through: Path_, cap: int) -> tuple[Occupancy, i
     return occupancy, running_when_full, box[0]
 
 
-@pytest.mark.parametrize(("description", "through"), [
-    ("the streaming executor", through_streaming),
-    ("the static path", through_static),
-])
-def test_25_safe_calls_never_have_more_than_10_running_at_once(tmp_path: Path, description: str,
-                                                                through: Path_) -> None:
+@pytest.mark.parametrize(
+    ("description", "through"),
+    [
+        ("the streaming executor", through_streaming),
+        ("the static path", through_static),
+    ],
+)
+def test_25_safe_calls_never_have_more_than_10_running_at_once(
+    tmp_path: Path, description: str, through: Path_
+) -> None:
     occupancy, running_when_full, outcomes = run_25_calls(tmp_path, through, cap=10)
     assert running_when_full == 10, description
     assert occupancy.peak == 10, description
@@ -126,12 +136,16 @@ def test_25_safe_calls_never_have_more_than_10_running_at_once(tmp_path: Path, d
     assert [o.result.content for o in outcomes] == [f"read {i}" for i in range(25)]
 
 
-@pytest.mark.parametrize(("description", "through"), [
-    ("the streaming executor", through_streaming),
-    ("the static path", through_static),
-])
-def test_the_environment_variable_sets_the_cap_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              description: str, through: Path_) -> None:
+@pytest.mark.parametrize(
+    ("description", "through"),
+    [
+        ("the streaming executor", through_streaming),
+        ("the static path", through_static),
+    ],
+)
+def test_the_environment_variable_sets_the_cap_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, description: str, through: Path_
+) -> None:
     monkeypatch.setenv("BOT_MAX_TOOL_USE_CONCURRENCY", "3")
     occupancy, running_when_full, outcomes = run_25_calls(tmp_path, through, cap=3)
     assert (running_when_full, occupancy.peak, len(outcomes)) == (3, 3, 25), description
@@ -144,15 +158,19 @@ def test_the_environment_variable_sets_the_cap_on_both_paths(tmp_path: Path, mon
         ("ours alone", {"BOT_MAX_TOOL_USE_CONCURRENCY": "4"}, 4),
         ("the seeds' variable alone", {"CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY": "6"}, 6),
         ("both set: ours wins", {"BOT_MAX_TOOL_USE_CONCURRENCY": "4", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY": "6"}, 4),
-        ("ours set: a bad seeds' value is not even read",
-         {"BOT_MAX_TOOL_USE_CONCURRENCY": "4", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY": "lots"}, 4),
+        (
+            "ours set: a bad seeds' value is not even read",
+            {"BOT_MAX_TOOL_USE_CONCURRENCY": "4", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY": "lots"},
+            4,
+        ),
         ("surrounding whitespace is tolerated", {"BOT_MAX_TOOL_USE_CONCURRENCY": " 2 "}, 2),
         ("an empty value counts as unset", {"BOT_MAX_TOOL_USE_CONCURRENCY": ""}, 10),
         ("one: calls run one at a time", {"BOT_MAX_TOOL_USE_CONCURRENCY": "1"}, 1),
     ],
 )
-def test_the_cap_comes_from_our_variable_then_the_seeds_then_the_context(description: str, environ: dict[str, str],
-                                                                           expected: int) -> None:
+def test_the_cap_comes_from_our_variable_then_the_seeds_then_the_context(
+    description: str, environ: dict[str, str], expected: int
+) -> None:
     assert max_tool_use_concurrency(ToolLimits(), environ) == expected, description
 
 
@@ -164,18 +182,23 @@ def test_the_cap_comes_from_our_variable_then_the_seeds_then_the_context(descrip
         ("zero would start nothing", {"BOT_MAX_TOOL_USE_CONCURRENCY": "0"}, "BOT_MAX_TOOL_USE_CONCURRENCY"),
         ("negative", {"BOT_MAX_TOOL_USE_CONCURRENCY": "-3"}, "BOT_MAX_TOOL_USE_CONCURRENCY"),
         ("a fraction", {"BOT_MAX_TOOL_USE_CONCURRENCY": "2.5"}, "BOT_MAX_TOOL_USE_CONCURRENCY"),
-        ("the seeds' variable, bad", {"CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY": "many"},
-         "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY"),
+        (
+            "the seeds' variable, bad",
+            {"CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY": "many"},
+            "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY",
+        ),
     ],
 )
-def test_a_bad_value_is_a_config_error_naming_the_variable(description: str, environ: dict[str, str],
-                                                           named: str) -> None:
+def test_a_bad_value_is_a_config_error_naming_the_variable(
+    description: str, environ: dict[str, str], named: str
+) -> None:
     with pytest.raises(ConfigError, match=named):
         max_tool_use_concurrency(ToolLimits(), environ)
 
 
-def test_a_bad_value_stops_the_streaming_executor_before_any_tool_starts(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bad_value_stops_the_streaming_executor_before_any_tool_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("BOT_MAX_TOOL_USE_CONCURRENCY", "ten")
     runner = ToolRunner(ToolPool([CountingTool(Occupancy(limit_reached_at=1))]))
     with pytest.raises(ConfigError, match="BOT_MAX_TOOL_USE_CONCURRENCY='ten'"):

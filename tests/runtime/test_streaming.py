@@ -47,14 +47,16 @@ def test_can_execute_tool(description: str, candidate_safe: bool, executing: lis
         ("a cap of 3, three running", 3, 3, False),
     ],
 )
-def test_the_cap_limits_only_how_many_safe_tools_run_together(description: str, limit: int, executing: int,
-                                                                expected: bool) -> None:
+def test_the_cap_limits_only_how_many_safe_tools_run_together(
+    description: str, limit: int, executing: int, expected: bool
+) -> None:
     assert can_execute_tool(True, [tracked(True)] * executing, limit) is expected, description
 
 
 def ctx(tmp_path: Path) -> ToolUseContext:
-    return make_context(tmp_path, scratch_dir=tmp_path / ".s",
-                        permission=flag_permission_context(["Gate", "Shellish", "Cd"], [], []))
+    return make_context(
+        tmp_path, scratch_dir=tmp_path / ".s", permission=flag_permission_context(["Gate", "Shellish", "Cd"], [], [])
+    )
 
 
 def block(i: int, key: str, name: str = "Gate", **extra: object) -> ToolUseBlock:
@@ -208,8 +210,9 @@ def test_an_unsafe_tools_context_modifier_applies_before_the_next_tool(tmp_path:
     gates = Gates()
     gates.open("p")
     runner = ToolRunner(ToolPool([CdTool(), Probe(gates)]))
-    context = make_context(tmp_path, scratch_dir=tmp_path / ".s",
-                           permission=flag_permission_context(["Cd", "Probe"], [], []))
+    context = make_context(
+        tmp_path, scratch_dir=tmp_path / ".s", permission=flag_permission_context(["Cd", "Probe"], [], [])
+    )
 
     async def main() -> Path:
         async with StreamingToolExecutor(runner, context) as ex:

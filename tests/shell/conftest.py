@@ -41,11 +41,12 @@ def build_workspace(root: Path) -> Path:
     (ws / "worktree" / ".git").write_text("gitdir: ../modgit\n")
     # The hatch scripts of mkdocs' pyproject.toml (its CI runs `hatch run style:lint` and the like).
     (ws / "pyproject.toml").write_text(
-        "[tool.hatch.envs.test.scripts]\nwith-coverage = \"pytest --cov\"\n"
-        "[tool.hatch.envs.integration.scripts]\ntest = \"pytest tests/integration\"\n"
-        "[tool.hatch.envs.style.scripts]\nlint = \"ruff check .\"\nformat = \"ruff format .\"\n"
-        "[tool.hatch.envs.types.scripts]\ncheck = \"mypy src\"\n"
-        "[tool.hatch.envs.lint.scripts]\nmarkdown = \"markdownlint docs\"\n")
+        '[tool.hatch.envs.test.scripts]\nwith-coverage = "pytest --cov"\n'
+        '[tool.hatch.envs.integration.scripts]\ntest = "pytest tests/integration"\n'
+        '[tool.hatch.envs.style.scripts]\nlint = "ruff check ."\nformat = "ruff format ."\n'
+        '[tool.hatch.envs.types.scripts]\ncheck = "mypy src"\n'
+        '[tool.hatch.envs.lint.scripts]\nmarkdown = "markdownlint docs"\n'
+    )
     (ws / "src" / "app.py").write_text("print('hi')\n")
     (ws / "evil" / "HEAD").write_text("ref: refs/heads/main\n")
     (ws / "evil" / "config").write_text("[core]\n\tfsmonitor = sh -c id\n")
@@ -55,8 +56,15 @@ def build_workspace(root: Path) -> Path:
     return ws.resolve()
 
 
-def context_for(ws: Path, allow: Sequence[str] = (), deny: Sequence[str] = (), ask: Sequence[str] = (),
-                cwd: Path | None = None, scratch: Path | None = None, **permission: Any) -> ToolUseContext:
+def context_for(
+    ws: Path,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    cwd: Path | None = None,
+    scratch: Path | None = None,
+    **permission: Any,
+) -> ToolUseContext:
     perm = PermissionContext(
         allow=tuple(make_rule(r, "allow", "test") for r in allow),
         deny=tuple(make_rule(r, "deny", "test") for r in deny),
@@ -70,8 +78,13 @@ def context_for(ws: Path, allow: Sequence[str] = (), deny: Sequence[str] = (), a
 def final_decision(command: str, ctx: ToolUseContext) -> Decision:
     """What the pipeline's stage 4 decides for a Bash call (the tool's check, then the chain)."""
     request = PermissionRequest(
-        tool_name="Bash", input={"command": command}, workspace=ctx.workspace, subject=command,
-        cwd=ctx.working_directory, read_only=is_read_only_command(command), self_matching=True,
+        tool_name="Bash",
+        input={"command": command},
+        workspace=ctx.workspace,
+        subject=command,
+        cwd=ctx.working_directory,
+        read_only=is_read_only_command(command),
+        self_matching=True,
         tool_check=check_bash_permissions(command, ctx),
     )
     return decide_chain(request, ctx.permission)
@@ -89,8 +102,9 @@ Check = Callable[..., PermissionResult]
 def check(ws: Path) -> Check:
     """``check("git status", allow=["Bash(git status:*)"])`` → the tool's permission result."""
 
-    def run(command: str, allow: Sequence[str] = (), deny: Sequence[str] = (), ask: Sequence[str] = (),
-            **kw: Any) -> PermissionResult:
+    def run(
+        command: str, allow: Sequence[str] = (), deny: Sequence[str] = (), ask: Sequence[str] = (), **kw: Any
+    ) -> PermissionResult:
         return check_bash_permissions(command, context_for(ws, allow, deny, ask, **kw))
 
     return run

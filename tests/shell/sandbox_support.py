@@ -50,26 +50,46 @@ class Box:
         return self.run(command, cwd=cwd).stdout.text()
 
 
-def prepare(ws: Path, scratch: Path, *, environ: Mapping[str, str] | None = None, network: bool = False,
-            additional_directories: tuple[Path, ...] = (), allow_git_dir_writes: bool = False) -> Box:
+def prepare(
+    ws: Path,
+    scratch: Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    network: bool = False,
+    additional_directories: tuple[Path, ...] = (),
+    allow_git_dir_writes: bool = False,
+) -> Box:
     """A ``required`` sandbox for ``ws``; ``environ`` stands for the bot's environment (HOME, PATH...)."""
     environ = dict(os.environ if environ is None else environ)
     env = build_child_env(environ).env
     env.update(TMPDIR="/tmp")
     settings = SandboxSettings(mode="required", network=network)
-    status = anyio.run(lambda: prepare_sandbox(settings, workspace=ws, scratch_dir=scratch, env=env, environ=environ,
-                                               additional_directories=additional_directories,
-                                               allow_git_dir_writes=allow_git_dir_writes))
+    status = anyio.run(
+        lambda: prepare_sandbox(
+            settings,
+            workspace=ws,
+            scratch_dir=scratch,
+            env=env,
+            environ=environ,
+            additional_directories=additional_directories,
+            allow_git_dir_writes=allow_git_dir_writes,
+        )
+    )
     return Box(ws, scratch, env, status)
 
 
 def git(cwd: Path, *args: str) -> str:
     """Host-side git for building fixtures. Its environment: PATH to find git, HOME pointed at the
     fixture so no user configuration is read, and no system configuration."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_CONFIG_GLOBAL": os.devnull}
-    done = subprocess.run(["git", *GIT_IDENTITY, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          check=True, timeout=30)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    done = subprocess.run(
+        ["git", *GIT_IDENTITY, *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=30
+    )
     return done.stdout
 
 

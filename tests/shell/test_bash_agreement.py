@@ -27,7 +27,7 @@ from bot.shell.syntax import DYN, Parsed, SimpleCommand
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 CORPUS = Path(__file__).parent / "corpus"
-_TRACE = "set -T; command_not_found_handle() { return 0; }; trap 'printf \"%s\\0\" \"$BASH_COMMAND\"' DEBUG; "
+_TRACE = 'set -T; command_not_found_handle() { return 0; }; trap \'printf "%s\\0" "$BASH_COMMAND"\' DEBUG; '
 _INSERTS = [*"'\"\\ $-=.,:{}*?#~\t;&|()!", "\\\n", "$'\\x41'", '"a b"', "'c d'", "\\ ", "\n", "'\\''", "&&", "||", "1"]
 
 
@@ -46,24 +46,40 @@ def _static(command: str) -> Parsed | None:
     if not isinstance(outcome, Parsed) or not outcome.commands:
         return None
     for cmd in outcome.commands:
-        if cmd.redirects or cmd.kind != "command" or not cmd.argv or any(
-                w.dynamic or w.glob or DYN in w.value or w.value.startswith("~") for w in cmd.argv):
+        if (
+            cmd.redirects
+            or cmd.kind != "command"
+            or not cmd.argv
+            or any(w.dynamic or w.glob or DYN in w.value or w.value.startswith("~") for w in cmd.argv)
+        ):
             return None
     return outcome
 
 
 def bash_words(command: str, first: str, sandbox: tuple[Path, Path]) -> list[str] | None:
-    script = "f() { printf '%s\\0' \"$@\"; }; f" + command[len(first):]
-    result = subprocess.run([BASH or "bash", "--norc", "--noprofile", "-c", script], cwd=sandbox[0],
-                            env={"PATH": str(sandbox[1])}, capture_output=True, timeout=5, check=False)
+    script = "f() { printf '%s\\0' \"$@\"; }; f" + command[len(first) :]
+    result = subprocess.run(
+        [BASH or "bash", "--norc", "--noprofile", "-c", script],
+        cwd=sandbox[0],
+        env={"PATH": str(sandbox[1])},
+        capture_output=True,
+        timeout=5,
+        check=False,
+    )
     if result.returncode != 0:
         return None
     return result.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
 
 
 def bash_programs(command: str, sandbox: tuple[Path, Path]) -> list[str]:
-    result = subprocess.run([BASH or "bash", "--norc", "--noprofile", "-c", _TRACE + command], cwd=sandbox[0],
-                            env={"PATH": "", "HOME": str(sandbox[0])}, capture_output=True, timeout=5, check=False)
+    result = subprocess.run(
+        [BASH or "bash", "--norc", "--noprofile", "-c", _TRACE + command],
+        cwd=sandbox[0],
+        env={"PATH": "", "HOME": str(sandbox[0])},
+        capture_output=True,
+        timeout=5,
+        check=False,
+    )
     programs = []
     for line in result.stdout.decode("utf-8", "replace").split("\0"):
         if not line or line.startswith("return "):
@@ -124,8 +140,9 @@ FOUND = [
 
 
 @pytest.mark.parametrize(("description", "command"), FOUND)
-def test_the_analysis_agrees_with_bash_on_known_differentials(sandbox: tuple[Path, Path], description: str,
-                                                             command: str) -> None:
+def test_the_analysis_agrees_with_bash_on_known_differentials(
+    sandbox: tuple[Path, Path], description: str, command: str
+) -> None:
     assert _words_agree(command, sandbox), description
     assert _no_hidden_commands(command, sandbox), description
 
@@ -192,8 +209,9 @@ SPLITS = [
 
 
 @pytest.mark.parametrize(("description", "command"), SPLITS)
-def test_every_program_bash_runs_is_one_the_analysis_judged(sandbox: tuple[Path, Path], description: str,
-                                                           command: str) -> None:
+def test_every_program_bash_runs_is_one_the_analysis_judged(
+    sandbox: tuple[Path, Path], description: str, command: str
+) -> None:
     judged = _judged_programs(command)
     if judged is None:
         return  # refused: nothing was approved
@@ -202,13 +220,17 @@ def test_every_program_bash_runs_is_one_the_analysis_judged(sandbox: tuple[Path,
     assert all(p in judged for p in ran), (description, ran, judged)
 
 
-@pytest.mark.parametrize(("description", "command"), [
-    ("the `-` tree-sitter drops before a heredoc", "f - <<'EOF'\nx\nEOF"),
-    ("two dashes", "f -F - <<EOF\nx\nEOF"),
-    ("a dash, a heredoc and a redirect", "f - <<EOF > out.txt\nx\nEOF"),
-])
-def test_the_words_before_a_heredoc_are_the_words_bash_passes(sandbox: tuple[Path, Path], description: str,
-                                                              command: str) -> None:
+@pytest.mark.parametrize(
+    ("description", "command"),
+    [
+        ("the `-` tree-sitter drops before a heredoc", "f - <<'EOF'\nx\nEOF"),
+        ("two dashes", "f -F - <<EOF\nx\nEOF"),
+        ("a dash, a heredoc and a redirect", "f - <<EOF > out.txt\nx\nEOF"),
+    ],
+)
+def test_the_words_before_a_heredoc_are_the_words_bash_passes(
+    sandbox: tuple[Path, Path], description: str, command: str
+) -> None:
     outcome = parse_command(command)
     assert isinstance(outcome, Parsed), description
     words = bash_words(command.replace(" > out.txt", ""), "f", sandbox)

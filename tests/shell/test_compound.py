@@ -17,21 +17,24 @@ from tests.shell.conftest import Check, context_for
 GIT = ["Bash(git status:*)", "Bash(git diff:*)", "Bash(git log:*)", "Bash(ls:*)", "Bash(cat:*)", "Bash(make:*)"]
 
 
-@pytest.mark.parametrize(("description", "command", "allowed"), [
-    ("all parts allowed with &&", "git status && git diff", True),
-    ("all parts allowed with ||, ; and |", "git status || git log; git diff | cat", True),
-    ("one part without a rule", "git status && curl example.com", False),
-    ("chaining after an allowed prefix", "git status; rm -rf src", False),
-    ("a newline is a separator", "git status\nrm -rf src", False),
-    ("a background & is a separator", "git status & rm -rf src", False),
-    ("a subshell is checked", "git status && (rm -rf src)", False),
-    ("a group is checked", "{ git status; rm -rf src; }", False),
-    ("negation is checked", "! rm -rf src", False),
-    ("neutral commands need no rule", "cd src && ls && echo done", True),
-    ("true/false/: are neutral", "true && false || :", True),
-    ("set -euo pipefail is neutral", "set -euo pipefail; make test", True),
-    ("set -k changes parsing", "set -k; make test", False),
-])
+@pytest.mark.parametrize(
+    ("description", "command", "allowed"),
+    [
+        ("all parts allowed with &&", "git status && git diff", True),
+        ("all parts allowed with ||, ; and |", "git status || git log; git diff | cat", True),
+        ("one part without a rule", "git status && curl example.com", False),
+        ("chaining after an allowed prefix", "git status; rm -rf src", False),
+        ("a newline is a separator", "git status\nrm -rf src", False),
+        ("a background & is a separator", "git status & rm -rf src", False),
+        ("a subshell is checked", "git status && (rm -rf src)", False),
+        ("a group is checked", "{ git status; rm -rf src; }", False),
+        ("negation is checked", "! rm -rf src", False),
+        ("neutral commands need no rule", "cd src && ls && echo done", True),
+        ("true/false/: are neutral", "true && false || :", True),
+        ("set -euo pipefail is neutral", "set -euo pipefail; make test", True),
+        ("set -k changes parsing", "set -k; make test", False),
+    ],
+)
 def test_every_subcommand_must_be_allowed(check: Check, description: str, command: str, allowed: bool) -> None:
     result = check(command, allow=GIT)
     assert isinstance(result, Allow) is allowed, (description, result)
@@ -57,24 +60,26 @@ def test_fifty_subcommands_after_the_cap_still_name_the_deny_rule(check: Check) 
     assert result.rule is not None and result.rule.text == "Bash(curl:*)"
 
 
-@pytest.mark.parametrize(("description", "command", "allowed"), [
-    ("cd into the workspace then read", "cd src && cat app.py", True),
-    ("cd out of the workspace", "cd /etc && cat passwd", False),
-    ("cd up and out", "cd .. && cat ws/README.md", False),
-    ("cd then a path relative to the new directory", "cd src && cat ../README.md", True),
-    ("cd inside a subshell does not leak", "(cd src) ; cat ../README.md", False),
-    ("cd in a pipeline element does not leak", "cd src | true; cat ../README.md", False),
-    ("cd - makes the directory unknown", "cd src && cd - && cat app.py", False),
-    ("cd through a wrapper is refused", "builtin cd /etc && cat passwd", False),
-    ("cd through eval is followed", "eval cd /etc; cat passwd", False),
-    ("cd inside an if leaves the directory unknown", "if true; then cd src; fi; cat ../README.md", False),
-    ("an if whose parts are allowed", "if [ -f Makefile ]; then make; else git status; fi", True),
-    ("an if hiding a disallowed command", "if true; then rm -rf src; fi", False),
-    ("a while loop reading lines", "while read -r line; do echo \"$line\"; done < README.md", True),
-    ("read into PATH taints", "read -r PATH < README.md; git status", False),
-])
-def test_the_directory_flows_through_the_command(check: Check, description: str, command: str,
-                                                 allowed: bool) -> None:
+@pytest.mark.parametrize(
+    ("description", "command", "allowed"),
+    [
+        ("cd into the workspace then read", "cd src && cat app.py", True),
+        ("cd out of the workspace", "cd /etc && cat passwd", False),
+        ("cd up and out", "cd .. && cat ws/README.md", False),
+        ("cd then a path relative to the new directory", "cd src && cat ../README.md", True),
+        ("cd inside a subshell does not leak", "(cd src) ; cat ../README.md", False),
+        ("cd in a pipeline element does not leak", "cd src | true; cat ../README.md", False),
+        ("cd - makes the directory unknown", "cd src && cd - && cat app.py", False),
+        ("cd through a wrapper is refused", "builtin cd /etc && cat passwd", False),
+        ("cd through eval is followed", "eval cd /etc; cat passwd", False),
+        ("cd inside an if leaves the directory unknown", "if true; then cd src; fi; cat ../README.md", False),
+        ("an if whose parts are allowed", "if [ -f Makefile ]; then make; else git status; fi", True),
+        ("an if hiding a disallowed command", "if true; then rm -rf src; fi", False),
+        ("a while loop reading lines", 'while read -r line; do echo "$line"; done < README.md', True),
+        ("read into PATH taints", "read -r PATH < README.md; git status", False),
+    ],
+)
+def test_the_directory_flows_through_the_command(check: Check, description: str, command: str, allowed: bool) -> None:
     result = check(command, allow=[*GIT, "Bash(eval:*)", "Bash(builtin:*)", "Bash(true)"])
     assert isinstance(result, Allow) is allowed, (description, result)
 
@@ -85,16 +90,18 @@ def test_the_working_directory_of_the_context_is_the_start(ws: Path) -> None:
     assert not isinstance(check_bash_permissions("cat ../../x", ctx), Allow)
 
 
-@pytest.mark.parametrize(("description", "command", "allowed"), [
-    ("an unsafe export taints what follows", "export LD_PRELOAD=/tmp/x.so; ls", False),
-    ("a PATH change taints what follows", "PATH=.:$PATH; git status", False),
-    ("PS4 with xtrace taints even neutral commands", "export PS4='$(id)'; set -x; true", False),
-    ("a safe export does not", "export NODE_ENV=test && make test", True),
-    ("lower-case shell variables do not", "x=1; echo $x", True),
-    ("declare -i is refused", "declare -i n=1; echo $n", False),
-])
-def test_assignments_flow_into_later_commands(check: Check, description: str, command: str,
-                                              allowed: bool) -> None:
+@pytest.mark.parametrize(
+    ("description", "command", "allowed"),
+    [
+        ("an unsafe export taints what follows", "export LD_PRELOAD=/tmp/x.so; ls", False),
+        ("a PATH change taints what follows", "PATH=.:$PATH; git status", False),
+        ("PS4 with xtrace taints even neutral commands", "export PS4='$(id)'; set -x; true", False),
+        ("a safe export does not", "export NODE_ENV=test && make test", True),
+        ("lower-case shell variables do not", "x=1; echo $x", True),
+        ("declare -i is refused", "declare -i n=1; echo $n", False),
+    ],
+)
+def test_assignments_flow_into_later_commands(check: Check, description: str, command: str, allowed: bool) -> None:
     result = check(command, allow=GIT)
     assert isinstance(result, Allow) is allowed, (description, result)
 
@@ -133,8 +140,9 @@ def test_a_bare_bash_rule_lets_the_chain_decide(check: Check) -> None:
         ("coproc", "coproc git push"),
     ],
 )
-def test_with_deny_rules_a_bare_bash_rule_does_not_pass_what_cannot_be_seen_into(check: Check, description: str,
-                                                                                  command: str) -> None:
+def test_with_deny_rules_a_bare_bash_rule_does_not_pass_what_cannot_be_seen_into(
+    check: Check, description: str, command: str
+) -> None:
     # Red team round 3: the chain would allow it by `Bash` while it may hide the denied command.
     result = check(command, allow=["Bash"], deny=["Bash(git push:*)"])
     assert not isinstance(result, (Allow, Passthrough)), (description, result)

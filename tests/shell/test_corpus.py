@@ -39,8 +39,9 @@ def decide(case: dict[str, Any], ws: Path) -> Any:
     if ctx is None:
         policy = dict(case.get("policy") or {})
         cwd = policy.pop("cwd", None)
-        ctx = _CONTEXTS[key] = context_for(ws, case["allow"], case["deny"], case["ask"],
-                                           cwd=ws / cwd if cwd else None, **policy)
+        ctx = _CONTEXTS[key] = context_for(
+            ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
+        )
     return final_decision(case["command"], ctx)
 
 
@@ -68,8 +69,10 @@ def test_real_commands_are_allowed_under_their_rules(ws: Path) -> None:
         if not isinstance(decision, Allow):
             denied.append((case, decision.reason))
     rate = len(denied) / len(cases)
-    SUMMARY["benign"] = (f"benign corpus: {len(cases) - len(denied)}/{len(cases)} allowed, {len(denied)} denied "
-                         f"({rate:.1%}): " + "; ".join(repr(c["command"]) for c, _ in denied))
+    SUMMARY["benign"] = (
+        f"benign corpus: {len(cases) - len(denied)}/{len(cases)} allowed, {len(denied)} denied "
+        f"({rate:.1%}): " + "; ".join(repr(c["command"]) for c, _ in denied)
+    )
     assert rate < MAX_BENIGN_DENIAL_RATE, "\n".join(f"{c['command']!r}: {reason}" for c, reason in denied)
 
 

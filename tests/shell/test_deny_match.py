@@ -19,14 +19,17 @@ from tests.shell.conftest import Check
         ("rm flags after the operand", "rm src -rf", ["Bash(rm:*)"], ["Bash(rm -rf:*)"]),
         ("git push -f", "git push -f", ["Bash(git push:*)"], ["Bash(git push --force:*)"]),
         ("--force at the end", "git push origin main --force", ["Bash(git push:*)"], ["Bash(git push --force:*)"]),
-        ("an abbreviated --force-with-lease", "git push --force-w", ["Bash(git push:*)"],
-         ["Bash(git push --force:*)"]),
+        ("an abbreviated --force-with-lease", "git push --force-w", ["Bash(git push:*)"], ["Bash(git push --force:*)"]),
         ("a + refspec", "git push origin +main", ["Bash(git push:*)"], ["Bash(git push --force:*)"]),
         ("--mirror", "git push --mirror", ["Bash(git push:*)"], ["Bash(git push --force:*)"]),
         ("git reset --har", "git reset --har HEAD~1", ["Bash(git:*)"], ["Bash(git reset --hard:*)"]),
         ("--hard after the commit", "git reset HEAD~1 --hard", ["Bash(git:*)"], ["Bash(git reset --hard:*)"]),
-        ("kubectl global option first", "kubectl -n prod delete pod x", ["Bash(kubectl:*)"],
-         ["Bash(kubectl delete:*)"]),
+        (
+            "kubectl global option first",
+            "kubectl -n prod delete pod x",
+            ["Bash(kubectl:*)"],
+            ["Bash(kubectl delete:*)"],
+        ),
         ("terraform -chdir", "terraform -chdir=infra apply", ["Bash(terraform:*)"], ["Bash(terraform apply:*)"]),
         ("gh pr -R", "gh pr -R o/r merge 1", ["Bash(gh:*)"], ["Bash(gh pr merge:*)"]),
         ("npm global option first", "npm --silent publish", ["Bash(npm:*)"], ["Bash(npm publish:*)"]),
@@ -57,8 +60,9 @@ from tests.shell.conftest import Check
         ("chmod symbolic per class", "chmod u=rwx,g=rwx,o=rwx x", ["Bash(chmod:*)"], ["Bash(chmod 777:*)"]),
     ],
 )
-def test_deny_rules_catch_other_spellings(check: Check, description: str, command: str, allow: list[str],
-                                          deny: list[str]) -> None:
+def test_deny_rules_catch_other_spellings(
+    check: Check, description: str, command: str, allow: list[str], deny: list[str]
+) -> None:
     assert not isinstance(check(command, allow=allow, deny=deny), Allow), description
 
 
@@ -73,8 +77,9 @@ def test_deny_rules_catch_other_spellings(check: Check, description: str, comman
         ("another branch", "git push origin HEAD:feature", ["Bash"], ["Bash(git push origin main:*)"]),
     ],
 )
-def test_other_commands_stay_allowed(check: Check, description: str, command: str, allow: list[str],
-                                     deny: list[str]) -> None:
+def test_other_commands_stay_allowed(
+    check: Check, description: str, command: str, allow: list[str], deny: list[str]
+) -> None:
     assert isinstance(check(command, allow=allow, deny=deny), Allow), description
 
 

@@ -84,8 +84,15 @@ def test_the_abort_signal_kills_the_group(tmp_path: Path) -> None:
         box: list[ProcessResult] = []
 
         async def go() -> None:
-            box.append(await run_process(shell_argv(f"sleep 60 & echo $! > {pidfile}; echo ready; wait"),
-                                         cwd=tmp_path, env=ENV, abort=abort, on_line=lambda s, line: started.set()))
+            box.append(
+                await run_process(
+                    shell_argv(f"sleep 60 & echo $! > {pidfile}; echo ready; wait"),
+                    cwd=tmp_path,
+                    env=ENV,
+                    abort=abort,
+                    on_line=lambda s, line: started.set(),
+                )
+            )
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(go)
@@ -103,8 +110,12 @@ def test_cancelling_the_caller_kills_the_group_before_the_cancellation_propagate
 
     async def main() -> bool:
         with anyio.CancelScope() as scope:  # cancelled as soon as the command said it is running
-            await run_process(shell_argv(f"echo $$ > {pidfile}; echo running; sleep 60"), cwd=tmp_path, env=ENV,
-                              on_line=lambda stream, line: scope.cancel())
+            await run_process(
+                shell_argv(f"echo $$ > {pidfile}; echo running; sleep 60"),
+                cwd=tmp_path,
+                env=ENV,
+                on_line=lambda stream, line: scope.cancel(),
+            )
         return scope.cancelled_caught
 
     assert anyio.run(main)
@@ -190,14 +201,25 @@ def test_a_missing_program_is_an_os_error_for_the_caller(tmp_path: Path) -> None
     [
         ("short output passes whole", "a\nb", 10, "a\nb", 2),
         ("exactly the limit passes whole", "abcde", 5, "abcde", 1),
-        ("long output keeps the head and counts the rest",
-         "l1\nl2\nl3\nl4", 4, "l1\nl\n\n... [3 lines truncated] ...", 4),
-        ("an image data URL passes whole", "data:image/png;base64," + "A" * 50, 10,
-         "data:image/png;base64," + "A" * 50, 1),
+        (
+            "long output keeps the head and counts the rest",
+            "l1\nl2\nl3\nl4",
+            4,
+            "l1\nl\n\n... [3 lines truncated] ...",
+            4,
+        ),
+        (
+            "an image data URL passes whole",
+            "data:image/png;base64," + "A" * 50,
+            10,
+            "data:image/png;base64," + "A" * 50,
+            1,
+        ),
     ],
 )
-def test_format_output_follows_the_seeds(description: str, content: str, limit: int, expected_content: str,
-                                          total_lines: int) -> None:
+def test_format_output_follows_the_seeds(
+    description: str, content: str, limit: int, expected_content: str, total_lines: int
+) -> None:
     formatted = format_output(content, limit)
     assert formatted.content == expected_content
     assert formatted.total_lines == total_lines

@@ -75,8 +75,9 @@ def test_what_is_not_allowlisted_never_reaches_the_child(description: str, name:
 
 def test_the_policy_can_pass_variables_through_but_never_a_secret() -> None:
     parent = {**GITHUB_PARENT, "MIRROR_OF_TOKEN_VALUE": GITHUB_PARENT["GITHUB_TOKEN"]}
-    child = build_child_env(parent, passthrough=["SOME_TOOL_SETTING", "GITHUB_TOKEN", "MIRROR_OF_TOKEN_VALUE",
-                                                 "NOT_SET_ANYWHERE"])
+    child = build_child_env(
+        parent, passthrough=["SOME_TOOL_SETTING", "GITHUB_TOKEN", "MIRROR_OF_TOKEN_VALUE", "NOT_SET_ANYWHERE"]
+    )
     assert child.env["SOME_TOOL_SETTING"] == "on"
     assert "GITHUB_TOKEN" not in child.env
     assert "MIRROR_OF_TOKEN_VALUE" not in child.env
@@ -84,8 +85,9 @@ def test_the_policy_can_pass_variables_through_but_never_a_secret() -> None:
 
 
 def test_the_policy_can_set_literal_variables_and_the_runner_overrides_last() -> None:
-    child = build_child_env(GITHUB_PARENT, policy_env={"NODE_ENV": "test", "PAGER": "less"},
-                            overrides={"TMPDIR": "/tmp"})
+    child = build_child_env(
+        GITHUB_PARENT, policy_env={"NODE_ENV": "test", "PAGER": "less"}, overrides={"TMPDIR": "/tmp"}
+    )
     assert child.env["NODE_ENV"] == "test"
     assert child.env["PAGER"] == "less"
     assert child.env["TMPDIR"] == "/tmp"
@@ -100,14 +102,18 @@ def test_a_missing_path_gets_a_default() -> None:
     ("description", "extra", "expected"),
     [
         ("nothing configured", {}, ({}, (), ())),
-        ("all three keys", {"env": {"A": "1", "N": 2}, "env_passthrough": ["B"], "secret_env": "C"},
-         ({"A": "1", "N": "2"}, ("B",), ("C",))),
+        (
+            "all three keys",
+            {"env": {"A": "1", "N": 2}, "env_passthrough": ["B"], "secret_env": "C"},
+            ({"A": "1", "N": "2"}, ("B",), ("C",)),
+        ),
         ("ill-typed entries are dropped", {"env": {"A": ["x"], "B": True}, "env_passthrough": [1]}, ({}, (), ())),
         ("an env that is not a mapping is dropped", {"env": "A=1"}, ({}, (), ())),
     ],
 )
-def test_policy_env_settings_are_type_checked(description: str, extra: dict[str, object],
-                                              expected: tuple[object, ...]) -> None:
+def test_policy_env_settings_are_type_checked(
+    description: str, extra: dict[str, object], expected: tuple[object, ...]
+) -> None:
     assert policy_env_settings(extra) == expected
 
 
@@ -177,11 +183,19 @@ def sandbox_modes() -> list[str]:
     return ["off"]
 
 
-def run_canary_script(root: Path, modes: list[str], planted: dict[str, str],
-                      as_user: list[str] | None = None) -> list[dict[str, object]]:
+def run_canary_script(
+    root: Path, modes: list[str], planted: dict[str, str], as_user: list[str] | None = None
+) -> list[dict[str, object]]:
     repo = Path(__file__).resolve().parents[2]
-    argv = [*(as_user or []), sys.executable, "-c", CANARY_SCRIPT, str(root), ",".join(modes),
-            json.dumps(CANARY_COMMANDS)]
+    argv = [
+        *(as_user or []),
+        sys.executable,
+        "-c",
+        CANARY_SCRIPT,
+        str(root),
+        ",".join(modes),
+        json.dumps(CANARY_COMMANDS),
+    ]
     # SHLVL=1 as a CI step's shell leaves it: the sandboxed shell sets the same, which is no leak.
     env = {**os.environ, **planted, "SHLVL": "1"}
     if as_user:
@@ -224,14 +238,17 @@ def test_no_canary_reaches_any_command_when_the_bot_runs_unprivileged() -> None:
     its ``/proc/<pid>/environ`` from its commands (as root, the dropped capabilities do too)."""
     setpriv = shutil.which("setpriv")
     if os.geteuid() != 0 or setpriv is None:
-        pytest.skip("switching to an unprivileged user needs root and setpriv; as non-root the test above "
-                    "already runs unprivileged")
+        pytest.skip(
+            "switching to an unprivileged user needs root and setpriv; as non-root the test above "
+            "already runs unprivileged"
+        )
     planted = canaries()
     root = Path(tempfile.mkdtemp(prefix="bot-canary-"))
     try:
         root.chmod(0o777)
-        records = run_canary_script(root, ["off", "auto"], planted,
-                                    as_user=[setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"])
+        records = run_canary_script(
+            root, ["off", "auto"], planted, as_user=[setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     assert_no_canary(records, planted)

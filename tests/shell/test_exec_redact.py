@@ -18,24 +18,40 @@ JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJyZXBvOm8vciJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
     ("description", "text", "expected"),
     [
         ("a GitHub installation token", f"token={GH_TOKEN} end", "token=[REDACTED:github-token] end"),
-        ("a fine-grained GitHub token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
-         "[REDACTED:github-token]"),
+        (
+            "a fine-grained GitHub token",
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "[REDACTED:github-token]",
+        ),
         ("an Anthropic key", f"key: {ANTHROPIC_KEY}", "key: [REDACTED:anthropic-key]"),
         ("an AWS access key id", "AKIAIOSFODNN7EXAMPLE", "[REDACTED:aws-access-key-id]"),
-        ("an AWS secret key next to its name", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY12",
-         "aws_secret_access_key = [REDACTED:aws-secret]"),
+        (
+            "an AWS secret key next to its name",
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY12",
+            "aws_secret_access_key = [REDACTED:aws-secret]",
+        ),
         ("a JWT", f"ACTIONS_RUNTIME_TOKEN={JWT}", "ACTIONS_RUNTIME_TOKEN=[REDACTED:jwt]"),
-        ("a basic auth header as actions/checkout persists it",
-         "extraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3h4eA==",
-         "extraheader = AUTHORIZATION: basic [REDACTED:authorization]"),
-        ("credentials in a URL", "https://user:hunter2hunter2@example.com/x",
-         "https://user:[REDACTED:url-credentials]@example.com/x"),
-        ("a private key block",
-         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nafter",
-         "[REDACTED:private-key]\nafter"),
+        (
+            "a basic auth header as actions/checkout persists it",
+            "extraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3h4eA==",
+            "extraheader = AUTHORIZATION: basic [REDACTED:authorization]",
+        ),
+        (
+            "credentials in a URL",
+            "https://user:hunter2hunter2@example.com/x",
+            "https://user:[REDACTED:url-credentials]@example.com/x",
+        ),
+        (
+            "a private key block",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nafter",
+            "[REDACTED:private-key]\nafter",
+        ),
         ("ordinary text is untouched", "grep -rn 'token' src/ | head", "grep -rn 'token' src/ | head"),
-        ("a git sha is untouched", "commit 3f786850e387550fdab836ed7e6dc881de23001b",
-         "commit 3f786850e387550fdab836ed7e6dc881de23001b"),
+        (
+            "a git sha is untouched",
+            "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+            "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        ),
     ],
 )
 def test_secret_shapes_are_redacted(description: str, text: str, expected: str) -> None:
@@ -48,8 +64,9 @@ def test_known_values_are_redacted_with_their_name_and_in_their_leak_forms() -> 
     b64 = base64.b64encode(secret.encode()).decode()
     header = base64.b64encode(f"x-access-token:{secret}".encode()).decode()
     text = f"a {secret} b {b64} c {header}"
-    assert redactor(text) == ("a [REDACTED:MY_DEPLOY_SECRET] b [REDACTED:MY_DEPLOY_SECRET] "
-                              "c [REDACTED:MY_DEPLOY_SECRET]")
+    assert redactor(text) == (
+        "a [REDACTED:MY_DEPLOY_SECRET] b [REDACTED:MY_DEPLOY_SECRET] c [REDACTED:MY_DEPLOY_SECRET]"
+    )
 
 
 def test_short_values_are_not_redacted_by_value() -> None:
@@ -85,8 +102,14 @@ def test_secret_names_are_recognised(description: str, name: str, secret: bool) 
 
 
 def test_secrets_come_from_secret_names_and_the_names_a_policy_adds() -> None:
-    environ = {"GITHUB_TOKEN": GH_TOKEN, "HOME": "/home/runner", "DEPLOY_HOOK_URL": "https://hooks.example/abc123",
-               "SHORT_TOKEN": "abc"}
+    environ = {
+        "GITHUB_TOKEN": GH_TOKEN,
+        "HOME": "/home/runner",
+        "DEPLOY_HOOK_URL": "https://hooks.example/abc123",
+        "SHORT_TOKEN": "abc",
+    }
     assert secrets_from_environ(environ) == {"GITHUB_TOKEN": GH_TOKEN}
     assert secrets_from_environ(environ, ["deploy_hook_url"]) == {
-        "GITHUB_TOKEN": GH_TOKEN, "DEPLOY_HOOK_URL": "https://hooks.example/abc123"}
+        "GITHUB_TOKEN": GH_TOKEN,
+        "DEPLOY_HOOK_URL": "https://hooks.example/abc123",
+    }

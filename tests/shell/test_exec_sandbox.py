@@ -45,26 +45,66 @@ from tests.shell.test_exec import wait_dead
     ("description", "settings", "available", "disable", "excluded", "expected"),
     [
         ("available and nothing asked: sandboxed", SandboxSettings(), True, False, False, Sandboxed()),
-        ("off by policy", SandboxSettings(mode="off"), True, False, False,
-         Unsandboxed("the policy turns the sandbox off")),
-        ("an excluded command", SandboxSettings(), True, False, True,
-         Unsandboxed("the command is in the policy's excluded_commands")),
+        (
+            "off by policy",
+            SandboxSettings(mode="off"),
+            True,
+            False,
+            False,
+            Unsandboxed("the policy turns the sandbox off"),
+        ),
+        (
+            "an excluded command",
+            SandboxSettings(),
+            True,
+            False,
+            True,
+            Unsandboxed("the command is in the policy's excluded_commands"),
+        ),
         ("the model asks, the policy does not allow it", SandboxSettings(), True, True, False, Sandboxed()),
-        ("the model asks, the policy allows it", SandboxSettings(allow_unsandboxed=True), True, True, False,
-         Unsandboxed("dangerouslyDisableSandbox, allowed by the policy")),
-        ("required but unavailable: refused", SandboxSettings(mode="required"), False, False, False,
-         Refused("the policy requires the sandbox, and it cannot run here: no bwrap")),
-        ("required, unavailable, and the model asks without permission: refused",
-         SandboxSettings(mode="required"), False, True, False,
-         Refused("the policy requires the sandbox, and it cannot run here: no bwrap")),
-        ("auto and unavailable: unsandboxed", SandboxSettings(mode="auto"), False, False, False,
-         Unsandboxed("the sandbox cannot run here: no bwrap")),
+        (
+            "the model asks, the policy allows it",
+            SandboxSettings(allow_unsandboxed=True),
+            True,
+            True,
+            False,
+            Unsandboxed("dangerouslyDisableSandbox, allowed by the policy"),
+        ),
+        (
+            "required but unavailable: refused",
+            SandboxSettings(mode="required"),
+            False,
+            False,
+            False,
+            Refused("the policy requires the sandbox, and it cannot run here: no bwrap"),
+        ),
+        (
+            "required, unavailable, and the model asks without permission: refused",
+            SandboxSettings(mode="required"),
+            False,
+            True,
+            False,
+            Refused("the policy requires the sandbox, and it cannot run here: no bwrap"),
+        ),
+        (
+            "auto and unavailable: unsandboxed",
+            SandboxSettings(mode="auto"),
+            False,
+            False,
+            False,
+            Unsandboxed("the sandbox cannot run here: no bwrap"),
+        ),
     ],
 )
-def test_the_sandbox_decision_follows_the_seeds(description: str, settings: SandboxSettings, available: bool,
-                                                disable: bool, excluded: bool, expected: object) -> None:
-    assert decide_sandbox(settings, available=available, unavailable_reason="no bwrap", disable_requested=disable,
-                          excluded=excluded) == expected
+def test_the_sandbox_decision_follows_the_seeds(
+    description: str, settings: SandboxSettings, available: bool, disable: bool, excluded: bool, expected: object
+) -> None:
+    assert (
+        decide_sandbox(
+            settings, available=available, unavailable_reason="no bwrap", disable_requested=disable, excluded=excluded
+        )
+        == expected
+    )
 
 
 @pytest.mark.parametrize(
@@ -86,8 +126,9 @@ def test_the_sandbox_decision_follows_the_seeds(description: str, settings: Sand
         ("broken quoting never matches", "docker 'ps", ["docker:*"], False),
     ],
 )
-def test_excluded_commands_match_only_simple_commands(description: str, command: str, patterns: list[str],
-                                                       excluded: bool) -> None:
+def test_excluded_commands_match_only_simple_commands(
+    description: str, command: str, patterns: list[str], excluded: bool
+) -> None:
     assert is_excluded_command(command, patterns) is excluded
 
 
@@ -105,24 +146,36 @@ def test_policy_settings_default_to_auto_without_network() -> None:
         ("a mapping for excluded commands", {"excluded_commands": {"docker": True}}),
     ],
 )
-def test_a_wrong_policy_value_is_a_config_error_never_a_weaker_sandbox(description: str,
-                                                                       extra: dict[str, object]) -> None:
+def test_a_wrong_policy_value_is_a_config_error_never_a_weaker_sandbox(
+    description: str, extra: dict[str, object]
+) -> None:
     with pytest.raises(ConfigError):
         sandbox_settings(extra)
 
 
 def test_the_bwrap_command_line_builds_the_root_hides_binds_writable_then_protects(tmp_path: Path) -> None:
     ws, git_dir = tmp_path / "ws", tmp_path / "ws" / ".git"
-    spec = SandboxSpec(writable=(ws,), tmp_dir=tmp_path / "tmp", read_only=(git_dir,),
-                       hidden_dirs=(tmp_path / "runner-temp",), hidden_files=(tmp_path / ".netrc",),
-                       empty_file=tmp_path / "empty", root=(Bind(Path("/usr")), Link(Path("/bin"), "usr/bin")))
+    spec = SandboxSpec(
+        writable=(ws,),
+        tmp_dir=tmp_path / "tmp",
+        read_only=(git_dir,),
+        hidden_dirs=(tmp_path / "runner-temp",),
+        hidden_files=(tmp_path / ".netrc",),
+        empty_file=tmp_path / "empty",
+        root=(Bind(Path("/usr")), Link(Path("/bin"), "usr/bin")),
+    )
     argv = bwrap_argv("/usr/bin/bwrap", spec, ["bash", "-c", "true"], cwd=ws)
     joined = " ".join(argv)
     assert argv[:8] == ["/usr/bin/bwrap", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmp_path / "tmp"), "/tmp"]
     assert "--ro-bind / /" not in joined
-    assert joined.index("--ro-bind-try /usr /usr") < joined.index("--symlink usr/bin /bin") \
-        < joined.index(f"--tmpfs {tmp_path / 'runner-temp'}") < joined.index(f"--bind {ws} {ws}") \
-        < joined.index(f"--ro-bind {git_dir} {git_dir}") < joined.index("--remount-ro /")
+    assert (
+        joined.index("--ro-bind-try /usr /usr")
+        < joined.index("--symlink usr/bin /bin")
+        < joined.index(f"--tmpfs {tmp_path / 'runner-temp'}")
+        < joined.index(f"--bind {ws} {ws}")
+        < joined.index(f"--ro-bind {git_dir} {git_dir}")
+        < joined.index("--remount-ro /")
+    )
     assert f"--ro-bind {tmp_path / 'empty'} {tmp_path / '.netrc'}" in joined
     for flag in ("--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"):
         assert flag in argv
@@ -136,16 +189,21 @@ def test_the_bwrap_command_line_builds_the_root_hides_binds_writable_then_protec
 @pytest.mark.parametrize(
     ("description", "euid", "allow_sudo", "setpriv", "expected_prefix"),
     [
-        ("a normal user: no new privileges", 1001, False, "/usr/bin/setpriv",
-         ["/usr/bin/setpriv", "--no-new-privs"]),
-        ("root: capabilities that read other environs dropped too", 0, False, "/usr/bin/setpriv",
-         ["/usr/bin/setpriv", "--no-new-privs", "--bounding-set=-sys_ptrace,-sys_admin,-perfmon", "--inh-caps=-all"]),
+        ("a normal user: no new privileges", 1001, False, "/usr/bin/setpriv", ["/usr/bin/setpriv", "--no-new-privs"]),
+        (
+            "root: capabilities that read other environs dropped too",
+            0,
+            False,
+            "/usr/bin/setpriv",
+            ["/usr/bin/setpriv", "--no-new-privs", "--bounding-set=-sys_ptrace,-sys_admin,-perfmon", "--inh-caps=-all"],
+        ),
         ("sudo allowed by the policy", 1001, True, "/usr/bin/setpriv", []),
         ("no setpriv on the machine", 0, False, None, []),
     ],
 )
-def test_unsandboxed_commands_run_without_new_privileges(description: str, euid: int, allow_sudo: bool,
-                                                         setpriv: str | None, expected_prefix: list[str]) -> None:
+def test_unsandboxed_commands_run_without_new_privileges(
+    description: str, euid: int, allow_sudo: bool, setpriv: str | None, expected_prefix: list[str]
+) -> None:
     argv = unsandboxed_argv(["bash", "-c", "id"], setpriv=setpriv, euid=euid, allow_sudo=allow_sudo)
     assert argv == [*expected_prefix, "bash", "-c", "id"]
 
@@ -158,8 +216,13 @@ def test_required_without_bwrap_refuses_to_start_with_a_clear_message(tmp_path: 
     ws.mkdir()
 
     async def main() -> SandboxStatus:
-        return await prepare_sandbox(SandboxSettings(mode="required"), workspace=ws, scratch_dir=tmp_path / "s",
-                                     env={}, environ={"PATH": str(tmp_path), "HOME": str(tmp_path)})
+        return await prepare_sandbox(
+            SandboxSettings(mode="required"),
+            workspace=ws,
+            scratch_dir=tmp_path / "s",
+            env={},
+            environ={"PATH": str(tmp_path), "HOME": str(tmp_path)},
+        )
 
     with pytest.raises(SandboxUnavailable, match=r"requires the sandbox.*bwrap is not installed.*sandbox: auto"):
         anyio.run(main)
@@ -167,8 +230,13 @@ def test_required_without_bwrap_refuses_to_start_with_a_clear_message(tmp_path: 
 
 def test_auto_without_bwrap_runs_unsandboxed_with_a_warning_for_the_summary(tmp_path: Path) -> None:
     async def main() -> SandboxStatus:
-        return await prepare_sandbox(SandboxSettings(mode="auto"), workspace=tmp_path, scratch_dir=tmp_path / "s",
-                                     env={}, environ={"PATH": str(tmp_path), "HOME": str(tmp_path)})
+        return await prepare_sandbox(
+            SandboxSettings(mode="auto"),
+            workspace=tmp_path,
+            scratch_dir=tmp_path / "s",
+            env={},
+            environ={"PATH": str(tmp_path), "HOME": str(tmp_path)},
+        )
 
     status = anyio.run(main)
     assert not status.available
@@ -214,8 +282,11 @@ class Box:
         self.scratch = root / "scratch"
         self.env = build_child_env(os.environ).env
         settings = SandboxSettings(mode="required", network=network)
-        self.status = anyio.run(lambda: prepare_sandbox(settings, workspace=self.ws, scratch_dir=self.scratch,
-                                                        env=self.env, environ=environ))
+        self.status = anyio.run(
+            lambda: prepare_sandbox(
+                settings, workspace=self.ws, scratch_dir=self.scratch, env=self.env, environ=environ
+            )
+        )
 
     def run(self, command: str) -> ProcessResult:
         argv = self.status.launch_argv(Sandboxed(), shell_argv(command), cwd=self.ws)
@@ -227,9 +298,12 @@ def test_the_self_test_passes_and_describes_its_four_checks(tmp_path: Path) -> N
     box = Box(tmp_path)
     report = box.status.self_test
     assert report is not None and report.passed
-    assert [c.name for c in report.checks] == ["write outside the workspace fails", "network connection fails",
-                                               "host UNIX sockets are unreachable",
-                                               "the parent's environ is unreadable"]
+    assert [c.name for c in report.checks] == [
+        "write outside the workspace fails",
+        "network connection fails",
+        "host UNIX sockets are unreachable",
+        "the parent's environ is unreadable",
+    ]
     assert "passed" in report.describe()
 
 
@@ -259,13 +333,19 @@ def test_the_git_directory_and_workflows_are_read_only(tmp_path: Path) -> None:
     (ws / ".git" / "config").write_text("[core]\n")
     box = Box.__new__(Box)
     box.ws, box.scratch, box.env = ws, tmp_path / "scratch", build_child_env(os.environ).env
-    box.status = anyio.run(lambda: prepare_sandbox(SandboxSettings(mode="required"), workspace=ws,
-                                                   scratch_dir=box.scratch, env=box.env))
-    result = box.run("for f in .git/hooks/pre-commit .git/config .github/workflows/x.yml .git/objects/ok; do "
-                     "(echo x >> $f) 2>/dev/null && echo \"wrote $f\" || echo \"refused $f\"; done")
+    box.status = anyio.run(
+        lambda: prepare_sandbox(SandboxSettings(mode="required"), workspace=ws, scratch_dir=box.scratch, env=box.env)
+    )
+    result = box.run(
+        "for f in .git/hooks/pre-commit .git/config .github/workflows/x.yml .git/objects/ok; do "
+        '(echo x >> $f) 2>/dev/null && echo "wrote $f" || echo "refused $f"; done'
+    )
     assert result.stdout.text().splitlines() == [
-        "refused .git/hooks/pre-commit", "refused .git/config", "refused .github/workflows/x.yml",
-        "refused .git/objects/ok"]
+        "refused .git/hooks/pre-commit",
+        "refused .git/config",
+        "refused .github/workflows/x.yml",
+        "refused .git/objects/ok",
+    ]
     assert (ws / ".git" / "config").read_text() == "[core]\n"
 
 
@@ -316,16 +396,17 @@ def _processes_running(marker: str) -> list[int]:
 
 
 @pytest.mark.usefixtures("bwrap_reason")
-def test_stopping_a_sandboxed_command_ends_every_process_in_it_even_one_in_its_own_session(
-        tmp_path: Path) -> None:
+def test_stopping_a_sandboxed_command_ends_every_process_in_it_even_one_in_its_own_session(tmp_path: Path) -> None:
     box = Box(tmp_path)
     marker = f"6{os.getpid() % 1000}.{id(box) % 10_000}"  # a unique duration to find the sleeps by
-    argv = box.status.launch_argv(Sandboxed(), shell_argv(f"sleep {marker} & setsid sleep {marker} & "
-                                                          f"echo started; sleep {marker}"), cwd=box.ws)
+    argv = box.status.launch_argv(
+        Sandboxed(), shell_argv(f"sleep {marker} & setsid sleep {marker} & echo started; sleep {marker}"), cwd=box.ws
+    )
 
     async def main() -> list[int]:
         seen: list[int] = []
         with anyio.CancelScope() as scope:
+
             def started(stream: str, line: str) -> None:
                 seen.extend(_processes_running(f"sleep {marker}"))
                 scope.cancel()

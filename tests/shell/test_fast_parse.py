@@ -26,13 +26,99 @@ DECISION_MUTATIONS = 1_500
 MIN_FAST_SHARE = 0.6
 
 _TOKENS = [
-    "&&", "||", ";", "|", "|&", "&", "\n", "2>&1", ">/dev/null", "2>/dev/null", "> out.txt", ">> .git/config",
-    "< in.txt", "&>/dev/null", ">&2", "cd src", "cd ..", "cd /tmp", "cd .git", "$HOME", '"$X"', "'a b'", '"q"',
-    "*.py", "src/*", "--", "-rf", "-exec", "{}", "\\;", "x=1", "LD_PRELOAD=x", "CI=1", "(", ")", "{", "}", "#", "!",
-    "tail -n 20", "| tail -n 20", "xargs rm", "sudo", "env", "timeout 5", "sh -c", "'ls'", '"ls -la"', "../..",
-    "/etc/passwd", "~/.ssh", "-C", "..", ".", "git", "rm", "echo", "2>", ">", "<<<", "a\\ b", "$(id)", "`id`",
-    "${X}", "[[", "]]", "-n", "1", "0", "-1", "if", "then", "fi", "do", "done", "in", "export", "local", "time",
-    "a=b", "--x=y", "\\\n", "u", "2", "10>x", "2>&-1", ">&-", "<&-", "2>&1-", "3<>x", ">=x", "2>-1", "&>>log",
+    "&&",
+    "||",
+    ";",
+    "|",
+    "|&",
+    "&",
+    "\n",
+    "2>&1",
+    ">/dev/null",
+    "2>/dev/null",
+    "> out.txt",
+    ">> .git/config",
+    "< in.txt",
+    "&>/dev/null",
+    ">&2",
+    "cd src",
+    "cd ..",
+    "cd /tmp",
+    "cd .git",
+    "$HOME",
+    '"$X"',
+    "'a b'",
+    '"q"',
+    "*.py",
+    "src/*",
+    "--",
+    "-rf",
+    "-exec",
+    "{}",
+    "\\;",
+    "x=1",
+    "LD_PRELOAD=x",
+    "CI=1",
+    "(",
+    ")",
+    "{",
+    "}",
+    "#",
+    "!",
+    "tail -n 20",
+    "| tail -n 20",
+    "xargs rm",
+    "sudo",
+    "env",
+    "timeout 5",
+    "sh -c",
+    "'ls'",
+    '"ls -la"',
+    "../..",
+    "/etc/passwd",
+    "~/.ssh",
+    "-C",
+    "..",
+    ".",
+    "git",
+    "rm",
+    "echo",
+    "2>",
+    ">",
+    "<<<",
+    "a\\ b",
+    "$(id)",
+    "`id`",
+    "${X}",
+    "[[",
+    "]]",
+    "-n",
+    "1",
+    "0",
+    "-1",
+    "if",
+    "then",
+    "fi",
+    "do",
+    "done",
+    "in",
+    "export",
+    "local",
+    "time",
+    "a=b",
+    "--x=y",
+    "\\\n",
+    "u",
+    "2",
+    "10>x",
+    "2>&-1",
+    ">&-",
+    "<&-",
+    "2>&1-",
+    "3<>x",
+    ">=x",
+    "2>-1",
+    "&>>log",
 ]
 _CHARS = [*" \t\n'\"\\$`;&|<>(){}[]#~*?=!-/.,:@%+^0123456789abcXYZ", "\u00a0", "\x01"]
 _JOINS = [" && ", " || ", "; ", " | ", " & ", "\n", " 2>&1 | ", " >/dev/null && ", " 2>&1 && "]
@@ -116,8 +202,9 @@ def test_decisions_are_the_same_with_and_without_the_fast_path(ws: Path, monkeyp
         if key not in contexts:
             policy = dict(case.get("policy") or {})
             cwd = policy.pop("cwd", None)
-            contexts[key] = context_for(ws, case["allow"], case["deny"], case["ask"],
-                                        cwd=ws / cwd if cwd else None, **policy)
+            contexts[key] = context_for(
+                ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
+            )
         return contexts[key]
 
     items = [*_shapes(), *_mutations(DECISION_MUTATIONS, seed=7)]
@@ -137,39 +224,45 @@ def test_decisions_are_the_same_with_and_without_the_fast_path(ws: Path, monkeyp
     assert not differ, differ[:3]
 
 
-@pytest.mark.parametrize(("description", "command"), [
-    ("one command of plain words", "npm run build --if-present"),
-    ("an and-list", "cd src && npm test"),
-    ("a pipeline with a redirected command", "npm test 2>&1 | tail -n 20"),
-    ("quoted words go through the word resolver", "git commit -m \"fix: the 'bug'\""),
-    ("numbers and flags with values", "head -n 20 --bytes=1 x"),
-    ("a plain redirection target", "make > build.log"),
-    ("a descriptor duplication", "make 2>&1"),
-    ("an argument that looks like an assignment is a word", "make CC=gcc all"),
-    ("a keyword as an argument takes the node-by-node path", "echo done"),
-    ("globs keep their flag", "ls src/*.py"),
-])
+@pytest.mark.parametrize(
+    ("description", "command"),
+    [
+        ("one command of plain words", "npm run build --if-present"),
+        ("an and-list", "cd src && npm test"),
+        ("a pipeline with a redirected command", "npm test 2>&1 | tail -n 20"),
+        ("quoted words go through the word resolver", "git commit -m \"fix: the 'bug'\""),
+        ("numbers and flags with values", "head -n 20 --bytes=1 x"),
+        ("a plain redirection target", "make > build.log"),
+        ("a descriptor duplication", "make 2>&1"),
+        ("an argument that looks like an assignment is a word", "make CC=gcc all"),
+        ("a keyword as an argument takes the node-by-node path", "echo done"),
+        ("globs keep their flag", "ls src/*.py"),
+    ],
+)
 def test_common_shapes_take_the_fast_path(description: str, command: str) -> None:
     assert _takes_fast_path(command)
     assert ast_parse.parse_fresh(command) == ast_parse.parse_fresh(command, fast=False)
 
 
-@pytest.mark.parametrize(("description", "command"), [
-    ("tree-sitter reads `a && b 2>&1 | c` as a list under the redirect", "cd src && ls 2>&1 | tail -n 5"),
-    ("a background job opens a scope", "sleep 1 & wait"),
-    ("an assignment before the command", "CI=1 npm test"),
-    ("a comment", "ls # list"),
-    ("a subshell", "(cd src && ls)"),
-    ("control flow", "if true; then ls; fi"),
-    ("a declaration", "export A=1"),
-    ("a heredoc", "cat <<EOF\nx\nEOF"),
-    ("an expansion in a redirection target", "ls > $OUT"),
-    ("a command substitution", "echo $(id)"),
-    ("a glob in the command name", "./x* --help"),
-    ("a second word after a redirection target (bash passes it to the command)", "ls > out.txt src"),
-    ("an escaped blank before a redirection target", "echo hi >\\  out.txt"),
-    ("tree-sitter's close-descriptor token `>&-`", "ls 2>&-"),
-])
+@pytest.mark.parametrize(
+    ("description", "command"),
+    [
+        ("tree-sitter reads `a && b 2>&1 | c` as a list under the redirect", "cd src && ls 2>&1 | tail -n 5"),
+        ("a background job opens a scope", "sleep 1 & wait"),
+        ("an assignment before the command", "CI=1 npm test"),
+        ("a comment", "ls # list"),
+        ("a subshell", "(cd src && ls)"),
+        ("control flow", "if true; then ls; fi"),
+        ("a declaration", "export A=1"),
+        ("a heredoc", "cat <<EOF\nx\nEOF"),
+        ("an expansion in a redirection target", "ls > $OUT"),
+        ("a command substitution", "echo $(id)"),
+        ("a glob in the command name", "./x* --help"),
+        ("a second word after a redirection target (bash passes it to the command)", "ls > out.txt src"),
+        ("an escaped blank before a redirection target", "echo hi >\\  out.txt"),
+        ("tree-sitter's close-descriptor token `>&-`", "ls 2>&-"),
+    ],
+)
 def test_other_shapes_go_to_the_general_walker(description: str, command: str) -> None:
     assert not _takes_fast_path(command)
 
@@ -180,11 +273,19 @@ def test_the_fast_path_keeps_scopes_operators_and_redirections() -> None:
     assert outcome.operators == ("&&", ";", "|")
     assert [c.values for c in outcome.commands] == [("cd", "src"), ("make",), ("ls",), ("wc", "-l")]
     make = outcome.commands[1]
-    assert [(r.op, r.fd, r.target.value if r.target else None) for r in make.redirects] == \
-        [(">&", 2, "1"), (">", None, "/dev/null")]
+    assert [(r.op, r.fd, r.target.value if r.target else None) for r in make.redirects] == [
+        (">&", 2, "1"),
+        (">", None, "/dev/null"),
+    ]
     assert isinstance(make.redirects[0], Redirect) and make.redirects[0].is_fd_dup
-    assert outcome.items[2:] == (ScopeMarker(True), outcome.commands[2], ScopeMarker(False),
-                                 ScopeMarker(True), outcome.commands[3], ScopeMarker(False))
+    assert outcome.items[2:] == (
+        ScopeMarker(True),
+        outcome.commands[2],
+        ScopeMarker(False),
+        ScopeMarker(True),
+        outcome.commands[3],
+        ScopeMarker(False),
+    )
 
 
 #: Parser differentials the red team found (tree-sitter and bash disagree): both walkers refuse them.

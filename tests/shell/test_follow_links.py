@@ -67,7 +67,8 @@ CASES = [
 
 @pytest.mark.parametrize(("description", "command", "allow", "allowed"), CASES)
 def test_following_links_while_recursing_needs_a_rule_that_spells_it_out(
-        check: Check, description: str, command: str, allow: list[str], allowed: bool) -> None:
+    check: Check, description: str, command: str, allow: list[str], allowed: bool
+) -> None:
     result = check(command, allow=[*allow, "Edit"])
     assert isinstance(result, Allow) is allowed, (description, result)
 

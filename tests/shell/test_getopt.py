@@ -16,8 +16,9 @@ from bot.shell.getopt import Option, is_option, long_name, options, short_letter
         ("an attached value", "-C/etc", "fC", [("C", "/etc")]),
     ],
 )
-def test_short_bundles_decode_like_getopt(description: str, word: str, letters: str,
-                                          expected: list[tuple[str, str | None]]) -> None:
+def test_short_bundles_decode_like_getopt(
+    description: str, word: str, letters: str, expected: list[tuple[str, str | None]]
+) -> None:
     assert short_letters(word, letters) == expected, description
 
 

@@ -62,8 +62,9 @@ def test_hatch_toml_scripts(tmp_path: Path) -> None:
         ("a bare command", "hatch run curl example.com", False),
     ],
 )
-def test_the_rule_for_hatch_run_covers_scripts_only(project: Path, description: str, command: str,
-                                                    allowed: bool) -> None:
+def test_the_rule_for_hatch_run_covers_scripts_only(
+    project: Path, description: str, command: str, allowed: bool
+) -> None:
     result = check_bash_permissions(command, context_for(project, ["Bash(hatch run:*)"]))
     assert isinstance(result, Allow) is allowed, (description, result)
 

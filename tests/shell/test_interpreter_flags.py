@@ -34,15 +34,27 @@ CASES = [
     ("-m tarfile -e into a folder", "python -m tarfile -e p.tar out", ["Bash(python:*)"], True),
     ("-m http.server -d through a link", "python3 -m http.server -d link_to_home", ["Bash(python3:*)"], False),
     ("-m http.server", "python -m http.server", ["Bash(python:*)"], True),
-    ("-m unittest discover -s through a link", "python -m unittest discover -s link_to_home",
-     ["Bash(python -m unittest:*)"], False),
+    (
+        "-m unittest discover -s through a link",
+        "python -m unittest discover -s link_to_home",
+        ["Bash(python -m unittest:*)"],
+        False,
+    ),
     # node
     ("node -pe", "node -pe 1", ["Bash(node:*)"], False),
     ("node --print", "node --print 1", ["Bash(node:*)"], False),
-    ("node --import data:", "node --import 'data:text/javascript,import(\"child_process\")' app.js",
-     ["Bash(node:*)"], False),
-    ("node --experimental-loader=data:", "node --experimental-loader=data:text/javascript,x app.js",
-     ["Bash(node:*)"], False),
+    (
+        "node --import data:",
+        "node --import 'data:text/javascript,import(\"child_process\")' app.js",
+        ["Bash(node:*)"],
+        False,
+    ),
+    (
+        "node --experimental-loader=data:",
+        "node --experimental-loader=data:text/javascript,x app.js",
+        ["Bash(node:*)"],
+        False,
+    ),
     ("node -e after an option the analysis does not know", "node --frobnicate x -e 1", ["Bash(node:*)"], False),
     ("node --env-file through a link", "node --env-file=link_to_home/.env app.js", ["Bash(node:*)"], False),
     ("node -r data: (require rejects it)", "node -r data:text/javascript,1 app.js", ["Bash(node:*)"], True),
@@ -63,18 +75,31 @@ CASES = [
     ("deno repl reads stdin", "deno repl", ["Bash(deno:*)"], False),
     ("deno run", "deno run x.ts", ["Bash(deno:*)"], True),
     # python -m pytest: pytest-cov TYPE:PATH values (red team round 3, item 8b)
-    ("python -m pytest --cov-report=lcov into workflows", "python -m pytest --cov-report=lcov:.github/workflows/ci.yml",
-     ["Bash(python -m pytest:*)"], False),
-    ("python3 -m pytest --cov-report=html into .git", "python3 -m pytest --cov=. --cov-report=html:.git/hooks",
-     ["Bash(python3 -m pytest:*)"], False),
-    ("python -m pytest --cov-report=xml:cov.xml", "python -m pytest --cov-report=xml:cov.xml",
-     ["Bash(python -m pytest:*)"], True),
+    (
+        "python -m pytest --cov-report=lcov into workflows",
+        "python -m pytest --cov-report=lcov:.github/workflows/ci.yml",
+        ["Bash(python -m pytest:*)"],
+        False,
+    ),
+    (
+        "python3 -m pytest --cov-report=html into .git",
+        "python3 -m pytest --cov=. --cov-report=html:.git/hooks",
+        ["Bash(python3 -m pytest:*)"],
+        False,
+    ),
+    (
+        "python -m pytest --cov-report=xml:cov.xml",
+        "python -m pytest --cov-report=xml:cov.xml",
+        ["Bash(python -m pytest:*)"],
+        True,
+    ),
 ]
 
 
 @pytest.mark.parametrize(("description", "command", "allow", "allowed"), CASES)
-def test_inline_code_needs_a_rule_that_spells_it_out(check: Check, description: str, command: str,
-                                                     allow: list[str], allowed: bool) -> None:
+def test_inline_code_needs_a_rule_that_spells_it_out(
+    check: Check, description: str, command: str, allow: list[str], allowed: bool
+) -> None:
     result = check(command, allow=[*allow, "Edit"])
     assert isinstance(result, Allow) is allowed, (description, result)
 

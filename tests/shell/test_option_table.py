@@ -53,34 +53,48 @@ def test_every_documented_option_of_a_program_the_analysis_handles_is_classified
         pytest.skip(f"{program} is not documented on this machine")
     if meta.get("version") != entry.get("version"):
         # Another machine's package: what changed is for the generator's diff to show, not a failure here.
-        pytest.skip(f"{program}'s documentation is {meta.get('version')}, the table was made from "
-                    f"{entry.get('version')}: run `python -m bot.shell.options.generate --check` to see the diff")
+        pytest.skip(
+            f"{program}'s documentation is {meta.get('version')}, the table was made from "
+            f"{entry.get('version')}: run `python -m bot.shell.options.generate --check` to see the diff"
+        )
     documented = {name for option in found for name in option.names}
     missing = sorted(documented - set(entry["options"]))
     assert not missing, f"{program}: documented options the table does not classify: {missing}"
 
 
-@pytest.mark.parametrize(("description", "program", "name", "value", "text", "expected"), [
-    ("a command value", "tar", "--to-command", "COMMAND", "Pipe extracted files to COMMAND.", "runs"),
-    ("a program value", "sort", "--compress-program", "PROG", "compress temporaries with PROG", "program"),
-    ("a config file", "curl", "--config", "<file>", "Specify a text file to read curl arguments from.", "loads"),
-    ("a proxy", "pip", "--proxy", "<proxy>", "Specify a proxy in the form scheme://...", "connects"),
-    ("an output file", "wget", "--output-file", "logfile", "Log all messages to logfile.", "writes"),
-    ("a file read", "grep", "--file", "FILE", "Obtain patterns from FILE, one per line.", "reads"),
-    ("a flag is inert whatever its name", "tar", "--exec-flag", "", "Execute things.", "inert"),
-    ("a timeout is data", "curl", "--connect-timeout", "<fractional seconds>", "Maximum time allowed to connect",
-     "inert"),
-    ("a negation is inert", "git", "--no-pager", "", "Do not pipe Git output into a pager.", "inert"),
-    ("the description names the filter", "xyz", "-Z", "ARG", "run ARG as the filter program", "program"),
-])
-def test_the_rules_classify_by_name_value_and_description(description: str, program: str, name: str, value: str,
-                                                          text: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("description", "program", "name", "value", "text", "expected"),
+    [
+        ("a command value", "tar", "--to-command", "COMMAND", "Pipe extracted files to COMMAND.", "runs"),
+        ("a program value", "sort", "--compress-program", "PROG", "compress temporaries with PROG", "program"),
+        ("a config file", "curl", "--config", "<file>", "Specify a text file to read curl arguments from.", "loads"),
+        ("a proxy", "pip", "--proxy", "<proxy>", "Specify a proxy in the form scheme://...", "connects"),
+        ("an output file", "wget", "--output-file", "logfile", "Log all messages to logfile.", "writes"),
+        ("a file read", "grep", "--file", "FILE", "Obtain patterns from FILE, one per line.", "reads"),
+        ("a flag is inert whatever its name", "tar", "--exec-flag", "", "Execute things.", "inert"),
+        (
+            "a timeout is data",
+            "curl",
+            "--connect-timeout",
+            "<fractional seconds>",
+            "Maximum time allowed to connect",
+            "inert",
+        ),
+        ("a negation is inert", "git", "--no-pager", "", "Do not pipe Git output into a pager.", "inert"),
+        ("the description names the filter", "xyz", "-Z", "ARG", "run ARG as the filter program", "program"),
+    ],
+)
+def test_the_rules_classify_by_name_value_and_description(
+    description: str, program: str, name: str, value: str, text: str, expected: str
+) -> None:
     assert classify(program, name, value, text)[0] == expected, description
 
 
 def test_a_rendered_page_and_help_output_are_read_option_by_option() -> None:
-    page = ("OPTIONS\n       -I, --use-compress-program=COMMAND\n              Filter data through COMMAND.\n\n"
-            "       --color[=WHEN]\n              Colorize.\n       -v     Verbose.\n")
+    page = (
+        "OPTIONS\n       -I, --use-compress-program=COMMAND\n              Filter data through COMMAND.\n\n"
+        "       --color[=WHEN]\n              Colorize.\n       -v     Verbose.\n"
+    )
     found = parse_manual(page)
     assert found[0].names == ("-I", "--use-compress-program") and found[0].value == "COMMAND"
     assert found[1].names == ("--color",) and found[1].optional
@@ -91,11 +105,28 @@ def test_a_rendered_page_and_help_output_are_read_option_by_option() -> None:
 
 
 def test_rerunning_the_generator_reports_what_changed() -> None:
-    old = {"tar": {"source": "man", "version": "1.34", "options": {
-        "--to-command": {"value": "COMMAND", "class": "runs", "why": "x"},
-        "--old": {"value": "", "class": "inert", "why": "x"}}}}
-    new = {"tar": {"source": "man", "version": "1.35", "options": {
-        "--to-command": {"value": "COMMAND", "class": "runs", "why": "x"},
-        "--new-hook": {"value": "CMD", "class": "runs", "why": "x"}}}}
-    assert generate.diff(old, new) == ["tar: 1.34 -> 1.35", "tar --new-hook: new, runs",
-                                       "tar --old: no longer documented (was inert)"]
+    old = {
+        "tar": {
+            "source": "man",
+            "version": "1.34",
+            "options": {
+                "--to-command": {"value": "COMMAND", "class": "runs", "why": "x"},
+                "--old": {"value": "", "class": "inert", "why": "x"},
+            },
+        }
+    }
+    new = {
+        "tar": {
+            "source": "man",
+            "version": "1.35",
+            "options": {
+                "--to-command": {"value": "COMMAND", "class": "runs", "why": "x"},
+                "--new-hook": {"value": "CMD", "class": "runs", "why": "x"},
+            },
+        }
+    }
+    assert generate.diff(old, new) == [
+        "tar: 1.34 -> 1.35",
+        "tar --new-hook: new, runs",
+        "tar --old: no longer documented (was inert)",
+    ]

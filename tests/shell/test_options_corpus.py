@@ -34,7 +34,8 @@ def test_every_executing_option_is_denied_under_the_programs_prefix_rule(ws: Pat
             suggested.append((case["command"], decision.suggestions, hostile))
     total = Counter(c["family"] for c in cases)
     SUMMARY["option attacks"] = "option attacks: " + ", ".join(
-        f"{family} {denied[family]}/{total[family]} denied" for family in FAMILIES)
+        f"{family} {denied[family]}/{total[family]} denied" for family in FAMILIES
+    )
     assert not allowed, "\n".join(f"{c['command']!r} under {c['allow']} ({c['source']})" for c in allowed)
     assert not suggested, suggested
 
@@ -50,9 +51,11 @@ def test_the_benign_form_of_each_is_allowed_under_a_rule_that_spells_it_out(ws: 
         else:
             denied.append((case, decision.reason))
     total = Counter(c["family"] for c in cases)
-    SUMMARY["option benign"] = "option benign forms: " + ", ".join(
-        f"{family} {allowed[family]}/{total[family]} allowed" for family in FAMILIES) + (
-        "; denied: " + "; ".join(repr(c["command"]) for c, _ in denied) if denied else "")
+    SUMMARY["option benign"] = (
+        "option benign forms: "
+        + ", ".join(f"{family} {allowed[family]}/{total[family]} allowed" for family in FAMILIES)
+        + ("; denied: " + "; ".join(repr(c["command"]) for c, _ in denied) if denied else "")
+    )
     assert 1 - len(denied) / len(cases) >= MIN_BENIGN_RATE, "\n".join(f"{c['command']!r}: {r}" for c, r in denied)
 
 

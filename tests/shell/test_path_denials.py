@@ -14,8 +14,7 @@ from tests.shell.conftest import Check
     [
         ("cat a denied file", "cat .env", ["Bash(cat:*)"], ["Read(.env)"]),
         ("git diff --no-index prints it", "git diff --no-index .env /dev/null", ["Bash(git diff:*)"], ["Read(.env)"]),
-        ("git blame --contents reads it", "git blame --contents=.env README.md", ["Bash(git blame:*)"],
-         ["Read(.env)"]),
+        ("git blame --contents reads it", "git blame --contents=.env README.md", ["Bash(git blame:*)"], ["Read(.env)"]),
         ("an input redirection", "wc -l < .env", ["Bash(wc:*)"], ["Read(.env)"]),
         ("git show of the file's blob", "git show HEAD:.env", ["Bash(git show:*)"], ["Read(.env)"]),
         ("git show from the index", "git show :.env", ["Bash(git show:*)"], ["Read(.env)"]),
@@ -25,8 +24,9 @@ from tests.shell.conftest import Check
         ("cp into a denied directory", "cp README.md src/x", ["Bash(cp:*)", "Edit"], ["Edit(src/**)"]),
     ],
 )
-def test_path_deny_rules_apply_to_shell_commands(check: Check, description: str, command: str, allow: list[str],
-                                                  deny: list[str]) -> None:
+def test_path_deny_rules_apply_to_shell_commands(
+    check: Check, description: str, command: str, allow: list[str], deny: list[str]
+) -> None:
     result = check(command, allow=allow, deny=deny)
     assert isinstance(result, Deny), (description, result)
     assert "deny rule" in result.reason
@@ -40,8 +40,9 @@ def test_path_deny_rules_apply_to_shell_commands(check: Check, description: str,
         ("a glob that does not reach it", "cat docs/*", ["Bash(cat:*)"], ["Read(src/**)"]),
     ],
 )
-def test_other_paths_stay_allowed(check: Check, description: str, command: str, allow: list[str],
-                                  deny: list[str]) -> None:
+def test_other_paths_stay_allowed(
+    check: Check, description: str, command: str, allow: list[str], deny: list[str]
+) -> None:
     assert isinstance(check(command, allow=allow, deny=deny, mode="acceptEdits"), Allow), description
 
 
@@ -51,8 +52,13 @@ def test_other_paths_stay_allowed(check: Check, description: str, command: str, 
         ("grep -r over a directory holding it", "grep -r x .", ["Bash(grep:*)"], ["Read(src/app.py)"], False),
         ("rg reads its working directory", "rg x", ["Bash(rg:*)"], ["Read(src/**)"], False),
         ("tar of the workspace", "tar czf o.tgz .", ["Bash(tar:*)", "Edit"], ["Read(src/app.py)"], False),
-        ("find -exec cat over it", "find . -name app.py -exec cat {} +", ["Bash(find:*)", "Bash(cat:*)"],
-         ["Read(src/app.py)"], False),
+        (
+            "find -exec cat over it",
+            "find . -name app.py -exec cat {} +",
+            ["Bash(find:*)", "Bash(cat:*)"],
+            ["Read(src/app.py)"],
+            False,
+        ),
         ("grep -r over another directory", "grep -r x docs", ["Bash(grep:*)"], ["Read(src/app.py)"], True),
         ("grep of one file", "grep x README.md", ["Bash(grep:*)"], ["Read(src/app.py)"], True),
         ("grep -r without deny rules", "grep -r x .", ["Bash(grep:*)"], [], True),
@@ -61,8 +67,8 @@ def test_other_paths_stay_allowed(check: Check, description: str, command: str, 
         ("rg -uu reads them", "rg -uu x", ["Bash(rg:*)"], ["Read(.env)"], False),
     ],
 )
-def test_recursive_reads_hold_nothing_a_read_deny_rule_covers(check: Check, description: str, command: str,
-                                                              allow: list[str], deny: list[str],
-                                                              allowed: bool) -> None:
+def test_recursive_reads_hold_nothing_a_read_deny_rule_covers(
+    check: Check, description: str, command: str, allow: list[str], deny: list[str], allowed: bool
+) -> None:
     # Red team round 4: `grep -r SECRET .` read `.env` without naming it.
     assert isinstance(check(command, allow=allow, deny=deny, mode="acceptEdits"), Allow) is allowed, description

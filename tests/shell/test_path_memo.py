@@ -66,8 +66,7 @@ def test_a_remembered_missing_component_stops_the_walk(ws: Path) -> None:
     assert check_path("link_to_etc/passwd", str(ws), "read", policy, seen).kind == "outside"
 
 
-def test_climbing_paths_use_the_memory_and_never_look_above_the_root(ws: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_climbing_paths_use_the_memory_and_never_look_above_the_root(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     policy = path_policy((str(ws),), "/root", False, False)
     seen: dict[str, int] = {}
     calls = _count_lstat(monkeypatch)

@@ -10,30 +10,36 @@ from bot.shell.prefixes import command_prefix, merge_suggestions, suggestion_for
 from tests.shell.conftest import Check
 
 
-@pytest.mark.parametrize(("description", "words", "prefix"), [
-    ("git subcommand", ["git", "commit", "-m", "fix typo"], "git commit"),
-    ("npm run", ["npm", "run", "build"], "npm run"),
-    ("a flag is not a subcommand", ["ls", "-la"], None),
-    ("a file is not a subcommand", ["cat", "README.md"], None),
-    ("bare shell", ["bash", "-c", "rm -rf /"], None),
-    ("sudo", ["sudo", "apt-get", "install"], None),
-    ("env", ["env", "make"], None),
-    ("xargs", ["xargs", "rm"], None),
-    ("python -m module", ["python", "-m", "pytest", "-q"], "python -m pytest"),
-    ("python script", ["python", "x.py"], None),
-    ("single word", ["make"], None),
-])
+@pytest.mark.parametrize(
+    ("description", "words", "prefix"),
+    [
+        ("git subcommand", ["git", "commit", "-m", "fix typo"], "git commit"),
+        ("npm run", ["npm", "run", "build"], "npm run"),
+        ("a flag is not a subcommand", ["ls", "-la"], None),
+        ("a file is not a subcommand", ["cat", "README.md"], None),
+        ("bare shell", ["bash", "-c", "rm -rf /"], None),
+        ("sudo", ["sudo", "apt-get", "install"], None),
+        ("env", ["env", "make"], None),
+        ("xargs", ["xargs", "rm"], None),
+        ("python -m module", ["python", "-m", "pytest", "-q"], "python -m pytest"),
+        ("python script", ["python", "x.py"], None),
+        ("single word", ["make"], None),
+    ],
+)
 def test_the_two_word_prefix(description: str, words: list[str], prefix: str | None) -> None:
     assert command_prefix(words) == prefix, description
 
 
-@pytest.mark.parametrize(("description", "words", "suggestion"), [
-    ("prefix rule", ["git", "commit", "-m", "x"], "Bash(git commit:*)"),
-    ("exact rule with quoting", ["ls", "-la", "my dir"], "Bash(ls -la 'my dir')"),
-    ("no rule for a bare shell", ["bash", "-c", "id"], None),
-    ("no rule for run-time values", ["cat", "\ue000"], None),
-    ("no rule for a very long command", ["cat", "x" * 300], None),
-])
+@pytest.mark.parametrize(
+    ("description", "words", "suggestion"),
+    [
+        ("prefix rule", ["git", "commit", "-m", "x"], "Bash(git commit:*)"),
+        ("exact rule with quoting", ["ls", "-la", "my dir"], "Bash(ls -la 'my dir')"),
+        ("no rule for a bare shell", ["bash", "-c", "id"], None),
+        ("no rule for run-time values", ["cat", "\ue000"], None),
+        ("no rule for a very long command", ["cat", "x" * 300], None),
+    ],
+)
 def test_the_suggested_rule(description: str, words: list[str], suggestion: str | None) -> None:
     assert suggestion_for(words) == suggestion, description
 

@@ -29,8 +29,12 @@ CASES = [
     ("git --receive-pack", "git push --receive-pack='sh -c id' origin", ["Bash(git push:*)"], False),
     ("git grep -O opens a pager command", "git grep -O'sh -c id' foo", ["Bash(git grep:*)"], False),
     ("git clone --template", "git clone --template=./evil https://example.com/r.git", ["Bash(git clone:*)"], False),
-    ("git clone -c core.fsmonitor", "git clone -c core.fsmonitor=id https://example.com/r.git",
-     ["Bash(git clone:*)"], False),
+    (
+        "git clone -c core.fsmonitor",
+        "git clone -c core.fsmonitor=id https://example.com/r.git",
+        ["Bash(git clone:*)"],
+        False,
+    ),
     ("git config of a safe key", "git config user.email bot@example.com", ["Bash(git config:*)"], True),
     ("git config core.hooksPath", "git config core.hooksPath .githooks", ["Bash(git config:*)"], False),
     ("git config --global core.pager", "git config --global core.pager 'sh -c id'", ["Bash(git config:*)"], False),
@@ -71,8 +75,12 @@ CASES = [
     ("npm install by default", "npm install", ["Bash(npm install:*)"], True),
     # archivers, transfer, remote shells, search
     ("tar --to-command", "tar --to-command=sh -xf x.tar", ["Bash(tar:*)"], False),
-    ("tar --checkpoint-action", "tar -cf /dev/null README.md --checkpoint=1 --checkpoint-action=exec=sh",
-     ["Bash(tar:*)"], False),
+    (
+        "tar --checkpoint-action",
+        "tar -cf /dev/null README.md --checkpoint=1 --checkpoint-action=exec=sh",
+        ["Bash(tar:*)"],
+        False,
+    ),
     ("tar --use-compress-program", "tar --use-compress-program='sh -c id' -cf x.tar src", ["Bash(tar:*)"], False),
     ("tar -I", "tar -I 'sh -c id' -xf x.tar", ["Bash(tar:*)"], False),
     ("tar extract", "tar -xzf dist.tgz -C build", ["Bash(tar:*)"], True),
@@ -122,7 +130,7 @@ CASES = [
     ("unset a name known at run time", "x='a[$(rm -rf src)]'; unset \"$x\"", [], False),
     ("test -v a name known at run time", "x='a[$(rm -rf src)]'; test -v \"$x\"", [], False),
     ("printf of a value known at run time", "printf '%s\\n' \"$HOME\"", [], True),
-    ("test -n of a value known at run time", "[ -n \"$HOME\" ]", [], True),
+    ("test -n of a value known at run time", '[ -n "$HOME" ]', [], True),
     ("mapfile -t", "mapfile -t lines < README.md", [], True),
     ("read -r", "read -r first < README.md", [], True),
     ("declare -a", "declare -a names", [], True),
@@ -131,7 +139,8 @@ CASES = [
 
 @pytest.mark.parametrize(("description", "command", "allow", "allowed"), CASES)
 def test_program_options_that_run_code_need_a_rule_that_spells_them_out(
-        check: Check, description: str, command: str, allow: list[str], allowed: bool) -> None:
+    check: Check, description: str, command: str, allow: list[str], allowed: bool
+) -> None:
     result = check(command, allow=[*allow, "Edit"])
     assert isinstance(result, Allow) is allowed, (description, result)
 
@@ -142,43 +151,49 @@ def test_install_scripts_follow_the_policy(check: Check) -> None:
     assert not isinstance(check("npm ci", allow=["Bash(npm ci:*)"], **no_scripts), Allow)
     assert isinstance(check("npm ci --ignore-scripts", allow=["Bash(npm ci:*)"], **no_scripts), Allow)
     assert not isinstance(check("yarn", allow=["Bash(yarn:*)"], **no_scripts), Allow)
-    assert not isinstance(check("pip install -r requirements.txt", allow=["Bash(pip install:*)"], **no_scripts),
-                          Allow)
-    assert isinstance(check("pip install --only-binary :all: -r requirements.txt",
-                            allow=["Bash(pip install:*)"], **no_scripts), Allow)
+    assert not isinstance(check("pip install -r requirements.txt", allow=["Bash(pip install:*)"], **no_scripts), Allow)
+    assert isinstance(
+        check("pip install --only-binary :all: -r requirements.txt", allow=["Bash(pip install:*)"], **no_scripts), Allow
+    )
     assert isinstance(check("pip install -r requirements.txt", allow=["Bash(pip install:*)"]), Allow)
 
 
-@pytest.mark.parametrize(("description", "script", "safe"), [
-    ("single line", "5p", True),
-    ("range", "1,10p", True),
-    ("regex address", "/^x/p", True),
-    ("substitution with flags", "s/a/b/gI2", True),
-    ("other delimiter", "s|a|b|g", True),
-    ("transliteration", "y/abc/xyz/", True),
-    ("quit", "10q", True),
-    ("e flag", "s/a/b/e", False),
-    ("w flag", "s/a/b/w out", False),
-    ("negation", "1!d", False),
-    ("block", "1{p}", False),
-    ("backslash delimiter", "s\\a\\b\\", False),
-    ("non-ASCII", "s/a/ä/", False),
-    ("append text (literal, GNU one-line form)", "a hello", True),
-])
+@pytest.mark.parametrize(
+    ("description", "script", "safe"),
+    [
+        ("single line", "5p", True),
+        ("range", "1,10p", True),
+        ("regex address", "/^x/p", True),
+        ("substitution with flags", "s/a/b/gI2", True),
+        ("other delimiter", "s|a|b|g", True),
+        ("transliteration", "y/abc/xyz/", True),
+        ("quit", "10q", True),
+        ("e flag", "s/a/b/e", False),
+        ("w flag", "s/a/b/w out", False),
+        ("negation", "1!d", False),
+        ("block", "1{p}", False),
+        ("backslash delimiter", "s\\a\\b\\", False),
+        ("non-ASCII", "s/a/ä/", False),
+        ("append text (literal, GNU one-line form)", "a hello", True),
+    ],
+)
 def test_the_sed_whitelist(description: str, script: str, safe: bool) -> None:
     assert (unsafe_sed_reason(script) is None) is safe, description
 
 
-@pytest.mark.parametrize(("description", "program", "safe"), [
-    ("print", "{print $1}", True),
-    ("string with a pipe", '{print "a|b"}', True),
-    ("division is not a regex", "{print $1/2}", True),
-    ("logical or", "$1 || $2 {print}", True),
-    ("system", "BEGIN{system(\"id\")}", False),
-    ("coprocess", '{print |& "sh"}', False),
-    ("getline from a file", 'BEGIN{getline x < "/etc/passwd"}', False),
-    ("load", '@load "x"', False),
-    ("printf redirect", '{printf "%s", $0 > "out"}', False),
-])
+@pytest.mark.parametrize(
+    ("description", "program", "safe"),
+    [
+        ("print", "{print $1}", True),
+        ("string with a pipe", '{print "a|b"}', True),
+        ("division is not a regex", "{print $1/2}", True),
+        ("logical or", "$1 || $2 {print}", True),
+        ("system", 'BEGIN{system("id")}', False),
+        ("coprocess", '{print |& "sh"}', False),
+        ("getline from a file", 'BEGIN{getline x < "/etc/passwd"}', False),
+        ("load", '@load "x"', False),
+        ("printf redirect", '{printf "%s", $0 > "out"}', False),
+    ],
+)
 def test_the_awk_program_check(description: str, program: str, safe: bool) -> None:
     assert (unsafe_awk_reason(program) is None) is safe, description

@@ -15,8 +15,12 @@ CASES = [
     ("npm --yes true exec", "npm --yes true exec -- sh -c id", ["Bash(npm:*)"], False),
     ("npm -c before exec", "npm -c 'sh -c id' exec", ["Bash(npm:*)"], False),
     ("npm -c before test (only exec reads it)", "npm -c 'id' test", ["Bash(npm:*)"], True),
-    ("npm: an unknown option before exec", "npm --frobnicate exec -- eslint .", ["Bash(npm:*)", "Bash(eslint:*)"],
-     False),
+    (
+        "npm: an unknown option before exec",
+        "npm --frobnicate exec -- eslint .",
+        ["Bash(npm:*)", "Bash(eslint:*)"],
+        False,
+    ),
     ("pnpm --silent exec", "pnpm --silent exec sh -c id", ["Bash(pnpm:*)"], False),
     ("pnpm --filter VALUE exec", "pnpm --filter x exec sh", ["Bash(pnpm:*)"], False),
     ("pnpm -c exec", "pnpm -c exec 'sh -c id'", ["Bash(pnpm:*)"], False),
@@ -38,8 +42,12 @@ CASES = [
     ("uv --directory through a link", "uv --directory link_to_home run cat .ssh/id_rsa", ["Bash(cat:*)"], False),
     ("uv run --directory through a link", "uv run --directory link_to_home cat .ssh/id_rsa", ["Bash(cat:*)"], False),
     ("poetry -C outside", "poetry -C /tmp run cat x", ["Bash(cat:*)"], False),
-    ("npm --prefix then -c", "npm --prefix link_to_home exec -c 'cat .ssh/id_rsa'", ["Bash(npm:*)", "Bash(cat:*)"],
-     False),
+    (
+        "npm --prefix then -c",
+        "npm --prefix link_to_home exec -c 'cat .ssh/id_rsa'",
+        ["Bash(npm:*)", "Bash(cat:*)"],
+        False,
+    ),
     ("uv --directory in the workspace", "uv --directory src run cat app.py", ["Bash(cat:*)"], True),
     ("npm --silent test", "npm --silent test", ["Bash(npm:*)"], True),
     ("pnpm -r build", "pnpm -r build", ["Bash(pnpm:*)"], True),
@@ -69,20 +77,24 @@ CASES = [
 
 @pytest.mark.parametrize(("description", "command", "allow", "allowed"), CASES)
 def test_a_runner_behind_global_options_launches_a_command_judged_on_its_own(
-        check: Check, description: str, command: str, allow: list[str], allowed: bool) -> None:
+    check: Check, description: str, command: str, allow: list[str], allowed: bool
+) -> None:
     result = check(command, allow=[*allow, "Edit"])
     assert isinstance(result, Allow) is allowed, (description, result)
 
 
-@pytest.mark.parametrize(("description", "argv", "expected"), [
-    ("no option", ["npm", "exec", "x"], (1, None)),
-    ("a flag", ["npm", "--yes", "exec"], (2, None)),
-    ("an option with a value", ["uv", "--directory", ".", "run"], (3, None)),
-    ("an attached value", ["npm", "--loglevel=warn", "test"], (2, None)),
-    ("a bundle of known letters", ["poetry", "-vvv", "run"], (2, None)),
-    ("an unknown option", ["npm", "--frobnicate", "exec"], (None, 1)),
-    ("an unknown option with an attached value", ["npm", "--frobnicate=1", "exec"], (2, None)),
-    ("options only", ["npm", "--version"], (None, None)),
-])
+@pytest.mark.parametrize(
+    ("description", "argv", "expected"),
+    [
+        ("no option", ["npm", "exec", "x"], (1, None)),
+        ("a flag", ["npm", "--yes", "exec"], (2, None)),
+        ("an option with a value", ["uv", "--directory", ".", "run"], (3, None)),
+        ("an attached value", ["npm", "--loglevel=warn", "test"], (2, None)),
+        ("a bundle of known letters", ["poetry", "-vvv", "run"], (2, None)),
+        ("an unknown option", ["npm", "--frobnicate", "exec"], (None, 1)),
+        ("an unknown option with an attached value", ["npm", "--frobnicate=1", "exec"], (2, None)),
+        ("options only", ["npm", "--version"], (None, None)),
+    ],
+)
 def test_runner_subcommand(description: str, argv: list[str], expected: tuple[int | None, int | None]) -> None:
     assert runner_subcommand(argv[0], argv) == expected, description

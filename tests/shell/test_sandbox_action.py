@@ -39,16 +39,16 @@ def test_the_sysctl_is_the_last_resort_and_says_so_in_the_log() -> None:
 
 def test_the_install_step_ends_with_a_bwrap_check_whose_result_is_printed() -> None:
     script = _install_step()["run"]
-    check = script[script.index("bwrap_check() {"):script.index("}", script.index("bwrap_check() {"))]
+    check = script[script.index("bwrap_check() {") : script.index("}", script.index("bwrap_check() {"))]
     assert "--unshare-net" in check and "--unshare-pid" in check
-    tail = script[script.rindex("apparmor_parser -r"):]
+    tail = script[script.rindex("apparmor_parser -r") :]
     assert 'out="$(bwrap_check)"' in tail and "bwrap check: ok" in tail and "::warning::bwrap check failed" in tail
 
 
 FAKES = {
     # bwrap fails as on ubuntu-24.04 until a profile is loaded or the sysctl is set.
     "bwrap": 'if [ -f "$STATE/profile" ] || [ -f "$STATE/sysctl" ]; then exit 0; fi\n'
-             'echo "bwrap: setting up uid map: Permission denied" >&2; exit 1',
+    'echo "bwrap: setting up uid map: Permission denied" >&2; exit 1',
     "apparmor_parser": '[ -f "$STATE/parser-fails" ] && exit 1; echo "$@" >> "$STATE/parsed"; touch "$STATE/profile"',
     "sysctl": 'echo "$@" >> "$STATE/sysctl"',
     "apt-get": "exit 0",
@@ -77,11 +77,13 @@ def _run_sandbox_part(tmp_path: Path, *, shipped: bool, parser_fails: bool) -> t
     if parser_fails:
         (state / "parser-fails").touch()
     script = _install_step()["run"]
-    script = script[script.index('if [ "$(uname -s)" = Linux ]'):]
-    script = (script.replace("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", str(restrict))
-              .replace("/usr/share/apparmor/extra-profiles/bwrap-userns-restrict", str(extra))
-              .replace("/etc/apparmor.d", str(apparmor))
-              .replace("/usr/bin/bwrap", str(fakes / "bwrap")))
+    script = script[script.index('if [ "$(uname -s)" = Linux ]') :]
+    script = (
+        script.replace("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", str(restrict))
+        .replace("/usr/share/apparmor/extra-profiles/bwrap-userns-restrict", str(extra))
+        .replace("/etc/apparmor.d", str(apparmor))
+        .replace("/usr/bin/bwrap", str(fakes / "bwrap"))
+    )
     # The fakes first on PATH, STATE for them to record what they were asked; nothing else.
     env = {"PATH": f"{fakes}:/usr/bin:/bin", "STATE": str(state)}
     done = subprocess.run([bash, "-c", script], text=True, capture_output=True, env=env, timeout=60, check=False)
@@ -98,9 +100,13 @@ def test_ubuntus_profile_is_loaded_when_it_is_shipped(tmp_path: Path) -> None:
 def test_a_minimal_profile_for_bwrap_alone_is_written_when_ubuntus_is_missing(tmp_path: Path) -> None:
     out, state = _run_sandbox_part(tmp_path, shipped=False, parser_fails=False)
     profile = (tmp_path / "apparmor.d" / "bwrap").read_text()
-    assert profile.splitlines() == ["abi <abi/4.0>,", "include <tunables/global>",
-                                    f"profile bwrap {tmp_path / 'bin' / 'bwrap'} flags=(unconfined) {{", "  userns,",
-                                    "}"]
+    assert profile.splitlines() == [
+        "abi <abi/4.0>,",
+        "include <tunables/global>",
+        f"profile bwrap {tmp_path / 'bin' / 'bwrap'} flags=(unconfined) {{",
+        "  userns,",
+        "}",
+    ]
     assert "granting userns" in out and "bwrap check: ok" in out and not (state / "sysctl").exists()
 
 
@@ -116,8 +122,9 @@ def test_the_install_script_is_valid_bash() -> None:
         pytest.skip("no bash here")
     script = _install_step()["run"]
     # bash -n parses without running; its environment is empty (it reads nothing).
-    checked = subprocess.run([bash, "-n"], input=script, text=True, capture_output=True, env={}, timeout=30,
-                             check=False)
+    checked = subprocess.run(
+        [bash, "-n"], input=script, text=True, capture_output=True, env={}, timeout=30, check=False
+    )
     assert checked.returncode == 0, checked.stderr
 
 

@@ -32,13 +32,18 @@ ACTIONS = {"GITHUB_ACTIONS": "true"}
         ("required in Actions: refused", {"sandbox": "required"}, ACTIONS, True),
         ("off in Actions, said explicitly: unsandboxed", {"sandbox": "off"}, ACTIONS, False),
         ("auto locally: unsandboxed", {"sandbox": "auto"}, {}, False),
-        ("GITHUB_ACTIONS set to something else is not Actions", {"sandbox": "auto"}, {"GITHUB_ACTIONS": "false"},
-         False),
+        (
+            "GITHUB_ACTIONS set to something else is not Actions",
+            {"sandbox": "auto"},
+            {"GITHUB_ACTIONS": "false"},
+            False,
+        ),
         ("required locally: refused", {"sandbox": "required"}, {}, True),
     ],
 )
 def test_without_a_working_sandbox_commands_are_refused_in_actions_unless_the_policy_says_off(
-        description: str, extra: dict[str, object], environ: dict[str, str], refused: bool) -> None:
+    description: str, extra: dict[str, object], environ: dict[str, str], refused: bool
+) -> None:
     settings = sandbox_settings(extra, environ=environ)
     choice = decide_sandbox(settings, available=False, unavailable_reason="bwrap is not installed")
     assert isinstance(choice, Refused if refused else Unsandboxed), choice
@@ -56,8 +61,13 @@ def test_auto_in_actions_without_bwrap_refuses_the_run_up_front(tmp_path: Path) 
     environ = {"PATH": str(tmp_path), "HOME": str(tmp_path), **ACTIONS}
 
     async def main() -> SandboxStatus:
-        return await prepare_sandbox(sandbox_settings({"sandbox": "auto"}, environ=environ), workspace=tmp_path,
-                                     scratch_dir=tmp_path / "s", env={}, environ=environ)
+        return await prepare_sandbox(
+            sandbox_settings({"sandbox": "auto"}, environ=environ),
+            workspace=tmp_path,
+            scratch_dir=tmp_path / "s",
+            env={},
+            environ=environ,
+        )
 
     with pytest.raises(SandboxUnavailable, match=r"GitHub Actions.*bwrap is not installed.*sandbox: off"):
         anyio.run(main)
@@ -67,8 +77,9 @@ def test_auto_locally_without_bwrap_warns_loudly(tmp_path: Path, caplog: pytest.
     environ = {"PATH": str(tmp_path), "HOME": str(tmp_path)}
 
     async def main() -> SandboxStatus:
-        return await prepare_sandbox(SandboxSettings(mode="auto"), workspace=tmp_path, scratch_dir=tmp_path / "s",
-                                     env={}, environ=environ)
+        return await prepare_sandbox(
+            SandboxSettings(mode="auto"), workspace=tmp_path, scratch_dir=tmp_path / "s", env={}, environ=environ
+        )
 
     with caplog.at_level("WARNING"):
         status = anyio.run(main)

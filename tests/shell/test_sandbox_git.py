@@ -77,13 +77,16 @@ def test_a_worktree_git_file_and_the_directories_it_names_are_read_only(tmp_path
     box = prepare(worktree, tmp_path / "scratch")
     private = main / ".git" / "worktrees" / "wt"
 
-    verdicts = _verdicts(box.out(
-        "try() { if ( eval \"$2\" ) >/dev/null 2>&1; then echo \"DID $1\"; else echo \"refused $1\"; fi; }\n"
-        "try gitfile 'printf \"gitdir: /x\" > .git'\n"
-        "try remove 'rm -f .git && test ! -e .git'\n"
-        f"try commondir 'echo /x > {private}/commondir'\n"
-        f"try common-config 'echo evil >> {main}/.git/config'\n"
-        "try fsmonitor 'git config core.fsmonitor evil'\n"))
+    verdicts = _verdicts(
+        box.out(
+            'try() { if ( eval "$2" ) >/dev/null 2>&1; then echo "DID $1"; else echo "refused $1"; fi; }\n'
+            "try gitfile 'printf \"gitdir: /x\" > .git'\n"
+            "try remove 'rm -f .git && test ! -e .git'\n"
+            f"try commondir 'echo /x > {private}/commondir'\n"
+            f"try common-config 'echo evil >> {main}/.git/config'\n"
+            "try fsmonitor 'git config core.fsmonitor evil'\n"
+        )
+    )
 
     assert verdicts and set(verdicts.values()) == {"refused"}, verdicts
     assert (worktree / ".git").read_text() == gitfile
@@ -95,11 +98,14 @@ def test_a_policy_that_allows_git_dir_writes_still_keeps_hooks_and_config_read_o
     ws = make_repo(tmp_path / "ws")
     box = prepare(ws, tmp_path / "scratch", allow_git_dir_writes=True)
 
-    verdicts = _verdicts(box.out(
-        "try() { if ( eval \"$2\" ) >/dev/null 2>&1; then echo \"DID $1\"; else echo \"refused $1\"; fi; }\n"
-        "try objects 'echo x > .git/objects/probe'\n"
-        "try hook 'echo evil > .git/hooks/pre-push'\n"
-        "try config 'echo evil >> .git/config'\n"))
+    verdicts = _verdicts(
+        box.out(
+            'try() { if ( eval "$2" ) >/dev/null 2>&1; then echo "DID $1"; else echo "refused $1"; fi; }\n'
+            "try objects 'echo x > .git/objects/probe'\n"
+            "try hook 'echo evil > .git/hooks/pre-push'\n"
+            "try config 'echo evil >> .git/config'\n"
+        )
+    )
 
     assert verdicts == {"objects": "DID", "hook": "refused", "config": "refused"}
 
@@ -133,25 +139,44 @@ def test_a_sub_agent_in_its_own_worktree_gets_the_same_sandbox_laid_out_around_i
     assert status.spec is not None and parent_status.spec is not None
     assert worktree.resolve() in status.spec.writable and main not in status.spec.writable
     assert anyio.run(lambda: ensure_sandbox(child, env)) is status
-    argv = status.launch_argv(Sandboxed(), shell_argv("echo made > made.txt && git status --short && "
-                                                      "(echo x > .git) 2>/dev/null || echo refused"), cwd=worktree)
+    argv = status.launch_argv(
+        Sandboxed(),
+        shell_argv("echo made > made.txt && git status --short && (echo x > .git) 2>/dev/null || echo refused"),
+        cwd=worktree,
+    )
     result = anyio.run(lambda: run_process(argv, cwd=worktree, env=env, timeout_s=60))
     assert result.stdout.text().splitlines() == ["?? made.txt", "refused"], result.stderr.text()
 
 
-@pytest.mark.parametrize(("description", "config", "kept"), [
-    ("checkout's persisted header goes", "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic eA==\n"
-     "[core]\n\tbare = false\n", "[http \"https://github.com/\"]\n[core]\n\tbare = false\n"),
-    ("a token in a remote URL goes", "[remote \"origin\"]\n\turl = https://x:ghs_" + "a" * 36 + "@github.com/o/r\n"
-     "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
-     "[remote \"origin\"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"),
-    ("a known secret's value goes, with its continuation lines",
-     "[x]\n\tv = s3cr3t-value-1 \\\n\tmore\n\tw = 1\n", "[x]\n\tw = 1\n"),
-    ("everything else stays", "[user]\n\tname = bot\n", "[user]\n\tname = bot\n"),
-    ("a section named by a URL with a token goes whole",
-     "[url \"https://x:ghs_" + "a" * 36 + "@github.com/\"]\n\tinsteadOf = https://github.com/\n[user]\n\tname = bot\n",
-     "[user]\n\tname = bot\n"),
-])
+@pytest.mark.parametrize(
+    ("description", "config", "kept"),
+    [
+        (
+            "checkout's persisted header goes",
+            '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eA==\n[core]\n\tbare = false\n',
+            '[http "https://github.com/"]\n[core]\n\tbare = false\n',
+        ),
+        (
+            "a token in a remote URL goes",
+            '[remote "origin"]\n\turl = https://x:ghs_' + "a" * 36 + "@github.com/o/r\n"
+            "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+            '[remote "origin"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n',
+        ),
+        (
+            "a known secret's value goes, with its continuation lines",
+            "[x]\n\tv = s3cr3t-value-1 \\\n\tmore\n\tw = 1\n",
+            "[x]\n\tw = 1\n",
+        ),
+        ("everything else stays", "[user]\n\tname = bot\n", "[user]\n\tname = bot\n"),
+        (
+            "a section named by a URL with a token goes whole",
+            '[url "https://x:ghs_'
+            + "a" * 36
+            + '@github.com/"]\n\tinsteadOf = https://github.com/\n[user]\n\tname = bot\n',
+            "[user]\n\tname = bot\n",
+        ),
+    ],
+)
 def test_the_sandbox_shows_git_config_without_credentials(description: str, config: str, kept: str) -> None:
     from bot.shell.sandbox_git import credential_free_config
 

@@ -13,18 +13,24 @@ from bot.shell.sandbox_probe import MAX_BWRAP_ERROR_CHARS, Diagnosis, diagnose, 
 
 APPARMOR_UID_MAP = "bwrap: setting up uid map: Permission denied\n"
 APPARMOR_LOOPBACK = "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted\n"
-NO_PERMISSIONS = ("bwrap: No permissions to create a new namespace, likely because the kernel does not allow "
-                  "non-privileged user namespaces. On e.g. debian this can be enabled with "
-                  "'sysctl kernel.unprivileged_userns_clone=1'.\n")
-NO_PERMISSIONS_OLD = ("bwrap: No permissions to creating new namespace, likely because the kernel does not allow "
-                      "non-privileged user namespaces. On e.g. debian this can be enabled with "
-                      "'sysctl kernel.unprivileged_userns_clone=1'.\n")
+NO_PERMISSIONS = (
+    "bwrap: No permissions to create a new namespace, likely because the kernel does not allow "
+    "non-privileged user namespaces. On e.g. debian this can be enabled with "
+    "'sysctl kernel.unprivileged_userns_clone=1'.\n"
+)
+NO_PERMISSIONS_OLD = (
+    "bwrap: No permissions to creating new namespace, likely because the kernel does not allow "
+    "non-privileged user namespaces. On e.g. debian this can be enabled with "
+    "'sysctl kernel.unprivileged_userns_clone=1'.\n"
+)
 ENOSPC = "bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)\n"
 ENOSPC_OLD = "bwrap: Creating new namespace failed: No space left on device\n"
 EPERM = "bwrap: Creating new namespace failed: Operation not permitted\n"
 PROC_MASKED = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted\n"
-NO_USERNS_SUPPORT = ("bwrap: Creating new namespace failed, likely because the kernel does not support user "
-                     "namespaces.  bwrap must be installed setuid on such systems.\n")
+NO_USERNS_SUPPORT = (
+    "bwrap: Creating new namespace failed, likely because the kernel does not support user "
+    "namespaces.  bwrap must be installed setuid on such systems.\n"
+)
 
 UBUNTU_2404 = {"apparmor_restrict_unprivileged_userns": "1", "max_user_namespaces": "63936", "seccomp": "0"}
 DEBIAN_OLD = {"unprivileged_userns_clone": "0", "max_user_namespaces": "63936", "seccomp": "0"}
@@ -35,32 +41,93 @@ DOCKER_UNCONFINED = {"max_user_namespaces": "63936", "seccomp": "0", "container"
 @pytest.mark.parametrize(
     ("description", "stderr", "readings", "found", "cause", "fix_mentions"),
     [
-        ("Ubuntu 24.04: AppArmor refuses the uid map", APPARMOR_UID_MAP, UBUNTU_2404, True, "apparmor",
-         ("AppArmor profile", "userns", "/usr/bin/bwrap")),
-        ("Ubuntu 24.04: AppArmor leaves no capability to set up loopback", APPARMOR_LOOPBACK, UBUNTU_2404, True,
-         "apparmor", ("bwrap-userns-restrict",)),
-        ("Debian with unprivileged_userns_clone=0", NO_PERMISSIONS, DEBIAN_OLD, True, "no-userns",
-         ("kernel.unprivileged_userns_clone=1",)),
-        ("an older bwrap's wording, same cause", NO_PERMISSIONS_OLD, DEBIAN_OLD, True, "no-userns",
-         ("kernel.unprivileged_userns_clone=1",)),
-        ("max_user_namespaces=0", ENOSPC, {"max_user_namespaces": "0", "seccomp": "0"}, True, "no-userns",
-         ("user.max_user_namespaces",)),
-        ("max_user_namespaces=0, an older bwrap", ENOSPC_OLD, {"max_user_namespaces": "0"}, True, "no-userns",
-         ("user.max_user_namespaces",)),
-        ("Docker's default seccomp profile refuses unshare", NO_PERMISSIONS, DOCKER, True, "seccomp",
-         ("--security-opt seccomp=", "VM")),
-        ("root in a container without the privilege", EPERM, DOCKER_UNCONFINED, True, "no-userns",
-         ("--security-opt", "VM")),
-        ("a container that masks /proc", PROC_MASKED, DOCKER_UNCONFINED, True, "proc-masked",
-         ("systempaths=unconfined", "unmask")),
+        (
+            "Ubuntu 24.04: AppArmor refuses the uid map",
+            APPARMOR_UID_MAP,
+            UBUNTU_2404,
+            True,
+            "apparmor",
+            ("AppArmor profile", "userns", "/usr/bin/bwrap"),
+        ),
+        (
+            "Ubuntu 24.04: AppArmor leaves no capability to set up loopback",
+            APPARMOR_LOOPBACK,
+            UBUNTU_2404,
+            True,
+            "apparmor",
+            ("bwrap-userns-restrict",),
+        ),
+        (
+            "Debian with unprivileged_userns_clone=0",
+            NO_PERMISSIONS,
+            DEBIAN_OLD,
+            True,
+            "no-userns",
+            ("kernel.unprivileged_userns_clone=1",),
+        ),
+        (
+            "an older bwrap's wording, same cause",
+            NO_PERMISSIONS_OLD,
+            DEBIAN_OLD,
+            True,
+            "no-userns",
+            ("kernel.unprivileged_userns_clone=1",),
+        ),
+        (
+            "max_user_namespaces=0",
+            ENOSPC,
+            {"max_user_namespaces": "0", "seccomp": "0"},
+            True,
+            "no-userns",
+            ("user.max_user_namespaces",),
+        ),
+        (
+            "max_user_namespaces=0, an older bwrap",
+            ENOSPC_OLD,
+            {"max_user_namespaces": "0"},
+            True,
+            "no-userns",
+            ("user.max_user_namespaces",),
+        ),
+        (
+            "Docker's default seccomp profile refuses unshare",
+            NO_PERMISSIONS,
+            DOCKER,
+            True,
+            "seccomp",
+            ("--security-opt seccomp=", "VM"),
+        ),
+        (
+            "root in a container without the privilege",
+            EPERM,
+            DOCKER_UNCONFINED,
+            True,
+            "no-userns",
+            ("--security-opt", "VM"),
+        ),
+        (
+            "a container that masks /proc",
+            PROC_MASKED,
+            DOCKER_UNCONFINED,
+            True,
+            "proc-masked",
+            ("systempaths=unconfined", "unmask"),
+        ),
         ("a kernel without user namespaces", NO_USERNS_SUPPORT, {}, True, "no-userns", ("user namespaces",)),
         ("bwrap not installed", "", UBUNTU_2404, False, "bwrap-missing", ("bubblewrap",)),
-        ("something else: bwrap's words are kept", "bwrap: Unexpected capabilities but not setuid, old file caps "
-         "config?\n", {}, True, "unknown", ("bwrap --ro-bind",)),
+        (
+            "something else: bwrap's words are kept",
+            "bwrap: Unexpected capabilities but not setuid, old file caps config?\n",
+            {},
+            True,
+            "unknown",
+            ("bwrap --ro-bind",),
+        ),
     ],
 )
-def test_each_cause_is_named_with_its_fix(description: str, stderr: str, readings: dict[str, str], found: bool,
-                                          cause: str, fix_mentions: tuple[str, ...]) -> None:
+def test_each_cause_is_named_with_its_fix(
+    description: str, stderr: str, readings: dict[str, str], found: bool, cause: str, fix_mentions: tuple[str, ...]
+) -> None:
     diagnosis = diagnose(stderr, readings, found=found)
     assert diagnosis.cause == cause
     for words in fix_mentions:

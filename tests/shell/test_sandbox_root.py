@@ -19,8 +19,10 @@ from tests.shell.sandbox_support import bwrap_works, prepare
 
 __all__ = ["bwrap_works"]
 
-CONNECT = ("python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
-           "print(\"CONNECTED\")' {path} 2>/dev/null || echo unreachable")
+CONNECT = (
+    "python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+    'print("CONNECTED")\' {path} 2>/dev/null || echo unreachable'
+)
 
 
 @pytest.fixture
@@ -46,7 +48,8 @@ def _listen(path: Path) -> socket.socket:
 
 @pytest.mark.usefixtures("bwrap_works")
 def test_a_listening_unix_socket_in_a_host_directory_outside_tmp_and_run_is_unreachable(
-        tmp_path: Path, outside_tmp: Path) -> None:
+    tmp_path: Path, outside_tmp: Path
+) -> None:
     if shutil.which("python3") is None:
         pytest.skip("python3 is needed inside to try the connection")
     socket_path = outside_tmp / "daemon.sock"
@@ -73,8 +76,10 @@ def test_home_is_a_read_only_view_without_credentials_sockets_or_the_runners_oth
     ws.mkdir()
     with _listen(home / "agent.sock"):
         box = prepare(ws, tmp_path / "scratch", environ={**os.environ, "HOME": str(home)})
-        listing = box.out(f"ls -A {home}; ls -A {home}/.config; echo ---; cat {home}/work/other-repo/secret.txt; "
-                          f"cat {home}/.config/gh/hosts.yml; touch {home}/new 2>/dev/null || echo read-only")
+        listing = box.out(
+            f"ls -A {home}; ls -A {home}/.config; echo ---; cat {home}/work/other-repo/secret.txt; "
+            f"cat {home}/.config/gh/hosts.yml; touch {home}/new 2>/dev/null || echo read-only"
+        )
     names, _, rest = listing.partition("---")
     assert ".bashrc" in names.split() and "tool.toml" in names.split() and "work" in names.split()
     for hidden in (".ssh", ".netrc", "agent.sock"):
@@ -87,10 +92,12 @@ def test_host_directories_commands_do_not_need_are_absent(tmp_path: Path) -> Non
     ws = tmp_path / "ws"
     ws.mkdir()
     box = prepare(ws, tmp_path / "scratch")
-    probes = " ".join(f"{p}" for p in ("/var/lib", "/var/run", "/run/systemd", "/srv", "/mnt", "/media", "/home",
-                                       "/boot"))
-    result = box.out(f"for p in {probes}; do [ -e $p ] && [ -n \"$(ls -A $p 2>/dev/null)\" ] && echo \"seen $p\"; "
-                     "done; echo done")
+    probes = " ".join(
+        f"{p}" for p in ("/var/lib", "/var/run", "/run/systemd", "/srv", "/mnt", "/media", "/home", "/boot")
+    )
+    result = box.out(
+        f'for p in {probes}; do [ -e $p ] && [ -n "$(ls -A $p 2>/dev/null)" ] && echo "seen $p"; done; echo done'
+    )
     assert result.split() == ["done"]
 
 
@@ -99,9 +106,11 @@ def test_etc_is_readable_but_its_secrets_are_not(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     box = prepare(ws, tmp_path / "scratch")
-    result = box.out("grep -c . /etc/passwd >/dev/null && echo passwd; wc -c < /etc/shadow 2>/dev/null; "
-                     "ls -A /etc/sudoers.d 2>/dev/null | wc -l; ls /etc/ssh 2>/dev/null | grep -v '\\.pub$' "
-                     "| grep '_key$' | while read k; do wc -c < /etc/ssh/$k; done; echo end")
+    result = box.out(
+        "grep -c . /etc/passwd >/dev/null && echo passwd; wc -c < /etc/shadow 2>/dev/null; "
+        "ls -A /etc/sudoers.d 2>/dev/null | wc -l; ls /etc/ssh 2>/dev/null | grep -v '\\.pub$' "
+        "| grep '_key$' | while read k; do wc -c < /etc/ssh/$k; done; echo end"
+    )
     words = result.split()
     assert words[0] == "passwd" and words[-1] == "end"
     if Path("/etc/shadow").exists():
@@ -125,8 +134,10 @@ def test_programs_and_toolchains_on_path_still_run(tmp_path: Path, outside_tmp: 
     box = prepare(ws, tmp_path / "scratch", environ=environ)
     box.env["PATH"] = environ["PATH"]
 
-    result = box.out(f"hello-tool; sh -c 'echo shell'; env true && echo env; cat {outside_tmp}/unrelated.txt "
-                     "2>/dev/null || echo unrelated-hidden")
+    result = box.out(
+        f"hello-tool; sh -c 'echo shell'; env true && echo env; cat {outside_tmp}/unrelated.txt "
+        "2>/dev/null || echo unrelated-hidden"
+    )
 
     assert result.splitlines() == ["from the toolchain's lib", "shell", "env", "unrelated-hidden"]
 
@@ -150,14 +161,15 @@ def test_toolchain_roots_bring_a_bin_directorys_parent_and_never_what_holds_the_
     workspace = outside_tmp / "holder" / "ws"
     workspace.mkdir()
     mounts = system_root()
-    entries = [str(outside_tmp / rel) for rel in ("tool/bin", "other/shims", "plain", "holder/bin",
-                                                   "secret/tool/bin", "missing/bin")]
+    entries = [
+        str(outside_tmp / rel)
+        for rel in ("tool/bin", "other/shims", "plain", "holder/bin", "secret/tool/bin", "missing/bin")
+    ]
     entries += ["relative/bin", "/usr/local/bin", ""]
 
     roots = toolchain_roots(entries, mounts, keep_out=[workspace], hidden=[outside_tmp / "secret"])
 
-    assert roots == [outside_tmp / "tool", outside_tmp / "other", outside_tmp / "plain",
-                     outside_tmp / "holder" / "bin"]
+    assert roots == [outside_tmp / "tool", outside_tmp / "other", outside_tmp / "plain", outside_tmp / "holder" / "bin"]
 
 
 def test_top_level_files_holding_a_credential_are_found_but_not_a_tracked_example(tmp_path: Path) -> None:

@@ -36,8 +36,12 @@ def scratch() -> Iterator[Path]:
 
 
 def _kept_files(scratch: Path) -> dict[Path, str]:
-    files = {scratch / "transcript.jsonl": '{"turn": 1}\n', scratch / "tasks" / "1.out": "task output\n",
-             scratch / "tool-results" / "toolu_1.txt": "large result\n", scratch / "outcome.json": "{}\n"}
+    files = {
+        scratch / "transcript.jsonl": '{"turn": 1}\n',
+        scratch / "tasks" / "1.out": "task output\n",
+        scratch / "tool-results" / "toolu_1.txt": "large result\n",
+        scratch / "outcome.json": "{}\n",
+    }
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -50,8 +54,9 @@ def test_a_sandboxed_command_cannot_modify_the_transcript_or_task_outputs(tmp_pa
     ws = tmp_path / "ws"
     ws.mkdir()
     box = prepare(ws, scratch)
-    attack = "; ".join(f"(echo forged >> {path}) 2>/dev/null && echo wrote; (rm -f {path}) 2>/dev/null"
-                       for path in files)
+    attack = "; ".join(
+        f"(echo forged >> {path}) 2>/dev/null && echo wrote; (rm -f {path}) 2>/dev/null" for path in files
+    )
     result = box.out(f"{attack}; (mv {scratch}/tasks {scratch}/gone) 2>/dev/null && echo moved; echo done")
 
     assert result.split() == ["done"]
@@ -59,8 +64,7 @@ def test_a_sandboxed_command_cannot_modify_the_transcript_or_task_outputs(tmp_pa
 
 
 @pytest.mark.usefixtures("bwrap_works")
-def test_the_sandbox_writes_only_its_own_sub_directory_of_the_scratch_directory(tmp_path: Path,
-                                                                               scratch: Path) -> None:
+def test_the_sandbox_writes_only_its_own_sub_directory_of_the_scratch_directory(tmp_path: Path, scratch: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     box = prepare(ws, scratch)
@@ -83,15 +87,16 @@ def _call(tool: BashTool, context: ToolUseContext, command: str) -> Any:
 
 
 @pytest.mark.usefixtures("bwrap_works")
-def test_the_bash_tool_keeps_its_markers_and_cache_in_the_sandboxes_own_directory(tmp_path: Path,
-                                                                                  scratch: Path) -> None:
+def test_the_bash_tool_keeps_its_markers_and_cache_in_the_sandboxes_own_directory(
+    tmp_path: Path, scratch: Path
+) -> None:
     files = _kept_files(scratch)
     ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)
     tool = BashTool(background_tasks=False)
     context = _bash_context(ws, scratch)
 
-    moved = _call(tool, context, "cd sub && echo \"$XDG_CACHE_HOME\"")
+    moved = _call(tool, context, 'cd sub && echo "$XDG_CACHE_HOME"')
     assert moved.data.sandboxed and moved.context_modifier is not None
     assert Path(moved.data.stdout.strip()).is_relative_to(sandbox_scratch(scratch))
     after = moved.context_modifier(context)

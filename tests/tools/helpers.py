@@ -53,8 +53,9 @@ def permission_context(allow: Sequence[str] = (), deny: Sequence[str] = (), **ex
     return PermissionContext(mode=base.mode, allow=base.allow, deny=base.deny, ask=base.ask, extra=dict(extra))
 
 
-def context_for(workspace: Path, scratch: Path, *, allow: Sequence[str] = (), deny: Sequence[str] = (),
-                **extra: object) -> ToolUseContext:
+def context_for(
+    workspace: Path, scratch: Path, *, allow: Sequence[str] = (), deny: Sequence[str] = (), **extra: object
+) -> ToolUseContext:
     return make_context(workspace, scratch_dir=scratch, permission=permission_context(allow, deny, **extra))
 
 

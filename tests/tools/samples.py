@@ -20,8 +20,10 @@ def make_pdf(pages: list[str]) -> bytes:
     for i, text in enumerate(pages):
         escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
         stream = f"BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET".encode()
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
-                       f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode())
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+            f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode()
+        )
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     out = io.BytesIO()
@@ -49,10 +51,16 @@ def make_notebook(cells: list[dict[str, Any]], *, minor: int = 5) -> bytes:
     return (json.dumps(nb, indent=1) + "\n").encode()
 
 
-def code_cell(cell_id: str | None, source: str, outputs: list[dict[str, Any]] | None = None,
-              count: int | None = 1) -> dict[str, Any]:
-    cell: dict[str, Any] = {"cell_type": "code", "execution_count": count, "metadata": {},
-                            "outputs": outputs or [], "source": source.splitlines(keepends=True)}
+def code_cell(
+    cell_id: str | None, source: str, outputs: list[dict[str, Any]] | None = None, count: int | None = 1
+) -> dict[str, Any]:
+    cell: dict[str, Any] = {
+        "cell_type": "code",
+        "execution_count": count,
+        "metadata": {},
+        "outputs": outputs or [],
+        "source": source.splitlines(keepends=True),
+    }
     if cell_id is not None:
         cell["id"] = cell_id
     return cell

@@ -25,12 +25,15 @@ def test_the_description_lists_every_agent_type() -> None:
     assert "- general-purpose:" in text and "- Explore:" in text and "- test-runner: Runs the tests." in text
 
 
-@pytest.mark.parametrize(("case", "raw", "safe", "read_only"), [
-    ("a general agent shares the workspace", {}, False, False),
-    ("an isolated one does not", {"isolation": "worktree"}, True, False),
-    ("a background one returns at once", {"run_in_background": "true"}, True, False),
-    ("the explorer only reads", {"subagent_type": "Explore"}, True, True),
-])
+@pytest.mark.parametrize(
+    ("case", "raw", "safe", "read_only"),
+    [
+        ("a general agent shares the workspace", {}, False, False),
+        ("an isolated one does not", {"isolation": "worktree"}, True, False),
+        ("a background one returns at once", {"run_in_background": "true"}, True, False),
+        ("the explorer only reads", {"subagent_type": "Explore"}, True, True),
+    ],
+)
 def test_safety_flags_follow_the_input(case: str, raw: dict[str, str], safe: bool, read_only: bool) -> None:
     parsed = TOOL.parse_input({"description": "d", "prompt": "p", **raw})
     assert TOOL.is_concurrency_safe(parsed) is safe, case
@@ -49,8 +52,13 @@ def test_without_a_launcher_the_call_fails_with_a_clear_message(context: ToolUse
 
 
 def report(**changes: object) -> SubagentReport:
-    base: dict[str, object] = {"agent_id": "a1", "agent_type": "general-purpose", "model": "m", "text": "Found it.",
-                               "stop_reason": "completed"}
+    base: dict[str, object] = {
+        "agent_id": "a1",
+        "agent_type": "general-purpose",
+        "model": "m",
+        "text": "Found it.",
+        "stop_reason": "completed",
+    }
     return SubagentReport(**{**base, **changes})  # type: ignore[arg-type]
 
 

@@ -70,9 +70,15 @@ def test_a_property_named_title_survives_schema_cleaning() -> None:
 @pytest.mark.parametrize(
     ("description", "value", "expected"),
     [
-        ("'true'", "true", True), ("'TRUE'", "TRUE", True), ("'1'", "1", True), ("'yes'", "yes", True),
-        ("'false'", "false", False), ("'0'", "0", False), ("'no'", "no", False),
-        ("a real bool passes through", True, True), ("nonsense is left for the schema", "maybe", "maybe"),
+        ("'true'", "true", True),
+        ("'TRUE'", "TRUE", True),
+        ("'1'", "1", True),
+        ("'yes'", "yes", True),
+        ("'false'", "false", False),
+        ("'0'", "0", False),
+        ("'no'", "no", False),
+        ("a real bool passes through", True, True),
+        ("nonsense is left for the schema", "maybe", "maybe"),
     ],
 )
 def test_coerce_bool(description: str, value: object, expected: object) -> None:
@@ -82,8 +88,12 @@ def test_coerce_bool(description: str, value: object, expected: object) -> None:
 @pytest.mark.parametrize(
     ("description", "value", "expected"),
     [
-        ("'42' → 42", "42", 42), ("'4.2' → 4.2", "4.2", 4.2), ("' 7 ' → 7", " 7 ", 7), ("'3.0' → 3", "3.0", 3),
-        ("a number passes through", 5, 5), ("nonsense is left for the schema", "many", "many"),
+        ("'42' → 42", "42", 42),
+        ("'4.2' → 4.2", "4.2", 4.2),
+        ("' 7 ' → 7", " 7 ", 7),
+        ("'3.0' → 3", "3.0", 3),
+        ("a number passes through", 5, 5),
+        ("nonsense is left for the schema", "many", "many"),
     ],
 )
 def test_coerce_number(description: str, value: object, expected: object) -> None:

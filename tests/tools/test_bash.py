@@ -32,8 +32,12 @@ def bash_context(tmp_path: Path, **extra: object) -> ToolUseContext:
     return make_context(ws, scratch_dir=tmp_path / "scratch", permission=PermissionContext(extra=dict(extra)))
 
 
-def call(context: ToolUseContext, raw: dict[str, Any], events: list[ProgressEvent] | None = None,
-         tool: BashTool | None = None) -> tuple[ToolResult[BashOutput], Any]:
+def call(
+    context: ToolUseContext,
+    raw: dict[str, Any],
+    events: list[ProgressEvent] | None = None,
+    tool: BashTool | None = None,
+) -> tuple[ToolResult[BashOutput], Any]:
     tool = tool or BashTool()
     sink = events.append if events is not None else (lambda event: None)
 
@@ -56,8 +60,13 @@ def bwrap_works() -> bool:
 
 def test_the_schema_has_the_seeds_fields_and_nothing_internal() -> None:
     schema = BashTool(background_tasks=True).input_json_schema()
-    assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background",
-                                         "dangerouslyDisableSandbox"}
+    assert set(schema["properties"]) == {
+        "command",
+        "timeout",
+        "description",
+        "run_in_background",
+        "dangerouslyDisableSandbox",
+    }
     assert schema["required"] == ["command"]
     assert schema["additionalProperties"] is False
 
@@ -87,8 +96,9 @@ def test_model_inputs_are_coerced_and_unknown_fields_refused() -> None:
         ("the operator's maximum", 900_000, {"BASH_MAX_TIMEOUT_MS": "800000"}, 800_000),
     ],
 )
-def test_the_timeout_has_a_default_and_a_maximum(description: str, requested: int | None,
-                                                 environ: dict[str, str], expected: int) -> None:
+def test_the_timeout_has_a_default_and_a_maximum(
+    description: str, requested: int | None, environ: dict[str, str], expected: int
+) -> None:
     assert timeout_ms(requested, environ) == expected
 
 
@@ -112,8 +122,9 @@ def test_stdout_and_stderr_come_back_and_stream_as_progress(tmp_path: Path) -> N
         ("diff with differences", "diff <(echo a) <(echo b) > /dev/null", 1),
     ],
 )
-def test_the_exit_code_is_judged_by_the_command_semantics(tmp_path: Path, description: str, command: str,
-                                                          code: int) -> None:
+def test_the_exit_code_is_judged_by_the_command_semantics(
+    tmp_path: Path, description: str, command: str, code: int
+) -> None:
     result, text = call(bash_context(tmp_path), {"command": command})
     meaning = interpret_exit_code(command, code, "", "")
     assert result.data.exitCode == code
@@ -121,8 +132,9 @@ def test_the_exit_code_is_judged_by_the_command_semantics(tmp_path: Path, descri
     assert (meaning.message or f"Exit code {code}") in text
 
 
-def test_huge_output_keeps_the_head_and_says_how_many_lines_were_cut(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_huge_output_keeps_the_head_and_says_how_many_lines_were_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("BASH_MAX_OUTPUT_LENGTH", "1000")
     _, text = call(bash_context(tmp_path), {"command": "seq 1 100000"})
     assert text.startswith("1\n2\n3\n")
@@ -210,8 +222,9 @@ def test_printenv_through_the_pipeline_shows_no_secret(tmp_path: Path, monkeypat
     monkeypatch.setenv("BOT_TEST_PLAIN_CANARY", "plain-canary-value")
     monkeypatch.setenv("GITHUB_REPOSITORY", "octo/repo")
     context = bash_context(tmp_path)
-    permission = PermissionContext(allow=(make_rule("Bash(printenv)", "allow", "session"),),
-                                   extra=dict(context.permission.extra))
+    permission = PermissionContext(
+        allow=(make_rule("Bash(printenv)", "allow", "session"),), extra=dict(context.permission.extra)
+    )
     context = context.with_(permission=permission)
 
     async def main() -> ToolCallOutcome:
@@ -242,13 +255,17 @@ def test_the_tool_declares_what_the_pipeline_needs() -> None:
 
 def test_a_deny_rule_stops_the_command_before_it_runs(tmp_path: Path) -> None:
     context = bash_context(tmp_path)
-    permission = PermissionContext(deny=(make_rule("Bash(touch:*)", "deny", "policySettings"),),
-                                   allow=(make_rule("Bash", "allow", "policySettings"),), extra={"sandbox": "off"})
+    permission = PermissionContext(
+        deny=(make_rule("Bash(touch:*)", "deny", "policySettings"),),
+        allow=(make_rule("Bash", "allow", "policySettings"),),
+        extra={"sandbox": "off"},
+    )
 
     async def main() -> ToolCallOutcome:
         runner = ToolRunner(ToolPool([BashTool()]), RuleEngine())
-        return await runner.run(ToolUseBlock("toolu_1", "Bash", {"command": "touch made"}),
-                                context.with_(permission=permission))
+        return await runner.run(
+            ToolUseBlock("toolu_1", "Bash", {"command": "touch made"}), context.with_(permission=permission)
+        )
 
     outcome = anyio.run(main)
     assert isinstance(outcome.record.decision, Deny)
@@ -271,8 +288,10 @@ def test_required_without_a_sandbox_refuses_every_command(tmp_path: Path, monkey
 def test_commands_run_in_the_sandbox_when_required(tmp_path: Path) -> None:
     if not bwrap_works():
         pytest.skip("bwrap cannot run here (reason printed above)")
-    result, text = call(bash_context(tmp_path, sandbox="required"),
-                        {"command": "echo hi > f && cat f && touch /usr/x 2>/dev/null || echo refused"})
+    result, text = call(
+        bash_context(tmp_path, sandbox="required"),
+        {"command": "echo hi > f && cat f && touch /usr/x 2>/dev/null || echo refused"},
+    )
     assert result.data.sandboxed
     assert text == "hi\nrefused"
 
@@ -280,15 +299,31 @@ def test_commands_run_in_the_sandbox_when_required(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("description", "extra", "raw", "sandboxed", "note"),
     [
-        ("the model asks, the policy does not allow it", {}, {"dangerouslyDisableSandbox": True}, True,
-         "dangerouslyDisableSandbox was ignored"),
-        ("the model asks, the policy allows it", {"allow_unsandboxed": True}, {"dangerouslyDisableSandbox": True},
-         False, None),
+        (
+            "the model asks, the policy does not allow it",
+            {},
+            {"dangerouslyDisableSandbox": True},
+            True,
+            "dangerouslyDisableSandbox was ignored",
+        ),
+        (
+            "the model asks, the policy allows it",
+            {"allow_unsandboxed": True},
+            {"dangerouslyDisableSandbox": True},
+            False,
+            None,
+        ),
         ("an excluded command", {"excluded_commands": ["id *"]}, {}, False, None),
     ],
 )
-def test_leaving_the_sandbox_takes_the_policy(tmp_path: Path, description: str, extra: dict[str, object],
-                                              raw: dict[str, object], sandboxed: bool, note: str | None) -> None:
+def test_leaving_the_sandbox_takes_the_policy(
+    tmp_path: Path,
+    description: str,
+    extra: dict[str, object],
+    raw: dict[str, object],
+    sandboxed: bool,
+    note: str | None,
+) -> None:
     if not bwrap_works():
         pytest.skip("bwrap cannot run here (reason printed above)")
     result, text = call(bash_context(tmp_path, sandbox="required", **extra), {"command": "id -u", **raw})

@@ -51,8 +51,11 @@ class Session:
     async def bash_text(self, command: str) -> str:
         """Start a background command (called directly: the policy's Bash rules are not under test)."""
         tool = BashTool()
-        result = await tool.call(tool.parse_input({"command": command, "run_in_background": True,
-                                                   "description": "test task"}), self.context, Progress("t", "Bash"))
+        result = await tool.call(
+            tool.parse_input({"command": command, "run_in_background": True, "description": "test task"}),
+            self.context,
+            Progress("t", "Bash"),
+        )
         self.last = result.data.backgroundTaskId
         return str(tool.map_result(result.data))
 
@@ -83,6 +86,7 @@ def make_fifo(tmp_path: Path) -> Path:
 
 async def release(fifo: Path, line: str = "go") -> None:
     """Opening the FIFO for writing returns once the command is blocked reading it."""
+
     def write() -> None:
         with open(fifo, "w") as f:
             f.write(line + "\n")
@@ -152,8 +156,9 @@ def test_task_stop_kills_the_task_and_its_group(tmp_path: Path) -> None:
         assert wait_dead(int(pidfile.read_text()))
 
 
-def test_the_end_of_the_run_stops_every_task_and_records_its_final_output(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_end_of_the_run_stops_every_task_and_records_its_final_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     fifo = make_fifo(tmp_path)
 
@@ -203,6 +208,7 @@ def test_too_many_running_tasks_hit_a_limit(tmp_path: Path) -> None:
     async def body(session: Session) -> None:
         limited = BackgroundTasks(tmp_path / "limited", max_running=1)
         async with limited:
+
             async def forever(task: BackgroundTask) -> int:
                 await anyio.sleep_forever()
                 return 0

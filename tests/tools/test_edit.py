@@ -96,13 +96,20 @@ def test_successive_edits_need_no_new_read(workspace: Path, context: ToolUseCont
         ("replace_all as the string a model may send", "true", "y y y\n", None),
     ],
 )
-def test_ambiguous_matches(workspace: Path, context: ToolUseContext, description: str, replace_all: object,
-                           result: str | None, error: str | None) -> None:
+def test_ambiguous_matches(
+    workspace: Path,
+    context: ToolUseContext,
+    description: str,
+    replace_all: object,
+    result: str | None,
+    error: str | None,
+) -> None:
     (workspace / "a.txt").write_text("x x x\n")
     read(context, "a.txt")
     if error:
-        assert error in call_error(EDIT, context, file_path="a.txt", old_string="x", new_string="y",
-                                   replace_all=replace_all)
+        assert error in call_error(
+            EDIT, context, file_path="a.txt", old_string="x", new_string="y", replace_all=replace_all
+        )
         assert (workspace / "a.txt").read_text() == "x x x\n"
     else:
         out = call(EDIT, context, file_path="a.txt", old_string="x", new_string="y", replace_all=replace_all)
@@ -113,7 +120,8 @@ def test_a_missing_string_is_reported_with_the_string(workspace: Path, context: 
     (workspace / "a.txt").write_text("hello\n")
     read(context, "a.txt")
     assert "String to replace not found in file.\nString: goodbye" in call_error(
-        EDIT, context, file_path="a.txt", old_string="goodbye", new_string="x")
+        EDIT, context, file_path="a.txt", old_string="goodbye", new_string="x"
+    )
 
 
 def test_identical_old_and_new_strings_are_refused(workspace: Path, context: ToolUseContext) -> None:
@@ -121,12 +129,16 @@ def test_identical_old_and_new_strings_are_refused(workspace: Path, context: Too
         call(EDIT, context, file_path="a.txt", old_string="x", new_string="x")
 
 
-def test_straight_quotes_find_curly_ones_and_the_file_keeps_its_style(workspace: Path,
-                                                                       context: ToolUseContext) -> None:
+def test_straight_quotes_find_curly_ones_and_the_file_keeps_its_style(workspace: Path, context: ToolUseContext) -> None:
     (workspace / "doc.md").write_text("He said “hello” and didn’t stop.\n")
     read(context, "doc.md")
-    call(EDIT, context, file_path="doc.md", old_string='said "hello" and didn\'t',
-         new_string='said "goodbye" and couldn\'t')
+    call(
+        EDIT,
+        context,
+        file_path="doc.md",
+        old_string='said "hello" and didn\'t',
+        new_string='said "goodbye" and couldn\'t',
+    )
     assert (workspace / "doc.md").read_text() == "He said “goodbye” and couldn’t stop.\n"
 
 
@@ -150,13 +162,17 @@ def test_a_single_line_edit_in_a_crlf_file_adds_crlf_to_new_lines(workspace: Pat
     ("description", "raw", "expected"),
     [
         ("a BOM is kept", b"\xef\xbb\xbfname = 1\n", b"\xef\xbb\xbfname = 2\n"),
-        ("UTF-16 stays UTF-16", b"\xff\xfe" + "name = 1\n".encode("utf-16-le"),
-         b"\xff\xfe" + "name = 2\n".encode("utf-16-le")),
+        (
+            "UTF-16 stays UTF-16",
+            b"\xff\xfe" + "name = 1\n".encode("utf-16-le"),
+            b"\xff\xfe" + "name = 2\n".encode("utf-16-le"),
+        ),
         ("Latin-1 bytes around the edit are untouched", b"caf\xe9 name = 1\n", b"caf\xe9 name = 2\n"),
     ],
 )
-def test_the_encoding_is_kept(workspace: Path, context: ToolUseContext, description: str, raw: bytes,
-                              expected: bytes) -> None:
+def test_the_encoding_is_kept(
+    workspace: Path, context: ToolUseContext, description: str, raw: bytes, expected: bytes
+) -> None:
     (workspace / "f.txt").write_bytes(raw)
     read(context, "f.txt")
     call(EDIT, context, file_path="f.txt", old_string="name = 1", new_string="name = 2")

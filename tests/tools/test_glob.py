@@ -47,23 +47,36 @@ def names(out: str) -> list[str]:
 @pytest.mark.parametrize(
     ("description", "pattern", "path", "expected"),
     [
-        ("a name pattern finds files at any depth, newest first", "*.py", None,
-         ["src/a.py", "src/pkg/b.py", "tests/test_a.py", ".hidden/c.py"]),
-        ("a double star prefix is the same", "**/*.py", None,
-         ["src/a.py", "src/pkg/b.py", "tests/test_a.py", ".hidden/c.py"]),
+        (
+            "a name pattern finds files at any depth, newest first",
+            "*.py",
+            None,
+            ["src/a.py", "src/pkg/b.py", "tests/test_a.py", ".hidden/c.py"],
+        ),
+        (
+            "a double star prefix is the same",
+            "**/*.py",
+            None,
+            ["src/a.py", "src/pkg/b.py", "tests/test_a.py", ".hidden/c.py"],
+        ),
         ("a literal directory prefix narrows the walk", "src/**/*.py", None, ["src/a.py", "src/pkg/b.py"]),
         ("a directory pattern is anchored", "src/*.py", None, ["src/a.py"]),
         ("a pattern with directories after a wildcard", "*/pkg/*.py", None, ["src/pkg/b.py"]),
         ("the path parameter is the root", "*.py", "src", ["src/a.py", "src/pkg/b.py"]),
         ("gitignored files never show, even when named", "*.log", None, []),
         ("gitignored directories never show under a wildcard", "**/gen.py", None, []),
-        ("a directory named explicitly is searched, as rg searches paths it is given", "build/*.py", None,
-         ["build/gen.py"]),
+        (
+            "a directory named explicitly is searched, as rg searches paths it is given",
+            "build/*.py",
+            None,
+            ["build/gen.py"],
+        ),
         ("nothing matches", "*.rs", None, []),
     ],
 )
-def test_glob_results(repo: Path, context: ToolUseContext, description: str, pattern: str, path: str | None,
-                      expected: list[str]) -> None:
+def test_glob_results(
+    repo: Path, context: ToolUseContext, description: str, pattern: str, path: str | None, expected: list[str]
+) -> None:
     raw = {"pattern": pattern} | ({"path": path} if path else {})
     assert names(call(GLOB, context, **raw)) == expected
 
@@ -164,8 +177,14 @@ def reference_glob(context: ToolUseContext, pattern: str, path: str | None) -> t
     ],
 )
 def test_glob_gives_what_a_plain_listing_stat_and_sort_gives(
-        mixed_tree: Path, tmp_path: Path, description: str, pattern: str, path: str | None,
-        deny: tuple[str, ...], truncated: bool) -> None:
+    mixed_tree: Path,
+    tmp_path: Path,
+    description: str,
+    pattern: str,
+    path: str | None,
+    deny: tuple[str, ...],
+    truncated: bool,
+) -> None:
     ctx = context_for(mixed_tree, tmp_path / "scratch", deny=deny)
     expected, expected_truncated = reference_glob(ctx, pattern, path)
     raw = {"pattern": pattern} | ({"path": path} if path else {})
@@ -188,8 +207,9 @@ def test_glob_gives_what_a_plain_listing_stat_and_sort_gives(
         ("a literal prefix inside it", {"pattern": "pkg/*.py", "path": "src"}, True),
     ],
 )
-def test_a_directory_scoped_glob_rule_covers_where_the_search_goes(repo: Path, tmp_path: Path, description: str,
-                                                                   raw: dict[str, str], allowed: bool) -> None:
+def test_a_directory_scoped_glob_rule_covers_where_the_search_goes(
+    repo: Path, tmp_path: Path, description: str, raw: dict[str, str], allowed: bool
+) -> None:
     from bot.permissions.decision import Allow
     from tests.tools.helpers import decide_tool
 

@@ -44,8 +44,11 @@ def repo(workspace: Path) -> Path:
 @pytest.mark.parametrize(
     ("description", "raw", "expected"),
     [
-        ("files with matches, newest first", {"pattern": "main"},
-         "Found 3 files\nsrc/util.py\nweb/main.ts\nsrc/app.py"),
+        (
+            "files with matches, newest first",
+            {"pattern": "main"},
+            "Found 3 files\nsrc/util.py\nweb/main.ts\nsrc/app.py",
+        ),
         ("a glob filter", {"pattern": "main", "glob": "*.py"}, "Found 2 files\nsrc/util.py\nsrc/app.py"),
         ("a glob with braces", {"pattern": "main", "glob": "*.{ts,js}"}, "Found 1 file\nweb/main.ts"),
         ("a directory glob", {"pattern": "main", "glob": "src/app.*"}, "Found 1 file\nsrc/app.py"),
@@ -56,8 +59,9 @@ def repo(workspace: Path) -> Path:
         ("no match", {"pattern": "nothing_here"}, "No files found"),
     ],
 )
-def test_files_with_matches(repo: Path, context: ToolUseContext, description: str, raw: dict[str, object],
-                            expected: str) -> None:
+def test_files_with_matches(
+    repo: Path, context: ToolUseContext, description: str, raw: dict[str, object], expected: str
+) -> None:
     assert call(GREP, context, **raw) == expected
 
 
@@ -92,8 +96,7 @@ def test_multiline(workspace: Path, context: ToolUseContext) -> None:
     assert call(GREP, context, pattern=r"class A:\s+pass") == "No files found"
 
 
-def test_version_control_directories_and_gitignored_files_are_not_searched(repo: Path,
-                                                                           context: ToolUseContext) -> None:
+def test_version_control_directories_and_gitignored_files_are_not_searched(repo: Path, context: ToolUseContext) -> None:
     out = call(GREP, context, pattern="main", glob="*")
     assert ".git" not in out and "dist/" not in out
 
@@ -115,8 +118,9 @@ def test_long_lines_are_elided(workspace: Path, context: ToolUseContext) -> None
         ("offset with unlimited", 0, 290, list(range(290, 300)), False),
     ],
 )
-def test_apply_head_limit(description: str, head_limit: int | None, offset: int | None, page: list[int],
-                          cut: bool) -> None:
+def test_apply_head_limit(
+    description: str, head_limit: int | None, offset: int | None, page: list[int], cut: bool
+) -> None:
     assert apply_head_limit(list(range(300)), HeadLimit.of(head_limit, offset)) == (page, cut)
 
 
@@ -173,14 +177,14 @@ NOTICE = b'x: WARNING: stopped searching binary file after match (found "\\0" by
         ("a path cut twice", [b"a", b"b"], b"c", b"1:x", [b"a\nb\nc"]),
         ("a path ending in a newline", [b"a"], b"", b"1:x", [b"a\n"]),
         ("a binary notice, then a line: both readings", [NOTICE], b"y.txt", b"1:x", [b"y.txt", NOTICE + b"\ny.txt"]),
-        ("a notice after a cut path", [b"a", b"b" + NOTICE[1:]], b"c", b"2:x",
-         [b"c", b"a\nb" + NOTICE[1:] + b"\nc"]),
+        ("a notice after a cut path", [b"a", b"b" + NOTICE[1:]], b"c", b"2:x", [b"c", b"a\nb" + NOTICE[1:] + b"\nc"]),
         ("a notice, then the context separator", [NOTICE], b"", b"--", []),
         ("a cut path, then what looks like the separator: a line", [b"a"], b"", b"--", [b"a\n"]),
     ],
 )
 def test_content_line_paths_are_every_reading_of_the_lines_without_a_nul(
-        description: str, pending: list[bytes], path: bytes, rest: bytes, expected: list[bytes]) -> None:
+    description: str, pending: list[bytes], path: bytes, rest: bytes, expected: list[bytes]
+) -> None:
     assert content_line_paths(pending, path, rest) == expected
 
 
@@ -201,8 +205,9 @@ def newline_names(workspace: Path) -> Path:
         ("files", "files_with_matches", "Found 1 file\nok/c\nd"),
     ],
 )
-def test_a_file_name_holding_a_newline_is_one_path_in_every_mode(newline_names: Path, tmp_path: Path,
-                                                                 description: str, mode: str, expected: str) -> None:
+def test_a_file_name_holding_a_newline_is_one_path_in_every_mode(
+    newline_names: Path, tmp_path: Path, description: str, mode: str, expected: str
+) -> None:
     ctx = context_for(newline_names, tmp_path / "scratch", allow=("Grep",), deny=("Read(secrets/**)",))
     outcome = run_tool(ctx, "Grep", {"pattern": "NLSECRET", "output_mode": mode})
     assert not outcome.result.is_error
@@ -217,8 +222,9 @@ def test_a_file_name_crafted_to_look_like_a_binary_notice_does_not_leak(workspac
     assert outcome.result.text == "shown.txt:1:NLSECRET shown"
 
 
-def test_rg_binary_notices_are_dropped_and_the_next_line_keeps_its_path(workspace: Path,
-                                                                        context: ToolUseContext) -> None:
+def test_rg_binary_notices_are_dropped_and_the_next_line_keeps_its_path(
+    workspace: Path, context: ToolUseContext
+) -> None:
     # a match, then a NUL past rg's first buffer: rg prints the match, then a notice without a NUL
     (workspace / "big.bin").write_bytes(b"NEEDLE 1\n" + b"x" * 300_000 + b"\n\0\nNEEDLE 2\n")
     put(workspace / "text.txt", "NEEDLE 3\n")

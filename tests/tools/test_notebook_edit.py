@@ -21,10 +21,14 @@ NB_EDIT = NotebookEditTool()
 @pytest.fixture
 def notebook(workspace: Path, context: ToolUseContext) -> Path:
     path = workspace / "analysis.ipynb"
-    path.write_bytes(make_notebook([
-        markdown_cell("intro", "# Analysis\n"),
-        code_cell("load", "df = load()\n", [{"output_type": "stream", "name": "stdout", "text": "ok\n"}]),
-    ]))
+    path.write_bytes(
+        make_notebook(
+            [
+                markdown_cell("intro", "# Analysis\n"),
+                code_cell("load", "df = load()\n", [{"output_type": "stream", "name": "stdout", "text": "ok\n"}]),
+            ]
+        )
+    )
     call(ReadTool(), context, file_path="analysis.ipynb")
     return path
 
@@ -48,8 +52,15 @@ def test_replace_by_index(notebook: Path, context: ToolUseContext) -> None:
 
 
 def test_insert_after_a_cell_and_then_edit_again_without_a_new_read(notebook: Path, context: ToolUseContext) -> None:
-    out = call(NB_EDIT, context, notebook_path="analysis.ipynb", cell_id="intro", new_source="import pandas",
-               cell_type="code", edit_mode="insert")
+    out = call(
+        NB_EDIT,
+        context,
+        notebook_path="analysis.ipynb",
+        cell_id="intro",
+        new_source="import pandas",
+        cell_type="code",
+        edit_mode="insert",
+    )
     new_id = out.split()[2]
     assert [c.get("id") for c in cells(notebook)] == ["intro", new_id, "load"]
     call(NB_EDIT, context, notebook_path="analysis.ipynb", cell_id=new_id, new_source="import polars")
@@ -69,8 +80,9 @@ def test_delete(notebook: Path, context: ToolUseContext) -> None:
         ("not a notebook", {"notebook_path": "a.py", "cell_id": "x"}, "must be a Jupyter notebook"),
     ],
 )
-def test_invalid_requests_are_rejected(notebook: Path, context: ToolUseContext, description: str,
-                                       raw: dict[str, str], message: str) -> None:
+def test_invalid_requests_are_rejected(
+    notebook: Path, context: ToolUseContext, description: str, raw: dict[str, str], message: str
+) -> None:
     with pytest.raises(Rejected, match=message):
         call(NB_EDIT, context, **({"notebook_path": "analysis.ipynb", "new_source": "x"} | raw))
 

@@ -57,8 +57,9 @@ def calls(path: str) -> list[tuple[str, dict[str, Any]]]:
         ("a .. escape from inside a subdirectory", "sub/../../outside/secret.txt"),
     ],
 )
-def test_escapes_are_denied_for_every_file_tool(tree: tuple[Path, Path], tmp_path: Path, description: str,
-                                                path: str) -> None:
+def test_escapes_are_denied_for_every_file_tool(
+    tree: tuple[Path, Path], tmp_path: Path, description: str, path: str
+) -> None:
     ws, outside = tree
     context = ctx(ws, tmp_path)
     for name, raw in calls(path):
@@ -96,9 +97,9 @@ def test_an_additional_directory_is_reachable(tree: tuple[Path, Path], tmp_path:
         ("a workflow", ".github/workflows/ci.yml", "allow_workflow_writes"),
     ],
 )
-def test_protected_directories_are_read_only_unless_the_policy_allows(tree: tuple[Path, Path], tmp_path: Path,
-                                                                       description: str, path: str,
-                                                                       setting: str) -> None:
+def test_protected_directories_are_read_only_unless_the_policy_allows(
+    tree: tuple[Path, Path], tmp_path: Path, description: str, path: str, setting: str
+) -> None:
     ws, _ = tree
     denied = run_tool(ctx(ws, tmp_path), "Write", {"file_path": path, "content": "x"})
     assert denied.result.is_error and "not allowed unless the policy allows them" in denied.result.text

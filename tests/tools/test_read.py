@@ -35,8 +35,9 @@ def test_lines_are_numbered_and_the_read_is_recorded(workspace: Path, context: T
         ("a limit past the end", 4, 10, "     4\td"),
     ],
 )
-def test_offset_and_limit_select_lines(workspace: Path, context: ToolUseContext, description: str,
-                                       offset: int | None, limit: int | None, expected: str) -> None:
+def test_offset_and_limit_select_lines(
+    workspace: Path, context: ToolUseContext, description: str, offset: int | None, limit: int | None, expected: str
+) -> None:
     (workspace / "f.txt").write_text("a\nb\nc\nd\n")
     raw = {"file_path": "f.txt"} | ({"offset": offset} if offset else {}) | ({"limit": limit} if limit else {})
     assert call(READ, context, **raw) == expected
@@ -45,8 +46,9 @@ def test_offset_and_limit_select_lines(workspace: Path, context: ToolUseContext,
 
 def test_an_offset_past_the_end_says_how_long_the_file_is(workspace: Path, context: ToolUseContext) -> None:
     (workspace / "f.txt").write_text("a\nb\n")
-    assert "shorter than the provided offset (5). The file has 2 lines" in call(READ, context, file_path="f.txt",
-                                                                              offset=5)
+    assert "shorter than the provided offset (5). The file has 2 lines" in call(
+        READ, context, file_path="f.txt", offset=5
+    )
 
 
 def test_by_default_at_most_2000_lines_are_returned(workspace: Path, context: ToolUseContext) -> None:
@@ -99,9 +101,9 @@ def test_utf16_and_latin1_files_are_shown_as_text(workspace: Path, context: Tool
         ("pages on a text file", {"file_path": "f.txt", "pages": "1"}, "only for PDF files"),
     ],
 )
-def test_what_cannot_be_read_is_rejected_with_stable_wording(workspace: Path, context: ToolUseContext,
-                                                             description: str, raw: dict[str, str],
-                                                             message: str) -> None:
+def test_what_cannot_be_read_is_rejected_with_stable_wording(
+    workspace: Path, context: ToolUseContext, description: str, raw: dict[str, str], message: str
+) -> None:
     (workspace / "f.txt").write_text("x")
     with pytest.raises(Rejected, match=message):
         call(READ, context, **raw)
@@ -134,8 +136,7 @@ def test_pdfs_are_read_by_pages(workspace: Path, context: ToolUseContext) -> Non
 
 
 def test_notebooks_are_read_as_cells_with_outputs(workspace: Path, context: ToolUseContext) -> None:
-    nb = make_notebook([code_cell("abc", "print(1)\n", [{"output_type": "stream", "name": "stdout",
-                                                          "text": "1\n"}])])
+    nb = make_notebook([code_cell("abc", "print(1)\n", [{"output_type": "stream", "name": "stdout", "text": "1\n"}])])
     (workspace / "n.ipynb").write_bytes(nb)
     text = call(READ, context, file_path="n.ipynb")[0]["text"]
     assert '<cell id="abc" index="0" type="code" execution_count="1">' in text and '<output cell="abc">\n1' in text

@@ -55,8 +55,9 @@ ALL_FILES = {".env", "app/.env", "secrets/prod/key.txt", "certs/server.pem", "sr
         ("several rules", ("Read(.env)", "Read(secrets/**)"), {".env", "app/.env", "secrets/prod/key.txt"}),
     ],
 )
-def test_denied_files_never_show_in_any_search_mode(files: Path, tmp_path: Path, description: str,
-                                                    deny: tuple[str, ...], hidden: set[str]) -> None:
+def test_denied_files_never_show_in_any_search_mode(
+    files: Path, tmp_path: Path, description: str, deny: tuple[str, ...], hidden: set[str]
+) -> None:
     for mode, shown in visible(files, tmp_path, deny).items():
         assert shown == ALL_FILES - hidden, mode
 
@@ -65,8 +66,13 @@ def test_denied_file_contents_never_appear(files: Path, tmp_path: Path) -> None:
     (files / ".env").write_text("SECRET_VALUE_123\n")
     ctx = context_for(files, tmp_path / "s", allow=SEARCH, deny=("Read(.env)",))
     for mode in ("content", "files_with_matches", "count"):
-        outcome = run_tool(ctx, "Grep", {"pattern": "SECRET_VALUE", "output_mode": mode, "-C": 2}
-                           if mode == "content" else {"pattern": "SECRET_VALUE", "output_mode": mode})
+        outcome = run_tool(
+            ctx,
+            "Grep",
+            {"pattern": "SECRET_VALUE", "output_mode": mode, "-C": 2}
+            if mode == "content"
+            else {"pattern": "SECRET_VALUE", "output_mode": mode},
+        )
         assert "SECRET_VALUE_123" not in outcome.result.text and ".env" not in outcome.result.text
 
 

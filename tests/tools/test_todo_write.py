@@ -34,33 +34,31 @@ def changes(context: ToolUseContext) -> list[tuple[tuple[TodoItem, ...], str | N
     return seen
 
 
-def test_each_write_replaces_the_list_and_tells_the_listener(context: ToolUseContext,
-                                                             changes: Changes) -> None:
+def test_each_write_replaces_the_list_and_tells_the_listener(context: ToolUseContext, changes: Changes) -> None:
     write(context, item("Read", "in_progress"), item("Fix", "pending"))
     text = write(context, item("Read", "completed"), item("Fix", "in_progress"))
 
     assert text.startswith("Todos have been modified successfully")
-    assert [[t.status for t in todos] for todos, _ in changes] == [["in_progress", "pending"],
-                                                                   ["completed", "in_progress"]]
+    assert [[t.status for t in todos] for todos, _ in changes] == [
+        ["in_progress", "pending"],
+        ["completed", "in_progress"],
+    ]
     assert changes[0][1] is None
 
 
-def test_an_unchanged_list_is_not_reported_again(context: ToolUseContext,
-                                                 changes: Changes) -> None:
+def test_an_unchanged_list_is_not_reported_again(context: ToolUseContext, changes: Changes) -> None:
     write(context, item("Read", "pending"))
     write(context, item("Read", "pending"))
     assert len(changes) == 1
 
 
-def test_a_list_with_everything_completed_is_cleared(context: ToolUseContext,
-                                                     changes: Changes) -> None:
+def test_a_list_with_everything_completed_is_cleared(context: ToolUseContext, changes: Changes) -> None:
     write(context, item("Read", "in_progress"))
     write(context, item("Read", "completed"))
     assert changes[-1][0] == ()
 
 
-def test_each_agent_has_its_own_list(workspace: Path, tmp_path: Path,
-                                     changes: Changes) -> None:
+def test_each_agent_has_its_own_list(workspace: Path, tmp_path: Path, changes: Changes) -> None:
     main = make_context(workspace, scratch_dir=tmp_path / "s")
     main.services[TODO_SERVICE] = store = TodoList()
     sub = main.with_(agent_id="a1")
@@ -69,12 +67,15 @@ def test_each_agent_has_its_own_list(workspace: Path, tmp_path: Path,
     assert [t.content for t in store.get(None)] == ["Plan"] and [t.content for t in store.get("a1")] == ["Search"]
 
 
-@pytest.mark.parametrize(("case", "raw"), [
-    ("an unknown status", {"todos": [{"content": "x", "status": "done", "activeForm": "x"}]}),
-    ("no active form", {"todos": [{"content": "x", "status": "pending"}]}),
-    ("empty content", {"todos": [{"content": "", "status": "pending", "activeForm": "x"}]}),
-    ("an extra key", {"todos": [], "id": 3}),
-])
+@pytest.mark.parametrize(
+    ("case", "raw"),
+    [
+        ("an unknown status", {"todos": [{"content": "x", "status": "done", "activeForm": "x"}]}),
+        ("no active form", {"todos": [{"content": "x", "status": "pending"}]}),
+        ("empty content", {"todos": [{"content": "", "status": "pending", "activeForm": "x"}]}),
+        ("an extra key", {"todos": [], "id": 3}),
+    ],
+)
 def test_malformed_lists_are_refused(case: str, raw: dict[str, object]) -> None:
     with pytest.raises(InputSchemaError):
         TOOL.parse_input(raw)

@@ -36,18 +36,24 @@ GITHUB = deferred("mcp__github__create_issue", "Create an issue in a GitHub repo
 POOL: list[AnyTool] = [SLACK_SEND, SLACK_LIST, NOTEBOOK, GITHUB, TrackerTool()]
 
 
-@pytest.mark.parametrize(("case", "query", "matches"), [
-    ("select by exact names", "select:NotebookEdit,mcp__slack__list_channels",
-     ("NotebookEdit", "mcp__slack__list_channels")),
-    ("select ignores case and spaces", "select: notebookedit ", ("NotebookEdit",)),
-    ("keywords rank name words first", "notebook", ("NotebookEdit",)),
-    ("the search hint counts", "jupyter", ("NotebookEdit",)),
-    ("several keywords add up", "slack send", ("mcp__slack__send_message", "mcp__slack__list_channels")),
-    ("+prefix keeps only names containing it", "+slack channels", ("mcp__slack__list_channels",)),
-    ("+prefix alone lists that server's tools", "+github", ("mcp__github__create_issue",)),
-    ("parameter descriptions are searched", "wrong", ("mcp__tracker__create_ticket",)),
-    ("nothing matches", "kubernetes", ()),
-])
+@pytest.mark.parametrize(
+    ("case", "query", "matches"),
+    [
+        (
+            "select by exact names",
+            "select:NotebookEdit,mcp__slack__list_channels",
+            ("NotebookEdit", "mcp__slack__list_channels"),
+        ),
+        ("select ignores case and spaces", "select: notebookedit ", ("NotebookEdit",)),
+        ("keywords rank name words first", "notebook", ("NotebookEdit",)),
+        ("the search hint counts", "jupyter", ("NotebookEdit",)),
+        ("several keywords add up", "slack send", ("mcp__slack__send_message", "mcp__slack__list_channels")),
+        ("+prefix keeps only names containing it", "+slack channels", ("mcp__slack__list_channels",)),
+        ("+prefix alone lists that server's tools", "+github", ("mcp__github__create_issue",)),
+        ("parameter descriptions are searched", "wrong", ("mcp__tracker__create_ticket",)),
+        ("nothing matches", "kubernetes", ()),
+    ],
+)
 def test_search(case: str, query: str, matches: tuple[str, ...]) -> None:
     assert search_tools(query, POOL).matches == matches, case
 

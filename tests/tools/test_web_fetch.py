@@ -59,8 +59,13 @@ def server() -> object:
         yield port, seen
 
 
-def ctx(workspace: Path, tmp_path: Path, allow: tuple[str, ...] = ("WebFetch(domain:127.0.0.1)",),
-        deny: tuple[str, ...] = (), **extra: object) -> ToolUseContext:
+def ctx(
+    workspace: Path,
+    tmp_path: Path,
+    allow: tuple[str, ...] = ("WebFetch(domain:127.0.0.1)",),
+    deny: tuple[str, ...] = (),
+    **extra: object,
+) -> ToolUseContext:
     return context_for(workspace, tmp_path / "scratch", allow=allow, deny=deny, **(LOOPBACK | extra))
 
 
@@ -69,16 +74,16 @@ def fetch(context: ToolUseContext, url: str, prompt: str = "what is new") -> tup
     return outcome.result.is_error, outcome.result.text
 
 
-def test_without_an_allow_rule_nothing_is_fetched(server: tuple[int, list[str]], workspace: Path,
-                                                  tmp_path: Path) -> None:
+def test_without_an_allow_rule_nothing_is_fetched(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, seen = server
     error, text = fetch(ctx(workspace, tmp_path, allow=()), f"http://127.0.0.1:{port}/page")
     assert error and "no allow rule covers this WebFetch call" in text
     assert seen == []
 
 
-def test_an_allowed_page_comes_back_as_markdown(server: tuple[int, list[str]], workspace: Path,
-                                                tmp_path: Path) -> None:
+def test_an_allowed_page_comes_back_as_markdown(server: tuple[int, list[str]], workspace: Path, tmp_path: Path) -> None:
     port, _ = server
     error, text = fetch(ctx(workspace, tmp_path), f"http://127.0.0.1:{port}/page")
     assert not error, text
@@ -94,8 +99,9 @@ def test_an_allowed_page_comes_back_as_markdown(server: tuple[int, list[str]], w
         ("a declared charset is honoured", "/latin1", "café"),
     ],
 )
-def test_text_types_pass_as_they_are(server: tuple[int, list[str]], workspace: Path, tmp_path: Path,
-                                     description: str, path: str, expected: str) -> None:
+def test_text_types_pass_as_they_are(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path, description: str, path: str, expected: str
+) -> None:
     port, _ = server
     error, text = fetch(ctx(workspace, tmp_path), f"http://127.0.0.1:{port}{path}")
     assert not error and expected in text
@@ -111,31 +117,35 @@ def test_text_types_pass_as_they_are(server: tuple[int, list[str]], workspace: P
         ("a redirect to another scheme is refused", "/to-ftp", "not an http(s) URL"),
     ],
 )
-def test_clear_errors(server: tuple[int, list[str]], workspace: Path, tmp_path: Path, description: str, path: str,
-                      message: str) -> None:
+def test_clear_errors(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path, description: str, path: str, message: str
+) -> None:
     port, _ = server
     error, text = fetch(ctx(workspace, tmp_path), f"http://127.0.0.1:{port}{path}")
     assert error and message in text
 
 
-def test_a_redirect_on_the_same_domain_is_followed(server: tuple[int, list[str]], workspace: Path,
-                                                   tmp_path: Path) -> None:
+def test_a_redirect_on_the_same_domain_is_followed(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, seen = server
     error, text = fetch(ctx(workspace, tmp_path), f"http://127.0.0.1:{port}/hop")
     assert not error and "# Version 2" in text and f"Redirected from: http://127.0.0.1:{port}/hop" in text
     assert [s.split()[1] for s in seen] == ["/hop", "/page"]
 
 
-def test_a_redirect_to_a_domain_the_rules_do_not_allow_is_not_followed(server: tuple[int, list[str]],
-                                                                        workspace: Path, tmp_path: Path) -> None:
+def test_a_redirect_to_a_domain_the_rules_do_not_allow_is_not_followed(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, seen = server
     error, text = fetch(ctx(workspace, tmp_path), f"http://127.0.0.1:{port}/away")
     assert error and f"redirects to http://localhost:{port}/page, which the policy does not allow" in text
     assert [s.split()[1] for s in seen] == ["/away"]
 
 
-def test_a_redirect_to_another_allowed_domain_is_followed(server: tuple[int, list[str]], workspace: Path,
-                                                          tmp_path: Path) -> None:
+def test_a_redirect_to_another_allowed_domain_is_followed(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, seen = server
     context = ctx(workspace, tmp_path, allow=("WebFetch(domain:127.0.0.1)", "WebFetch(domain:localhost)"))
     error, text = fetch(context, f"http://127.0.0.1:{port}/away")
@@ -143,17 +153,23 @@ def test_a_redirect_to_another_allowed_domain_is_followed(server: tuple[int, lis
     assert seen[-1].endswith(f"host=localhost:{port}")
 
 
-def test_a_deny_rule_beats_an_allow_rule_on_a_redirect(server: tuple[int, list[str]], workspace: Path,
-                                                       tmp_path: Path) -> None:
+def test_a_deny_rule_beats_an_allow_rule_on_a_redirect(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, _ = server
-    context = ctx(workspace, tmp_path, allow=("WebFetch(domain:127.0.0.1)", "WebFetch(domain:localhost)"),
-                  deny=("WebFetch(domain:localhost)",))
+    context = ctx(
+        workspace,
+        tmp_path,
+        allow=("WebFetch(domain:127.0.0.1)", "WebFetch(domain:localhost)"),
+        deny=("WebFetch(domain:localhost)",),
+    )
     error, text = fetch(context, f"http://127.0.0.1:{port}/away")
     assert error and "a deny rule forbids" in text
 
 
-def test_loopback_is_refused_without_the_test_setting(server: tuple[int, list[str]], workspace: Path,
-                                                      tmp_path: Path) -> None:
+def test_loopback_is_refused_without_the_test_setting(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, seen = server
     context = ctx(workspace, tmp_path, **{ALLOW_PRIVATE_SETTING: False})
     error, text = fetch(context, f"http://127.0.0.1:{port}/page")
@@ -161,8 +177,9 @@ def test_loopback_is_refused_without_the_test_setting(server: tuple[int, list[st
     assert seen == []
 
 
-def test_a_name_resolving_to_loopback_is_refused_after_resolution(server: tuple[int, list[str]], workspace: Path,
-                                                                  tmp_path: Path) -> None:
+def test_a_name_resolving_to_loopback_is_refused_after_resolution(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, seen = server
     context = ctx(workspace, tmp_path, allow=("WebFetch(domain:localhost)",), **{ALLOW_PRIVATE_SETTING: False})
     error, text = fetch(context, f"http://localhost:{port}/page")
@@ -170,8 +187,7 @@ def test_a_name_resolving_to_loopback_is_refused_after_resolution(server: tuple[
     assert seen == []
 
 
-def test_http_is_upgraded_to_https_by_default(server: tuple[int, list[str]], workspace: Path,
-                                              tmp_path: Path) -> None:
+def test_http_is_upgraded_to_https_by_default(server: tuple[int, list[str]], workspace: Path, tmp_path: Path) -> None:
     port, _ = server
     context = ctx(workspace, tmp_path, **{ALLOW_PLAIN_HTTP_SETTING: False})
     error, text = fetch(context, f"http://127.0.0.1:{port}/page")
@@ -179,8 +195,9 @@ def test_http_is_upgraded_to_https_by_default(server: tuple[int, list[str]], wor
     assert error and f"https://127.0.0.1:{port}/page" in text
 
 
-def test_a_page_over_the_persistence_threshold_is_persisted_whole(server: tuple[int, list[str]], workspace: Path,
-                                                                 tmp_path: Path) -> None:
+def test_a_page_over_the_persistence_threshold_is_persisted_whole(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, _ = server
     error, text = fetch(ctx(workspace, tmp_path), f"http://127.0.0.1:{port}/medium")
     assert not error and text.startswith("<persisted-output>") and "Release notes" not in text[:20]
@@ -188,8 +205,9 @@ def test_a_page_over_the_persistence_threshold_is_persisted_whole(server: tuple[
     assert saved.count("Lorem ipsum") == 2_500 and "left out" not in saved
 
 
-def test_a_page_over_the_cap_keeps_the_parts_the_prompt_is_about(server: tuple[int, list[str]], workspace: Path,
-                                                                 tmp_path: Path) -> None:
+def test_a_page_over_the_cap_keeps_the_parts_the_prompt_is_about(
+    server: tuple[int, list[str]], workspace: Path, tmp_path: Path
+) -> None:
     port, _ = server
     error, text = fetch(ctx(workspace, tmp_path), f"http://127.0.0.1:{port}/long", "how to configure the proxy")
     assert not error

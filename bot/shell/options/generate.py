@@ -50,17 +50,21 @@ def _environment(home: str) -> dict[str, str]:
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",  # the installed programs, nothing from a workspace
         "HOME": home,  # a temporary one: no rc file of the operator's is read
-        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",  # English documentation, stable formatting
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",  # English documentation, stable formatting
         "MANWIDTH": "200",  # an option's header on one line
-        "MANPAGER": "cat", "PAGER": "cat",  # man prints instead of paging
-        "TERM": "dumb", "NO_COLOR": "1",  # no escape sequences
+        "MANPAGER": "cat",
+        "PAGER": "cat",  # man prints instead of paging
+        "TERM": "dumb",
+        "NO_COLOR": "1",  # no escape sequences
     }
 
 
 def _run(argv: list[str], env: dict[str, str], cwd: str, timeout: int) -> str | None:
     try:
-        done = subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout, check=False)
+        done = subprocess.run(
+            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (done.stdout or done.stderr).decode("utf-8", "replace").replace(cwd, "~")  # defaults under HOME
@@ -143,8 +147,10 @@ def diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         before = old.get(program, {})
         after = new.get(program, {})
         if before.get("version") != after.get("version"):
-            lines.append(f"{program}: {before.get('version') or before.get('source')} -> "
-                         f"{after.get('version') or after.get('source')}")
+            lines.append(
+                f"{program}: {before.get('version') or before.get('source')} -> "
+                f"{after.get('version') or after.get('source')}"
+            )
         old_options = before.get("options", {})
         new_options = after.get("options", {})
         for name in sorted(set(old_options) | set(new_options)):

@@ -35,14 +35,71 @@ TABLE = Path(__file__).parent / "table.json"
 
 #: Programs read by a grammar of their own (scripts, predicates, inner commands): the table's
 #: generic reading would misplace their options.
-OWN_GRAMMAR = frozenset({
-    "sed", "gsed", "awk", "gawk", "mawk", "nawk", "find", "xargs", "env", "timeout", "nice", "nohup", "sudo",
-    "su", "runuser", "doas", "flock", "script", "strace", "ltrace", "valgrind", "gdb", "time", "watch",
-    "setsid", "stdbuf", "taskset", "chrt", "ionice", "prlimit", "setarch", "linux32", "linux64", "unshare",
-    "nsenter", "chroot", "fakeroot", "systemd-run", "systemd-inhibit", "start-stop-daemon", "capsh", "bwrap",
-    "dbus-run-session", "setpriv", "runcon", "sg", "newgrp", "logsave", "uclampset", "heaptrack", "perf", "test",
-    "echo", "printf", "expr", "exec", "set", "ts", "tmux", "npx", "daemon",
-})
+OWN_GRAMMAR = frozenset(
+    {
+        "sed",
+        "gsed",
+        "awk",
+        "gawk",
+        "mawk",
+        "nawk",
+        "find",
+        "xargs",
+        "env",
+        "timeout",
+        "nice",
+        "nohup",
+        "sudo",
+        "su",
+        "runuser",
+        "doas",
+        "flock",
+        "script",
+        "strace",
+        "ltrace",
+        "valgrind",
+        "gdb",
+        "time",
+        "watch",
+        "setsid",
+        "stdbuf",
+        "taskset",
+        "chrt",
+        "ionice",
+        "prlimit",
+        "setarch",
+        "linux32",
+        "linux64",
+        "unshare",
+        "nsenter",
+        "chroot",
+        "fakeroot",
+        "systemd-run",
+        "systemd-inhibit",
+        "start-stop-daemon",
+        "capsh",
+        "bwrap",
+        "dbus-run-session",
+        "setpriv",
+        "runcon",
+        "sg",
+        "newgrp",
+        "logsave",
+        "uclampset",
+        "heaptrack",
+        "perf",
+        "test",
+        "echo",
+        "printf",
+        "expr",
+        "exec",
+        "set",
+        "ts",
+        "tmux",
+        "npx",
+        "daemon",
+    }
+)
 
 _DESCRIPTIONS = {
     "runs": "runs a command given as its value",
@@ -99,8 +156,15 @@ def _own_grammar() -> frozenset[str]:
     from bot.shell.runners import SUBCOMMAND_RUNNERS
     from bot.shell.wrappers import OPAQUE_LAUNCHERS, PRIVILEGE, SHELLS
 
-    return OWN_GRAMMAR | INTERPRETERS | frozenset(LAUNCHERS) | frozenset(SUBCOMMAND_RUNNERS) | OPAQUE_LAUNCHERS \
-        | PRIVILEGE | SHELLS
+    return (
+        OWN_GRAMMAR
+        | INTERPRETERS
+        | frozenset(LAUNCHERS)
+        | frozenset(SUBCOMMAND_RUNNERS)
+        | OPAQUE_LAUNCHERS
+        | PRIVILEGE
+        | SHELLS
+    )
 
 
 def _key(argv: Sequence[Word]) -> tuple[str, int] | None:
@@ -172,7 +236,7 @@ def _bundle(entry: Entry, word: str) -> tuple[str, dict[str, Any], str | None] |
         if info is None:
             return None  # not a bundle of this program's letters
         if info.get("value"):
-            rest = word[position + 1:]
+            rest = word[position + 1 :]
             return f"-{letter}", info, rest or None
     return None
 

@@ -27,7 +27,8 @@ class DocOption(NamedTuple):
 _SPELLING = re.compile(
     r"(?<![\w-])(--?[A-Za-z0-9?@][\w.?@+-]*)"  # the spelling
     r"(\[?=[^\s,\]]+\]?|\s*\[=[^\]]+\]"  # =VALUE, [=VALUE]
-    r"|\s+(?:<[^>]+>|\[[^\]-][^\]]*\]|\{[^}]+\}|[A-Za-z][\w.:|/-]*(?:\.\.\.)?))?")  # <v>, [v], {v}, VALUE
+    r"|\s+(?:<[^>]+>|\[[^\]-][^\]]*\]|\{[^}]+\}|[A-Za-z][\w.:|/-]*(?:\.\.\.)?))?"
+)  # <v>, [v], {v}, VALUE
 _TAG_START = re.compile(r"^--?[A-Za-z0-9?@]")
 #: Two or more spaces end a tag written on the same line as its description.
 _GAP = re.compile(r"\S( {2,}|\t)\S")
@@ -86,7 +87,7 @@ def parse_manual(text: str) -> list[DocOption]:
         gap = _GAP.search(stripped)
         if gap is not None and not stripped[: gap.start() + 1].rstrip().endswith(","):
             tag = stripped[: gap.start() + 1]
-            description_parts.append(stripped[gap.end() - 1:])
+            description_parts.append(stripped[gap.end() - 1 :])
         k += 1
         while k < len(lines):
             following = lines[k]
@@ -121,7 +122,7 @@ def parse_help(text: str) -> list[DocOption]:
             continue
         gap = _GAP.search(stripped)
         if gap is not None:
-            tag, description = stripped[: gap.start() + 1], stripped[gap.end() - 1:]
+            tag, description = stripped[: gap.start() + 1], stripped[gap.end() - 1 :]
         else:
             tag, description = stripped, ""
             if k + 1 < len(lines) and lines[k + 1].strip() and not _is_tag(lines[k + 1].strip()):

@@ -24,8 +24,7 @@ from pathlib import Path
 TEMP_NAME_ATTEMPTS = 16
 #: The target's name is cut to this in the temporary name, which must stay under NAME_MAX (255).
 MAX_TEMP_STEM = 200
-_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_CLOEXEC", 0))
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _default_mode() -> int:

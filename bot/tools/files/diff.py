@@ -83,7 +83,7 @@ def _range(start: int, length: int) -> str:
 def _common_prefix_len(a: str, b: str) -> int:
     n = min(len(a), len(b))
     i = 0
-    while i < n and a[i:i + _CHUNK] == b[i:i + _CHUNK]:
+    while i < n and a[i : i + _CHUNK] == b[i : i + _CHUNK]:
         i += _CHUNK
     hi = min(i + _CHUNK, n)
     while i < hi and a[i] == b[i]:
@@ -95,7 +95,7 @@ def _common_suffix_len(a: str, b: str, limit: int) -> int:
     """Length of the common suffix, at most ``limit`` characters."""
     la, lb = len(a), len(b)
     k = 0
-    while k + _CHUNK <= limit and a[la - k - _CHUNK:la - k] == b[lb - k - _CHUNK:lb - k]:
+    while k + _CHUNK <= limit and a[la - k - _CHUNK : la - k] == b[lb - k - _CHUNK : lb - k]:
         k += _CHUNK
     while k < limit and a[la - k - 1] == b[lb - k - 1]:
         k += 1

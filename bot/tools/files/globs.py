@@ -115,14 +115,14 @@ def _translate(pattern: str) -> str:
             i += 2
         elif c == "[":
             j = i + 1
-            j += pattern[j:j + 1] in ("!", "^")
-            j += pattern[j:j + 1] == "]"  # a leading ] is a member, not the end
+            j += pattern[j : j + 1] in ("!", "^")
+            j += pattern[j : j + 1] == "]"  # a leading ] is a member, not the end
             end = pattern.find("]", j)
             if end < 0:
                 out.append(re.escape(c))
                 i += 1
                 continue
-            body = pattern[i + 1:end]
+            body = pattern[i + 1 : end]
             negate = body[:1] in ("!", "^")
             body = body[1:] if negate else body
             body = body.replace("\\", "\\\\").replace("[", "\\[")

@@ -69,8 +69,9 @@ def prepare_image(raw: bytes, name: str) -> EncodedImage:
         with Image.open(io.BytesIO(raw)) as img:
             width, height = img.size
             if width * height > MAX_IMAGE_PIXELS:
-                raise ToolInputError(f"{name} is {width}×{height} pixels; images over "
-                                     f"{MAX_IMAGE_PIXELS:,} pixels are not read")
+                raise ToolInputError(
+                    f"{name} is {width}×{height} pixels; images over {MAX_IMAGE_PIXELS:,} pixels are not read"
+                )
             if max(width, height) <= MAX_IMAGE_DIMENSION and len(raw) <= MAX_IMAGE_BYTES:
                 return EncodedImage(raw, media_type, width, height, width, height)
             return _downscale(img, media_type, width, height, name)
@@ -81,8 +82,11 @@ def prepare_image(raw: bytes, name: str) -> EncodedImage:
 def image_block(image: EncodedImage) -> ContentBlock:
     return {
         "type": "image",
-        "source": {"type": "base64", "media_type": image.media_type,
-                   "data": base64.b64encode(image.data).decode("ascii")},
+        "source": {
+            "type": "base64",
+            "media_type": image.media_type,
+            "data": base64.b64encode(image.data).decode("ascii"),
+        },
     }
 
 
@@ -99,7 +103,8 @@ def _downscale(img: PILImage, media_type: str, width: int, height: int, name: st
         frame = frame.resize(target, Image.Resampling.LANCZOS)
     # keep the format where Pillow writes it well; GIF (palette, often animated) becomes PNG
     fmt, out_type = {"image/jpeg": ("JPEG", "image/jpeg"), "image/webp": ("WEBP", "image/webp")}.get(
-        media_type, ("PNG", "image/png"))
+        media_type, ("PNG", "image/png")
+    )
     data = _encode(frame, fmt)
     # still too large: JPEG at falling quality, then smaller
     quality = 85
@@ -107,8 +112,9 @@ def _downscale(img: PILImage, media_type: str, width: int, height: int, name: st
         if quality > 40:
             quality -= 15
         else:
-            frame = frame.resize((max(1, frame.width * 3 // 4), max(1, frame.height * 3 // 4)),
-                                 Image.Resampling.LANCZOS)
+            frame = frame.resize(
+                (max(1, frame.width * 3 // 4), max(1, frame.height * 3 // 4)), Image.Resampling.LANCZOS
+            )
         data = _encode(frame.convert("RGB"), "JPEG", quality=quality)
         out_type = "image/jpeg"
         if frame.width <= 16:

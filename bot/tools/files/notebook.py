@@ -57,8 +57,7 @@ def notebook_problem(nb: object) -> str | None:
         if cell.get("cell_type") not in CELL_TYPES:
             return f"cell {i} has cell_type {cell.get('cell_type')!r}"
         source = cell.get("source")
-        if not isinstance(source, str) and not (isinstance(source, list)
-                                                and all(isinstance(s, str) for s in source)):
+        if not isinstance(source, str) and not (isinstance(source, list) and all(isinstance(s, str) for s in source)):
             return f"cell {i} has no valid source"
         if not isinstance(cell.get("metadata", {}), dict):
             return f"cell {i} has invalid metadata"
@@ -132,8 +131,9 @@ def _render_output(output: Any) -> tuple[str, list[ContentBlock]]:
             if payload:
                 encoded = _joined(payload).replace("\n", "")
                 if len(encoded) * 3 // 4 <= MAX_IMAGE_BYTES:
-                    images.append({"type": "image",
-                                   "source": {"type": "base64", "media_type": media_type, "data": encoded}})
+                    images.append(
+                        {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": encoded}}
+                    )
                 break
     else:
         return "", []
@@ -159,8 +159,9 @@ def find_cell(nb: Notebook, ref: str) -> int:
     raise ToolInputError(f"Cell {ref!r} not found in the notebook. Cells: {known or '(none)'}")
 
 
-def edit_notebook(nb: Notebook, *, ref: str | None, new_source: str, cell_type: str | None,
-                  mode: EditMode) -> tuple[Notebook, str]:
+def edit_notebook(
+    nb: Notebook, *, ref: str | None, new_source: str, cell_type: str | None, mode: EditMode
+) -> tuple[Notebook, str]:
     """Apply one edit to a copy of ``nb``; return it and the id (or ``cell-N``) of the cell touched."""
     nb = json.loads(json.dumps(nb))  # never mutate the caller's document
     cells: list[dict[str, Any]] = nb["cells"]

@@ -30,27 +30,37 @@ def parse_pages(spec: str, total: int) -> list[int]:
     for part in spec.split(","):
         m = _PART.match(part)
         if m is None:
-            raise ToolInputError(f'Invalid pages value {spec!r}: use a page ("3"), a range ("1-5"), '
-                                 'an open range ("10-") or a comma list ("1-3,7")')
+            raise ToolInputError(
+                f'Invalid pages value {spec!r}: use a page ("3"), a range ("1-5"), '
+                'an open range ("10-") or a comma list ("1-3,7")'
+            )
         first = int(m.group(1))
-        last = first if m.group(2) is None else int(m.group(3)) if m.group(3) else min(
-            total, first + PDF_MAX_PAGES_PER_READ - 1)
+        last = (
+            first
+            if m.group(2) is None
+            else int(m.group(3))
+            if m.group(3)
+            else min(total, first + PDF_MAX_PAGES_PER_READ - 1)
+        )
         if first < 1 or last < first:
             raise ToolInputError(f"Invalid page range {part.strip()!r}: pages start at 1 and ranges go up")
         if first > total:
             raise ToolInputError(f"Page {first} is past the end of the PDF ({total} pages)")
         pages.extend(p for p in range(first, min(last, total) + 1) if p not in pages)
     if len(pages) > PDF_MAX_PAGES_PER_READ:
-        raise ToolInputError(f"{len(pages)} pages requested; at most {PDF_MAX_PAGES_PER_READ} pages per "
-                             "Read. Read the PDF in several calls.")
+        raise ToolInputError(
+            f"{len(pages)} pages requested; at most {PDF_MAX_PAGES_PER_READ} pages per "
+            "Read. Read the PDF in several calls."
+        )
     return pages
 
 
 def read_pdf(raw: bytes, name: str, pages: str | None) -> tuple[str, int]:
     """The text of the chosen pages, each headed by its number, and the PDF's page count."""
     if len(raw) > MAX_PDF_BYTES:
-        raise ToolInputError(f"{name} is {len(raw) / 1_048_576:.1f} MB; PDFs over "
-                             f"{MAX_PDF_BYTES // 1_048_576} MB are not read")
+        raise ToolInputError(
+            f"{name} is {len(raw) / 1_048_576:.1f} MB; PDFs over {MAX_PDF_BYTES // 1_048_576} MB are not read"
+        )
     # pypdf is imported by the call that reads a PDF, not with the Read tool (it costs ~0.2 s).
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
@@ -66,7 +76,8 @@ def read_pdf(raw: bytes, name: str, pages: str | None) -> tuple[str, int]:
                 raise ToolInputError(
                     f"This PDF has {total} pages, which is too many to read at once. Use the pages "
                     f'parameter to read specific page ranges (e.g. pages: "1-5"). At most '
-                    f"{PDF_MAX_PAGES_PER_READ} pages per request.")
+                    f"{PDF_MAX_PAGES_PER_READ} pages per request."
+                )
             chosen = list(range(1, total + 1))
         else:
             chosen = parse_pages(pages, total)

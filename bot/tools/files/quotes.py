@@ -34,7 +34,7 @@ def find_actual_string(content: str, search: str) -> str | None:
     index = normalize_quotes(content).find(normalize_quotes(search))
     if index < 0:
         return None
-    return content[index:index + len(search)]
+    return content[index : index + len(search)]
 
 
 def preserve_quote_style(old_string: str, actual_old: str, new_string: str) -> str:

@@ -52,14 +52,16 @@ _DELETED = " (deleted)"
 
 
 def race_error(shown: str, detail: str) -> ToolInputError:
-    return ToolInputError(f"{shown}: {RACE_MESSAGE} ({detail}); nothing was read or written. "
-                          "Check the path and try again.")
+    return ToolInputError(
+        f"{shown}: {RACE_MESSAGE} ({detail}); nothing was read or written. Check the path and try again."
+    )
 
 
 def fd_real_path(fd: int) -> Path | None:
     """Where the kernel says an open descriptor is, or ``None`` where it cannot tell us."""
     if sys.platform == "darwin":  # pragma: no cover - not the CI platform
         import fcntl
+
         try:
             raw = fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024))
         except OSError:
@@ -94,8 +96,9 @@ def verified_location(fd: int, expected: Path, shown: str) -> Path:
 def confirm_allowed(target: Path, shown: str, context: ToolUseContext, *, write: bool) -> None:
     """Stage 3's check again, on the path the kernel reports (already free of links)."""
     if outside_allowed_roots(target, context):
-        raise race_error(shown, f"it now leads to {target}, outside the workspace and the policy's "
-                                "additional directories")
+        raise race_error(
+            shown, f"it now leads to {target}, outside the workspace and the policy's additional directories"
+        )
     reason = protected_write_reason(target, context) if write else None
     if reason is None:
         verdict = check_path_access(str(target), context, write=write)
@@ -168,8 +171,9 @@ class FileSlot:
 
 
 @contextlib.contextmanager
-def file_slot(path: Path, shown: str, context: ToolUseContext, *, write: bool,
-              create_parents: bool = False) -> Iterator[FileSlot]:
+def file_slot(
+    path: Path, shown: str, context: ToolUseContext, *, write: bool, create_parents: bool = False
+) -> Iterator[FileSlot]:
     """Open ``path``'s directory safely (see the module docstring) and yield the file's slot in it.
 
     ``path`` must be resolved (:func:`bot.tools.paths.resolve_path`). Raises
@@ -233,4 +237,3 @@ def _step(fd: int, part: str, create: bool, shown: str, where: Path) -> int:
         os.close(fd)
         return child
     raise race_error(shown, f"{where} kept changing")
-

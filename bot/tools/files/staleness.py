@@ -15,12 +15,14 @@ from pathlib import Path
 from bot.tools.context import ToolUseContext, hash_bytes
 
 NOT_READ_MESSAGE = "File has not been read yet. Read it first before writing to it."
-STALE_MESSAGE = ("File has been modified since read, either by the user or by a linter. "
-                 "Read it again before attempting to write it.")
+STALE_MESSAGE = (
+    "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+)
 
 
-def staleness_problem(path: Path, context: ToolUseContext, *, mtime_ns: int,
-                      content: bytes | None = None) -> str | None:
+def staleness_problem(
+    path: Path, context: ToolUseContext, *, mtime_ns: int, content: bytes | None = None
+) -> str | None:
     """Why the file may not be written as it is now, or ``None`` when it may.
 
     With ``content`` (the current bytes) the hash decides, whatever the mtime says (``touch -r``
@@ -45,8 +47,9 @@ def record_write(path: Path, content: bytes, stat: os.stat_result, context: Tool
     context.read_file_state.record(path, content, stat.st_mtime_ns)
 
 
-def writable_file_problem(path: Path, shown: str, st: os.stat_result, context: ToolUseContext
-                          ) -> tuple[str, str] | None:
+def writable_file_problem(
+    path: Path, shown: str, st: os.stat_result, context: ToolUseContext
+) -> tuple[str, str] | None:
     """An existing file that Edit/Write may not touch as it is: ``(kind, message)`` with kind
     ``"type"`` (a directory, a device…), ``"unread"`` or ``"stale"``; ``None`` when it may."""
     if stat_mod.S_ISDIR(st.st_mode):

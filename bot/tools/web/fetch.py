@@ -76,9 +76,13 @@ async def fetch_page(url: str, check: UrlCheck, settings: FetchSettings) -> Fetc
     redirects: list[str] = []
     try:
         with anyio.fail_after(settings.timeout_s):
-            async with httpx2.AsyncClient(transport=GuardedTransport(allow_private=settings.allow_private),
-                                          timeout=timeout, follow_redirects=False, trust_env=False,
-                                          headers=headers) as client:
+            async with httpx2.AsyncClient(
+                transport=GuardedTransport(allow_private=settings.allow_private),
+                timeout=timeout,
+                follow_redirects=False,
+                trust_env=False,
+                headers=headers,
+            ) as client:
                 while True:
                     async with client.stream("GET", current) as response:
                         location = response.headers.get("location")
@@ -92,9 +96,15 @@ async def fetch_page(url: str, check: UrlCheck, settings: FetchSettings) -> Fetc
                             continue
                         body = await _read_capped(response, settings.max_bytes, current)
                         return FetchedPage(
-                            url=current, requested_url=requested, status=response.status_code,
-                            reason=response.reason_phrase, content_type=_media_type(response),
-                            charset=response.charset_encoding, body=body, redirects=tuple(redirects))
+                            url=current,
+                            requested_url=requested,
+                            status=response.status_code,
+                            reason=response.reason_phrase,
+                            content_type=_media_type(response),
+                            charset=response.charset_encoding,
+                            body=body,
+                            redirects=tuple(redirects),
+                        )
     except TimeoutError:
         raise ToolExecutionError(f"Fetching {current} timed out after {settings.timeout_s:g} seconds") from None
     except BlockedAddressError as exc:
@@ -115,7 +125,8 @@ def _check_redirect(current: str, target: str, check: UrlCheck, hops: int) -> No
     if reason is not None:
         raise ToolInputError(
             f"{current} redirects to {target}, which the policy does not allow: {reason}. The redirect was "
-            "not followed. If that page is what you need and the policy allows its domain, fetch it directly.")
+            "not followed. If that page is what you need and the policy allows its domain, fetch it directly."
+        )
 
 
 async def _read_capped(response: httpx2.Response, limit: int, url: str) -> bytes:

@@ -38,8 +38,10 @@ class BlockedAddressError(Exception):
     """The host resolves to an address WebFetch may not connect to."""
 
     def __init__(self, host: str, address: str) -> None:
-        super().__init__(f"{host} resolves to {address}, a private, loopback, link-local or otherwise "
-                         "non-public address; WebFetch connects to public addresses only")
+        super().__init__(
+            f"{host} resolves to {address}, a private, loopback, link-local or otherwise "
+            "non-public address; WebFetch connects to public addresses only"
+        )
         self.host = host
         self.address = address
 
@@ -70,9 +72,14 @@ class GuardedBackend(httpcore2.AsyncNetworkBackend):
         self._inner = httpcore2.AnyIOBackend()
         self._allow_private = allow_private
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,  # noqa: ASYNC109 (httpcore's signature)
-                          local_address: str | None = None,
-                          socket_options: Iterable[Any] | None = None) -> httpcore2.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's signature)
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
         try:
             with anyio.fail_after(timeout):
                 infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -90,15 +97,20 @@ class GuardedBackend(httpcore2.AsyncNetworkBackend):
         last: Exception | None = None
         for address in addresses:
             try:
-                return await self._inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
-                                                     socket_options=socket_options)
+                return await self._inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
             except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as exc:
                 last = exc
         assert last is not None
         raise last
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,  # noqa: ASYNC109
-                                  socket_options: Iterable[Any] | None = None) -> httpcore2.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
         raise BlockedAddressError(path, "a Unix socket")
 
     async def sleep(self, seconds: float) -> None:
@@ -113,9 +125,16 @@ class GuardedTransport(httpx2.AsyncHTTPTransport):
         # httpx2 keeps its httpcore pool in `_pool` and builds it without a backend parameter; we
         # rebuild it around the guard. Fail closed if that ever changes: no unguarded transport.
         if not isinstance(getattr(self, "_pool", None), httpcore2.AsyncConnectionPool):
-            raise RuntimeError("httpx2.AsyncHTTPTransport no longer exposes its pool; the network guard "
-                               "cannot be installed")
+            raise RuntimeError(
+                "httpx2.AsyncHTTPTransport no longer exposes its pool; the network guard cannot be installed"
+            )
         context: ssl.SSLContext = httpx2.create_ssl_context(trust_env=False)
         self._pool = httpcore2.AsyncConnectionPool(
-            ssl_context=context, http1=True, http2=False, max_connections=10, max_keepalive_connections=5,
-            keepalive_expiry=5.0, network_backend=GuardedBackend(allow_private=allow_private))
+            ssl_context=context,
+            http1=True,
+            http2=False,
+            max_connections=10,
+            max_keepalive_connections=5,
+            keepalive_expiry=5.0,
+            network_backend=GuardedBackend(allow_private=allow_private),
+        )

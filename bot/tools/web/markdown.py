@@ -25,7 +25,8 @@ _HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
 _STOPWORDS_TEXT = (
     "the and for with that this what which from into about does are was were how why when where who can "
     "you your any all not but use using used page site web text content find show tell list get give "
-    "please there their them they its it's has have had more most some such than then these those")
+    "please there their them they its it's has have had more most some such than then these those"
+)
 _STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
@@ -46,8 +47,9 @@ def html_to_markdown(html: str, base_url: str | None = None) -> tuple[str, str |
                 value = element.get(attr)
                 if isinstance(value, str) and value and not value.startswith(("#", "javascript:", "data:")):
                     element[attr] = urljoin(base_url, value)
-    text = MarkdownConverter(heading_style="ATX", bullets="-", escape_underscores=False,
-                             escape_asterisks=False).convert_soup(soup)
+    text = MarkdownConverter(
+        heading_style="ATX", bullets="-", escape_underscores=False, escape_asterisks=False
+    ).convert_soup(soup)
     text = "\n".join(line.rstrip() for line in text.splitlines())
     return _BLANK_RUNS.sub("\n\n", text).strip(), title or None
 
@@ -123,12 +125,12 @@ def _assemble(chunks: Sequence[str], chosen: Sequence[int]) -> str:
     parts: list[str] = []
     previous = -1
     for i in chosen:
-        skipped = sum(len(c) for c in chunks[previous + 1:i])
+        skipped = sum(len(c) for c in chunks[previous + 1 : i])
         if skipped:
             parts.append(f"[… {skipped:,} characters of the page left out …]")
         parts.append(chunks[i])
         previous = i
-    rest = sum(len(c) for c in chunks[previous + 1:])
+    rest = sum(len(c) for c in chunks[previous + 1 :])
     if rest:
         parts.append(f"[… {rest:,} characters of the page left out …]")
     return "\n\n".join(parts)

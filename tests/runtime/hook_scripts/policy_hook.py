@@ -20,13 +20,31 @@ if command == "exit1":
     print("something went wrong in the hook", file=sys.stderr)
     sys.exit(1)
 if command in ("allow", "deny", "ask"):
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": command,
-                                             "permissionDecisionReason": f"hook says {command}"}}))
+    print(
+        json.dumps(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": command,
+                    "permissionDecisionReason": f"hook says {command}",
+                }
+            }
+        )
+    )
     sys.exit(0)
 if command == "rewrite":
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                             "updatedInput": {"text": "rewritten by hook"},
-                                             "additionalContext": "the hook rewrote your input"}}))
+    print(
+        json.dumps(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "allow",
+                    "updatedInput": {"text": "rewritten by hook"},
+                    "additionalContext": "the hook rewrote your input",
+                }
+            }
+        )
+    )
     sys.exit(0)
 if command == "legacy-block":
     print(json.dumps({"decision": "block", "reason": "legacy block"}))
@@ -38,7 +56,10 @@ if command == "garbage":
     print("{not json")
     sys.exit(0)
 if command == "env":
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                             "additionalContext": json.dumps(dict(os.environ))}}))
+    print(
+        json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": json.dumps(dict(os.environ))}}
+        )
+    )
     sys.exit(0)
 sys.exit(0)

@@ -41,17 +41,33 @@ def cases() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
             if kind not in EXECUTING or not option["value"] or option.get("optional"):
                 continue
             hostile, ordinary = VALUES[kind]
-            source = f"option table: {program} {name} ({entry.get('package') or entry['source']} " \
-                     f"{entry.get('version', '')}".rstrip() + ")"
-            attacks.append({"command": f"{program} {name} {shlex.quote(hostile)}",
-                            "allow": [f"Bash({program}:*)", "Edit"], "deny": [], "ask": [], "family": kind,
-                            "description": f"{program} {name} {kind} under the program's prefix rule",
-                            "source": source})
-            benign.append({"command": f"{program} {name} {ordinary}",
-                           "allow": [f"Bash({program} {name} {ordinary}:*)", "Edit"], "deny": [], "ask": [],
-                           "family": kind,
-                           "description": f"{program} {name} with an ordinary value, under a rule that spells it out",
-                           "source": source})
+            source = (
+                f"option table: {program} {name} ({entry.get('package') or entry['source']} "
+                f"{entry.get('version', '')}".rstrip()
+                + ")"
+            )
+            attacks.append(
+                {
+                    "command": f"{program} {name} {shlex.quote(hostile)}",
+                    "allow": [f"Bash({program}:*)", "Edit"],
+                    "deny": [],
+                    "ask": [],
+                    "family": kind,
+                    "description": f"{program} {name} {kind} under the program's prefix rule",
+                    "source": source,
+                }
+            )
+            benign.append(
+                {
+                    "command": f"{program} {name} {ordinary}",
+                    "allow": [f"Bash({program} {name} {ordinary}:*)", "Edit"],
+                    "deny": [],
+                    "ask": [],
+                    "family": kind,
+                    "description": f"{program} {name} with an ordinary value, under a rule that spells it out",
+                    "source": source,
+                }
+            )
     return attacks, benign
 
 

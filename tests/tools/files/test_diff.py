@@ -38,8 +38,17 @@ def test_a_one_line_change_has_three_lines_of_context_and_true_line_numbers() ->
     new = old.replace("line 10\n", "LINE TEN\n")
     diff = unified_diff(old, new, "f.txt")
     assert diff.splitlines() == [
-        "--- a/f.txt", "+++ b/f.txt", "@@ -7,7 +7,7 @@",
-        " line 7", " line 8", " line 9", "-line 10", "+LINE TEN", " line 11", " line 12", " line 13",
+        "--- a/f.txt",
+        "+++ b/f.txt",
+        "@@ -7,7 +7,7 @@",
+        " line 7",
+        " line 8",
+        " line 9",
+        "-line 10",
+        "+LINE TEN",
+        " line 11",
+        " line 12",
+        " line 13",
     ]
     assert diff_stats(diff) == (1, 1)
 

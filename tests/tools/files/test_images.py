@@ -15,8 +15,12 @@ from tests.tools.samples import make_image
 
 @pytest.mark.parametrize(
     ("description", "fmt", "media_type"),
-    [("PNG", "PNG", "image/png"), ("JPEG", "JPEG", "image/jpeg"), ("GIF", "GIF", "image/gif"),
-     ("WebP", "WEBP", "image/webp")],
+    [
+        ("PNG", "PNG", "image/png"),
+        ("JPEG", "JPEG", "image/jpeg"),
+        ("GIF", "GIF", "image/gif"),
+        ("WebP", "WEBP", "image/webp"),
+    ],
 )
 def test_a_small_image_is_sent_unchanged(description: str, fmt: str, media_type: str) -> None:
     raw = make_image(fmt, (40, 30))

@@ -59,20 +59,35 @@ def counting(hidden: set[bytes]) -> tuple[list[bytes], Visible]:
     ("description", "limit", "hidden", "expected", "more"),
     [
         ("no predicate: the newest, ties by name, and more exist", 3, None, ["d/f48", "d/f49", "d/f46"], True),
-        ("hidden names are skipped, the next ones move up", 3, {"d/f49", "d/f46"}, ["d/f48", "d/f47", "d/f44"],
-         True),
-        ("hiding many more than the page looks further down", 2, {f"d/f{i:02}" for i in range(10, 50)},
-         ["d/f08", "d/f09"], True),
-        ("exactly the limit visible is not more than the limit", 2, {f"d/f{i:02}" for i in range(2, 50)},
-         ["d/f00", "d/f01"], False),
+        ("hidden names are skipped, the next ones move up", 3, {"d/f49", "d/f46"}, ["d/f48", "d/f47", "d/f44"], True),
+        (
+            "hiding many more than the page looks further down",
+            2,
+            {f"d/f{i:02}" for i in range(10, 50)},
+            ["d/f08", "d/f09"],
+            True,
+        ),
+        (
+            "exactly the limit visible is not more than the limit",
+            2,
+            {f"d/f{i:02}" for i in range(2, 50)},
+            ["d/f00", "d/f01"],
+            False,
+        ),
         ("one more than the limit visible is", 2, {f"d/f{i:02}" for i in range(3, 50)}, ["d/f02", "d/f00"], True),
         ("everything hidden", 5, {f"d/f{i:02}" for i in range(50)}, [], False),
-        ("a limit above the count", 80, None, [f"d/f{i:02}" for i in sorted(range(50), key=lambda i: (-(i // 2), i))],
-         False),
+        (
+            "a limit above the count",
+            80,
+            None,
+            [f"d/f{i:02}" for i in sorted(range(50), key=lambda i: (-(i // 2), i))],
+            False,
+        ),
     ],
 )
-def test_newest_with_a_visibility_predicate(tree: Path, description: str, limit: int, hidden: set[str] | None,
-                                            expected: list[str], more: bool) -> None:
+def test_newest_with_a_visibility_predicate(
+    tree: Path, description: str, limit: int, hidden: set[str] | None, expected: list[str], more: bool
+) -> None:
     with NewestFiles(tree) as found:
         found.add_all([f"d/f{i:02}".encode() for i in range(50)])
         visible = None if hidden is None else counting({h.encode() for h in hidden})[1]

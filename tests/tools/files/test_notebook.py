@@ -21,14 +21,35 @@ PNG_B64 = base64.b64encode(make_image("PNG", (4, 4))).decode()
 
 
 def sample() -> bytes:
-    return make_notebook([
-        markdown_cell("intro", "# Title\n"),
-        code_cell("c1", "print('hi')\n", [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}]),
-        code_cell("c2", "1/0", [{"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero",
-                                 "traceback": ["\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"]}]),
-        code_cell("c3", "plot()", [{"output_type": "display_data", "metadata": {},
-                                    "data": {"image/png": PNG_B64, "text/plain": ["<Figure>"]}}]),
-    ])
+    return make_notebook(
+        [
+            markdown_cell("intro", "# Title\n"),
+            code_cell("c1", "print('hi')\n", [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}]),
+            code_cell(
+                "c2",
+                "1/0",
+                [
+                    {
+                        "output_type": "error",
+                        "ename": "ZeroDivisionError",
+                        "evalue": "division by zero",
+                        "traceback": ["\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"],
+                    }
+                ],
+            ),
+            code_cell(
+                "c3",
+                "plot()",
+                [
+                    {
+                        "output_type": "display_data",
+                        "metadata": {},
+                        "data": {"image/png": PNG_B64, "text/plain": ["<Figure>"]},
+                    }
+                ],
+            ),
+        ]
+    )
 
 
 def test_cells_are_shown_with_ids_types_and_outputs() -> None:
@@ -51,8 +72,11 @@ def test_cells_without_ids_are_named_by_index() -> None:
     [
         ("not JSON", b"{", "not JSON"),
         ("nbformat 3", b'{"nbformat": 3, "cells": []}', "nbformat 3"),
-        ("a code cell without outputs", b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": ""}]}',
-         "no outputs"),
+        (
+            "a code cell without outputs",
+            b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": ""}]}',
+            "no outputs",
+        ),
         ("duplicate ids", make_notebook([markdown_cell("a", "x"), markdown_cell("a", "y")]), "used twice"),
     ],
 )
@@ -72,8 +96,9 @@ def test_replacing_a_code_cell_clears_its_outputs() -> None:
 
 
 def test_changing_a_cell_to_markdown_drops_code_fields() -> None:
-    edited, _ = edit_notebook(parse_notebook(sample(), "nb"), ref="c2", new_source="text", cell_type="markdown",
-                              mode="replace")
+    edited, _ = edit_notebook(
+        parse_notebook(sample(), "nb"), ref="c2", new_source="text", cell_type="markdown", mode="replace"
+    )
     assert edited["cells"][2] == {"cell_type": "markdown", "id": "c2", "metadata": {}, "source": ["text"]}
     assert notebook_problem(edited) is None
 
@@ -83,8 +108,9 @@ def test_changing_a_cell_to_markdown_drops_code_fields() -> None:
     [("after a named cell", "c1", 2), ("at the start without a cell", None, 0), ("after cell-N", "cell-3", 4)],
 )
 def test_insert_places_a_new_valid_cell(description: str, ref: str | None, index: int) -> None:
-    edited, new_ref = edit_notebook(parse_notebook(sample(), "nb"), ref=ref, new_source="y = 2", cell_type="code",
-                                    mode="insert")
+    edited, new_ref = edit_notebook(
+        parse_notebook(sample(), "nb"), ref=ref, new_source="y = 2", cell_type="code", mode="insert"
+    )
     cell = edited["cells"][index]
     assert cell["id"] == new_ref and cell["source"] == ["y = 2"] and cell["outputs"] == []
     assert len(edited["cells"]) == 5 and notebook_problem(edited) is None

@@ -61,9 +61,12 @@ def ctx(layout: Path) -> ToolUseContext:
 
 def outside_untouched(layout: Path) -> bool:
     outside = layout / "outside"
-    return ((outside / "d" / "f.txt").read_text() == SECRET and (outside / "d" / "n.ipynb").read_bytes() == NOTEBOOK
-            and sorted(p.name for p in outside.iterdir()) == ["d", "secret.txt"]
-            and sorted(p.name for p in (outside / "d").iterdir()) == ["f.txt", "n.ipynb"])
+    return (
+        (outside / "d" / "f.txt").read_text() == SECRET
+        and (outside / "d" / "n.ipynb").read_bytes() == NOTEBOOK
+        and sorted(p.name for p in outside.iterdir()) == ["d", "secret.txt"]
+        and sorted(p.name for p in (outside / "d").iterdir()) == ["f.txt", "n.ipynb"]
+    )
 
 
 def call_input(tool: str, name: str = "f.txt") -> dict[str, Any]:
@@ -100,20 +103,30 @@ def hook_once(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, action:
 
 def after_call_resolves(monkeypatch: pytest.MonkeyPatch, tool: str, action: Callable[[], object]) -> None:
     """Run ``action`` right after ``call()`` resolved the path (the first resolution after stage 3)."""
-    hook_once(monkeypatch, bot.tools.path_tool, "check_path_access",
-              lambda: hook_once(monkeypatch, TOOL_MODULES[tool], "resolve_path", action))
+    hook_once(
+        monkeypatch,
+        bot.tools.path_tool,
+        "check_path_access",
+        lambda: hook_once(monkeypatch, TOOL_MODULES[tool], "resolve_path", action),
+    )
 
 
 def swap_for_link(path: Path, target: Path) -> Callable[[], None]:
     """A directory or file at ``path`` renamed away, and a link to ``target`` put in its place."""
+
     def action() -> None:
         path.rename(path.with_name(path.name + ".old"))
         path.symlink_to(target)
+
     return action
 
 
-TOOL_MODULES = {"Read": bot.tools.read, "Write": bot.tools.write, "Edit": bot.tools.edit,
-                "NotebookEdit": bot.tools.notebook_edit}
+TOOL_MODULES = {
+    "Read": bot.tools.read,
+    "Write": bot.tools.write,
+    "Edit": bot.tools.edit,
+    "NotebookEdit": bot.tools.notebook_edit,
+}
 
 
 def assert_race_error(outcome: ToolCallOutcome) -> None:
@@ -124,7 +137,8 @@ def assert_race_error(outcome: ToolCallOutcome) -> None:
 
 @pytest.mark.parametrize("tool", ALL)
 def test_a_directory_swapped_for_a_link_after_resolution_is_not_followed(
-        layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch, tool: str) -> None:
+    layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
     read_first(ctx, tool)
     after_call_resolves(monkeypatch, tool, swap_for_link(layout / "ws" / "d", layout / "outside" / "d"))
     assert_race_error(run_tool(ctx, tool, call_input(tool)))
@@ -133,7 +147,8 @@ def test_a_directory_swapped_for_a_link_after_resolution_is_not_followed(
 
 @pytest.mark.parametrize("tool", ALL)
 def test_the_file_swapped_for_a_link_after_resolution_is_not_followed(
-        layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch, tool: str) -> None:
+    layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
     read_first(ctx, tool)
     name = "n.ipynb" if tool == "NotebookEdit" else "f.txt"
     after_call_resolves(monkeypatch, tool, swap_for_link(layout / "ws" / "d" / name, layout / "outside" / "d" / name))
@@ -142,7 +157,8 @@ def test_the_file_swapped_for_a_link_after_resolution_is_not_followed(
 
 
 def test_a_link_switched_outside_after_the_permission_check_is_not_read(
-        layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     link = layout / "ws" / "x"
     link.symlink_to("inside.txt")
 
@@ -162,8 +178,8 @@ def test_a_link_switched_outside_after_the_permission_check_is_not_read(
     ],
 )
 def test_a_dangling_link_switched_after_the_permission_check_is_not_written(
-        layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch, description: str, target: str,
-        created: str) -> None:
+    layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch, description: str, target: str, created: str
+) -> None:
     link = layout / "ws" / "y"
     link.symlink_to("newin.txt")
 
@@ -177,7 +193,8 @@ def test_a_dangling_link_switched_after_the_permission_check_is_not_written(
 
 
 def test_missing_directories_are_not_created_through_a_link_swapped_in(
-        layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     after_call_resolves(monkeypatch, "Write", lambda: (layout / "ws" / "a").symlink_to(layout / "outside"))
     assert_race_error(run_tool(ctx, "Write", {"file_path": "a/b/c.txt", "content": "PWNED\n"}))
     assert outside_untouched(layout)
@@ -192,8 +209,14 @@ def test_missing_directories_are_not_created_through_a_link_swapped_in(
     ],
 )
 def test_the_real_path_of_the_opened_directory_is_checked_again(
-        layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch, description: str, tool: str,
-        moved_to: str, reason: str) -> None:
+    layout: Path,
+    ctx: ToolUseContext,
+    monkeypatch: pytest.MonkeyPatch,
+    description: str,
+    tool: str,
+    moved_to: str,
+    reason: str,
+) -> None:
     read_first(ctx, tool)
     hook_once(monkeypatch, safe_open, "open_directory", lambda: (layout / "ws" / "d").rename(layout / moved_to))
     outcome = run_tool(ctx, tool, call_input(tool))
@@ -203,12 +226,12 @@ def test_the_real_path_of_the_opened_directory_is_checked_again(
 
 
 def test_without_the_kernel_s_answer_an_inode_check_stands_in(
-        layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout: Path, ctx: ToolUseContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(safe_open, "fd_real_path", lambda fd: None)
     assert "inside" in run_tool(ctx, "Read", {"file_path": "d/f.txt"}).result.text
     assert not run_tool(ctx, "Write", {"file_path": "d/new.txt", "content": "ok\n"}).result.is_error
-    hook_once(monkeypatch, safe_open, "open_directory",
-              swap_for_link(layout / "ws" / "d", layout / "outside" / "d"))
+    hook_once(monkeypatch, safe_open, "open_directory", swap_for_link(layout / "ws" / "d", layout / "outside" / "d"))
     assert_race_error(run_tool(ctx, "Read", {"file_path": "d/f.txt"}))
 
 
@@ -219,8 +242,9 @@ def test_links_inside_the_workspace_still_work(layout: Path, ctx: ToolUseContext
     (ws / "dangling").symlink_to("d/created.txt")
     assert "inside" in run_tool(ctx, "Read", {"file_path": "alias/f.txt"}).result.text
     assert "inside" in run_tool(ctx, "Read", {"file_path": "f-link"}).result.text
-    assert not run_tool(ctx, "Edit", {"file_path": "f-link", "old_string": "inside", "new_string": "edited"}
-                        ).result.is_error
+    assert not run_tool(
+        ctx, "Edit", {"file_path": "f-link", "old_string": "inside", "new_string": "edited"}
+    ).result.is_error
     assert (ws / "d" / "f.txt").read_text() == "edited\n" and (ws / "f-link").is_symlink()
     assert not run_tool(ctx, "Write", {"file_path": "dangling", "content": "new\n"}).result.is_error
     assert (ws / "d" / "created.txt").read_text() == "new\n"
@@ -239,8 +263,10 @@ def test_a_real_concurrent_swapper_never_gets_a_read_or_a_write_out(layout: Path
             os.replace(tmp, link)
             i += 1
 
-    threads = [threading.Thread(target=flip, args=(ws / "x", ("inside.txt", str(layout / "outside" / "secret.txt")))),
-               threading.Thread(target=flip, args=(ws / "y", ("newin.txt", ".git/hooks/pre-commit")))]
+    threads = [
+        threading.Thread(target=flip, args=(ws / "x", ("inside.txt", str(layout / "outside" / "secret.txt")))),
+        threading.Thread(target=flip, args=(ws / "y", ("newin.txt", ".git/hooks/pre-commit"))),
+    ]
     for t in threads:
         t.start()
     try:
@@ -284,14 +310,19 @@ def test_a_write_lands_in_the_directory_that_was_opened_whatever_its_path_become
 @pytest.mark.parametrize(
     ("description", "parts", "create", "message"),
     [
-        ("a missing directory is reported as the file the model named", ("nope", "deeper"), False,
-         "d/f.txt: no such file or directory"),
+        (
+            "a missing directory is reported as the file the model named",
+            ("nope", "deeper"),
+            False,
+            "d/f.txt: no such file or directory",
+        ),
         ("a link on the way is a race", ("link",), True, RACE_MESSAGE),
         ("a file on the way is not a directory", ("file",), True, "not a directory"),
     ],
 )
-def test_open_directory_refusals(tmp_path: Path, description: str, parts: tuple[str, ...], create: bool,
-                                 message: str) -> None:
+def test_open_directory_refusals(
+    tmp_path: Path, description: str, parts: tuple[str, ...], create: bool, message: str
+) -> None:
     (tmp_path / "file").write_text("x")
     (tmp_path / "link").symlink_to(tmp_path)
     with pytest.raises(ToolInputError, match=message):
@@ -304,8 +335,10 @@ def test_open_directory_creates_what_is_missing(tmp_path: Path) -> None:
 
 
 def test_a_path_outside_every_allowed_directory_has_no_slot(layout: Path, ctx: ToolUseContext) -> None:
-    with pytest.raises(ToolInputError, match=RACE_MESSAGE), \
-            file_slot(layout / "outside" / "secret.txt", "secret.txt", ctx, write=False):
+    with (
+        pytest.raises(ToolInputError, match=RACE_MESSAGE),
+        file_slot(layout / "outside" / "secret.txt", "secret.txt", ctx, write=False),
+    ):
         pass
 
 

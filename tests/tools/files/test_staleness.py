@@ -32,8 +32,9 @@ def test_new_content_under_a_restored_mtime_is_stale(workspace: Path, context: T
     assert path.read_text() == "x = 2\n"
 
 
-def test_a_fifo_swapped_in_after_validation_fails_the_call_without_blocking(workspace: Path,
-                                                                             context: ToolUseContext) -> None:
+def test_a_fifo_swapped_in_after_validation_fails_the_call_without_blocking(
+    workspace: Path, context: ToolUseContext
+) -> None:
     path = workspace / "a.txt"
     path.write_text("x = 1\n")
     call(ReadTool(), context, file_path="a.txt")
