@@ -121,16 +121,18 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
         async with cancel_on_signals(abort), prepare_run(config, working_tree_files(repo), abort=abort) as prepared:
             for warning in prepared.warnings:
                 print(f"warning: {warning}", file=out)
+            raised_trip = None
             try:
                 outcome = await run_agent(AgentTask(run.prompt), prepared.session, sink)
             except Exception as exc:  # the loop reports its own failures: this is a bug, keep the work
                 leaf = first_error(exc)
-                if canary_tripped_in(exc) is None:
+                raised_trip = canary_tripped_in(exc)
+                if raised_trip is None:
                     error = f"{type(leaf).__name__}: {leaf}"
                     safety.egress.write_file(run.output_dir / "error.txt", traceback.format_exc())
             if outcome is not None and outcome.final_text:
                 safety.canaries.observe(outcome.final_text, "the model's final message")
-            tripped = safety.tripped
+            tripped = safety.tripped or raised_trip
             if tripped is not None:  # nothing is committed; the alert is the whole outcome
                 safety.egress.scrub_tree(run.output_dir)
                 safety.egress.write_file(run.output_dir / "comment.md", canary_alert(tripped))

@@ -192,6 +192,7 @@ async def _authorized_run(
     abort = AbortSignal()
     outcome: AgentOutcome | None = None
     error: str | None = None
+    raised_trip: CanaryTripped | None = None
     verification: tuple[tuple[str, bool], ...] = ()
     hook_files: tuple[str, ...] = ()
     image_hosts: tuple[str, ...] = ()
@@ -226,8 +227,9 @@ async def _authorized_run(
                 image_hosts = prepared.image_hosts()
         except Exception as exc:  # setup failures are ours; anything else is a bug: say so, keep the work
             leaf = first_error(exc)
-            if canary_tripped_in(exc) is not None:
-                pass  # recorded on the canaries: handled below, before anything is pushed
+            raised_trip = canary_tripped_in(exc)
+            if raised_trip is not None:
+                pass  # handled below, before anything is pushed
             elif isinstance(leaf, BotError):
                 error = str(leaf)
             else:
@@ -235,7 +237,7 @@ async def _authorized_run(
                 safety.egress.write_file(run.output_dir / "error.txt", traceback.format_exc())
     if outcome is not None and outcome.final_text:
         safety.canaries.observe(outcome.final_text, "the model's final message")
-    tripped = safety.tripped
+    tripped = safety.tripped or raised_trip
     if tripped is not None:  # nothing more is committed, pushed or posted but the alert
         return await _stopped_by_canary(run, api, trigger, sticky_id, safety, tripped)
     if guard.counter.summary():
