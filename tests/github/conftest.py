@@ -128,3 +128,15 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         issue = gh.add_issue(REPO, "median() is wrong for an even number of values", "see title", user="alice")
         comment = gh.add_comment(REPO, issue, "@bot fix this", user="alice")
         yield World(gh, origin, workspace, tmp_path, monkeypatch, issue, comment)
+
+
+@pytest.fixture
+def real_sandbox() -> None:
+    """The attack tests need the real bwrap: without one they skip and say why."""
+    import anyio
+
+    from bot.shell.sandbox import probe_bwrap
+
+    probe = anyio.run(probe_bwrap)
+    if not probe.works:
+        pytest.skip(f"bwrap cannot run here: {probe.reason}")

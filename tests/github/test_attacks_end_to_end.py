@@ -16,21 +16,15 @@ import json
 import subprocess
 from pathlib import Path
 
-import anyio
 import pytest
 
-from bot.shell.sandbox import probe_bwrap
 from bot.testing.cassettes import Text, ToolCall, Turn, write_cassette
 from tests.github.conftest import BRANCH, REPO, TOKEN, World, git
 
 ANTHROPIC_KEY = "sk-ant-api03-" + "K" * 40
 
 
-@pytest.fixture(autouse=True)
-def real_sandbox() -> None:
-    probe = anyio.run(probe_bwrap)
-    if not probe.works:
-        pytest.skip(f"bwrap cannot run here: {probe.reason}")
+pytestmark = pytest.mark.usefixtures("real_sandbox")
 
 
 def everything_produced(world: World) -> str:

@@ -17,17 +17,11 @@ from typing import Any
 import anyio
 import pytest
 
-from bot.shell.sandbox import probe_bwrap
 from bot.testing.cassettes import Text, ToolCall, Turn, write_cassette
 from tests.github.conftest import BRANCH, REPO, TOKEN, World, git
 from tests.github.test_attacks_end_to_end import attack_cassette, everything_produced
 
-
-@pytest.fixture(autouse=True)
-def real_sandbox() -> None:
-    probe = anyio.run(probe_bwrap)
-    if not probe.works:
-        pytest.skip(f"bwrap cannot run here: {probe.reason}")
+pytestmark = pytest.mark.usefixtures("real_sandbox")
 
 
 def pushed(world: World) -> str:
