@@ -29,7 +29,7 @@ from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.progress import TerminalProgress
 from bot.github.render import JOB_SUMMARY_LIMIT, Provenance, render_result
 from bot.github.report import RunFacts, build_report, commit_message, diff_paths, outcome_data, sensitive_changes
-from bot.github.safety import RunSafety, canary_alert, start_safety
+from bot.github.safety import RunSafety, start_safety
 from bot.github.session import RunConfig, prepare_run, replaying, working_tree_files
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
@@ -134,8 +134,7 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
                 safety.canaries.observe(outcome.final_text, "the model's final message")
             tripped = safety.tripped or raised_trip
             if tripped is not None:  # nothing is committed; the alert is the whole outcome
-                safety.egress.scrub_tree(run.output_dir)
-                safety.egress.write_file(run.output_dir / "comment.md", canary_alert(tripped))
+                safety.leave_alert(run.output_dir, "comment.md", tripped)
                 print(f"failure: {tripped}", file=out)
                 return 1
             verification = await run_verification(prepared, repo) if outcome and outcome.completed else ()
@@ -190,7 +189,7 @@ async def _run_local(run: LocalRun, out: TextIO, safety: RunSafety) -> int:
     egress.scrub_tree(run.output_dir)
     egress.quietly(comment, "the result comment")
     if safety.tripped is not None:
-        egress.write_file(run.output_dir / "comment.md", canary_alert(safety.tripped))
+        safety.leave_alert(run.output_dir, "comment.md", safety.tripped)
         print(f"failure: {safety.tripped}", file=out)
         return 1
     egress.write_file(run.output_dir / "comment.md", comment)

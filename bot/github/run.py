@@ -46,7 +46,7 @@ from bot.github.render import (
     render_result,
 )
 from bot.github.report import RunFacts, action_outputs, build_report, commit_message, diff_paths, sensitive_changes
-from bot.github.safety import RunSafety, canary_alert, start_safety
+from bot.github.safety import RunSafety, start_safety
 from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
@@ -279,9 +279,7 @@ async def _authorized_run(
 async def _stopped_by_canary(
     run: GitHubRun, api: GitHubApi, trigger: Trigger, sticky_id: int | None, safety: RunSafety, tripped: CanaryTripped
 ) -> int:
-    alert = canary_alert(tripped)
-    safety.egress.scrub_tree(run.output_dir)
-    safety.egress.write_file(run.output_dir / "summary.md", alert)
+    alert = safety.leave_alert(run.output_dir, "summary.md", tripped)
     await _post_result(api, trigger, sticky_id, alert)
     write_step_summary(alert)
     write_outputs({"conclusion": "failure"})

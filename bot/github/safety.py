@@ -34,6 +34,14 @@ class RunSafety:
     def tripped(self) -> CanaryTripped | None:
         return self.canaries.tripped
 
+    def leave_alert(self, output_dir: Path, name: str, tripped: CanaryTripped) -> str:
+        """A run a canary stopped: what it already left is scrubbed, and ``name`` in the output
+        directory holds the alert instead of the run's report. Returns the alert."""
+        alert = canary_alert(tripped)
+        self.egress.scrub_tree(output_dir)
+        self.egress.write_file(output_dir / name, alert)
+        return alert
+
 
 def start_safety(*, plant: bool = True) -> RunSafety:
     canaries = Canaries()
