@@ -31,6 +31,9 @@ from bot.agent.loop import run_agent
 from bot.agent.model import ModelClient, ModelRequest, StreamEvent, ToolUseReady
 from bot.agent.prompts import AgentTask, Environment
 from bot.agent.session import AgentSession
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress
+from bot.interface.tool import AnyTool, Tool, ToolInput, ToolResult
 from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.rules import make_rule
@@ -39,9 +42,6 @@ from bot.runtime.scheduler import run_tools
 from bot.testing.cassettes import Text, ToolCall, Turn, Usage
 from bot.testing.model import model_client
 from bot.testing.replay import PacedReplay
-from bot.tools.base import AnyTool, Tool, ToolInput, ToolResult
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress
 from bot.tools.read import ReadTool
 
 TOOL_SECONDS = 1.0

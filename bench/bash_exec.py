@@ -28,15 +28,16 @@ import _common  # noqa: F401  (puts the checkout on sys.path)
 import anyio
 from _common import median_us, report
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress, ToolUseBlock
 from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.rules import make_rule
 from bot.runtime.pipeline import ToolPool, ToolRunner
 from bot.shell.exec import run_process
+from bot.shell.sandbox import SERVICE_KEY as SANDBOX_SERVICE
 from bot.shell.sandbox import probe_bwrap
 from bot.tools.bash import BashTool
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress, ToolUseBlock
 
 Variant = tuple[str, Callable[[], Awaitable[object]]]
 
@@ -95,7 +96,7 @@ async def main(runs: int) -> None:
     if not probe.works:
         print(f"sandboxed figures skipped: {probe.reason}")
         return
-    status = required.services["sandbox"]
+    status = required.services[SANDBOX_SERVICE]
     if status.self_test is not None:
         print(f"(once per run, not in the figures: {status.self_test.describe().splitlines()[0]})")
 

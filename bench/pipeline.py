@@ -21,13 +21,13 @@ import _common  # noqa: F401  (puts the checkout on sys.path)
 import anyio
 from _common import median_us, report
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress, ToolUseBlock
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.runtime.pipeline import ToolPool, ToolRunner
 from bot.runtime.scheduler import run_tools
 from bot.runtime.single_call import flag_permission_context
 from bot.runtime.streaming import StreamingToolExecutor
-from bot.tools.base import Tool, ToolInput, ToolResult
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress, ToolUseBlock
 
 
 class TrivialInput(ToolInput):

@@ -35,13 +35,13 @@ import _common  # noqa: F401  (puts the checkout on sys.path)
 import anyio
 from _common import report
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.context import ToolUseContext, make_context
 from bot.tools.edit import EditTool
 from bot.tools.files.globs import select_files, split_globs
 from bot.tools.glob import GlobInput, GlobTool, glob_command, glob_root
 from bot.tools.grep import GrepInput, GrepTool, grep_command
-from bot.tools.messages import Progress
 from bot.tools.read import ReadTool
 from bot.tools.ripgrep import rg_path
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.tools.context import ToolUseContext, make_context
+from bot.interface.context import ToolUseContext, make_context
 
 # Verbatim copies of ../shared/fixtures (real files written by other people); CI has no ../shared.
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "upstream"

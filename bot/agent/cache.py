@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from bot.agent.model import Block, Message
-from bot.tools.base import AnyTool
+from bot.interface.tool import AnyTool
 from bot.tools.tool_search import is_deferred
 
 CacheTTL = Literal["5m", "1h"]

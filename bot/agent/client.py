@@ -35,7 +35,7 @@ from bot.agent.usage import Usage
 from bot.core.bounded import json_nesting_problem
 from bot.core.secrets import full_environ, secret
 from bot.errors import ConfigError
-from bot.tools.messages import ToolUseBlock
+from bot.interface.messages import ToolUseBlock
 
 if TYPE_CHECKING:
     import anthropic

@@ -39,8 +39,8 @@ import anyio
 from bot.agent.context_window import CHARS_PER_TOKEN, ContextBudget, estimate_tokens
 from bot.agent.model import Block, Message, ModelClient, ModelError, ModelRequest, StreamFinished, StreamStarted
 from bot.agent.usage import Usage
-from bot.tools.abort import AbortSignal
-from bot.tools.context import ToolUseContext
+from bot.interface.abort import AbortSignal
+from bot.interface.context import ToolUseContext
 
 #: Results kept whatever their age (Claude Code's microcompact keeps a handful too): the model is
 #: usually still working with the last few.

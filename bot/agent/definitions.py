@@ -22,8 +22,8 @@ import yaml
 
 from bot.core.bounded import load_yaml
 from bot.errors import ConfigError
+from bot.interface.tool import AnyTool
 from bot.permissions.context import PERMISSION_MODES, PermissionMode
-from bot.tools.base import AnyTool
 
 GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "Explore"

@@ -88,6 +88,8 @@ from bot.agent.transcript import Transcript, transcript_path_for
 from bot.agent.usage import ZERO_USAGE, Usage
 from bot.core.guard import guard_of, tool_redactor
 from bot.errors import canary_tripped_in
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import ProgressEvent, ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
 from bot.permissions.decision import Deny
 from bot.permissions.denials import DenialTracker
 from bot.runtime.pipeline import ToolCallOutcome, ToolRunner, tool_use_error
@@ -95,8 +97,6 @@ from bot.runtime.streaming import StreamingToolExecutor
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
 from bot.runtime.tasks import BackgroundTasks
 from bot.tools.agent_tool import SUBAGENT_SERVICE
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import ProgressEvent, ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
 from bot.tools.todo_write import TODO_SERVICE, TodoItem, TodoList
 from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools
 
@@ -180,7 +180,7 @@ class _AgentRun:
         self._forced_compaction = 0
 
     def _make_context(self, base: ToolUseContext) -> ToolUseContext:
-        services: dict[str, Any] = dict(base.services)
+        services = base.services.copy()
         services[TOOL_SEARCH_SERVICE] = self.deferred
         if self.is_main:
             services[TODO_SERVICE] = TodoList(self._todos_changed)

@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from bot.agent.usage import Usage
 from bot.errors import RunError
-from bot.tools.messages import ToolUseBlock
+from bot.interface.messages import ToolUseBlock
 
 Block = dict[str, Any]
 Message = dict[str, Any]

@@ -22,11 +22,11 @@ from bot.agent.outcome import ToolCallEntry, TurnRecord
 from bot.agent.pricing import DEFAULT_PRICE_TABLE, PriceTable
 from bot.agent.prompts import STATIC_SYSTEM_PROMPT, Environment, Instruction
 from bot.agent.retry import RetryPolicy
+from bot.interface.context import ToolUseContext
 from bot.permissions.chain import PermissionEngine
 from bot.permissions.engine import PolicyEngine
 from bot.runtime.hooks import HookRunner, NoHooks
 from bot.runtime.pipeline import ToolPool
-from bot.tools.context import ToolUseContext
 
 #: Output tokens per response. Large enough for a whole-file Write; Claude Code's default is 32k.
 DEFAULT_MAX_OUTPUT_TOKENS = 32_000

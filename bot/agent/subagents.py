@@ -31,10 +31,12 @@ from bot.agent.session import AgentSession, RunLedger
 from bot.agent.worktree import Worktree, create_worktree, remove_worktree, worktree_diff
 from bot.core.host_git import GIT_SEAL_SERVICE, GitDirSeal
 from bot.errors import ToolExecutionError, ToolInputError
+from bot.interface.abort import AbortSignal
+from bot.interface.context import ReadFileState, ToolUseContext
+from bot.interface.messages import Progress
 from bot.runtime.pipeline import ToolPool
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
 from bot.runtime.tasks import BackgroundTask, BackgroundTasks, TaskLimitReached
-from bot.tools.abort import AbortSignal
 from bot.tools.agent_tool import (
     SUBAGENT_SERVICE,
     AgentTool,
@@ -43,8 +45,6 @@ from bot.tools.agent_tool import (
     WorktreeReport,
     render_report,
 )
-from bot.tools.context import ReadFileState, ToolUseContext
-from bot.tools.messages import Progress
 
 #: The kind of background task a sub-agent is (task ids read ``agent-1``, ``agent-2``...).
 BACKGROUND_KIND = "agent"
@@ -160,7 +160,7 @@ class SubagentRunner:
     ) -> AgentSession:
         base = self._session
         permission = replace(parent.permission, mode=stricter_mode(parent.permission.mode, definition.permission_mode))
-        services = {k: v for k, v in parent.services.items() if k != SUBAGENT_SERVICE}
+        services = parent.services.without(SUBAGENT_SERVICE)
         context = ToolUseContext(
             workspace=workspace,
             scratch_dir=parent.scratch_dir,

@@ -26,9 +26,10 @@ from typing import Any
 from bot.core.canary import Canaries
 from bot.core.redact import Redactor
 from bot.core.secrets import process_secrets
+from bot.core.services import ServiceKey, Services
 
 #: ``ToolUseContext.services`` key of the run's :class:`SecretGuard`.
-GUARD_SERVICE = "secret_guard"
+GUARD_SERVICE: ServiceKey[SecretGuard] = ServiceKey("secret_guard")
 #: Tool results nest content a few levels deep (blocks, a resource's contents); anything deeper is
 #: replaced rather than walked, so hostile output cannot exhaust the stack of the screening itself.
 MAX_CONTENT_DEPTH = 32
@@ -125,7 +126,7 @@ class SecretGuard:
         return text
 
 
-def guard_of(services: Mapping[str, Any]) -> SecretGuard:
+def guard_of(services: Services) -> SecretGuard:
     """The run's guard from a context's services, or one for the process's secrets without
     canaries when the run installed none."""
     guard = services.get(GUARD_SERVICE)
@@ -134,7 +135,7 @@ def guard_of(services: Mapping[str, Any]) -> SecretGuard:
     return SecretGuard()
 
 
-def tool_redactor(services: Mapping[str, Any], extra_names: Iterable[str] = ()) -> Redactor:
+def tool_redactor(services: Services, extra_names: Iterable[str] = ()) -> Redactor:
     """What a tool redacts its own streamed output with (Bash's lines, a background task's output):
     the process's secrets, the guard's and ``extra_names`` (the policy's secret variables). A canary
     in the text is recorded on the run's guard, not raised — a line callback must not fail

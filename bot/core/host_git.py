@@ -36,6 +36,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.core.services import ServiceKey
 from bot.errors import GitError
 
 #: Pairs given as ``-c key=value`` to every host-side git command. Command-line configuration
@@ -65,7 +66,7 @@ HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
 
 #: Where the run's :class:`GitDirSeal` lives in ``ToolUseContext.services`` (the loop's own git for
 #: sub-agent worktrees checks it too).
-GIT_SEAL_SERVICE = "git_seal"
+GIT_SEAL_SERVICE: ServiceKey[GitDirSeal] = ServiceKey("git_seal")
 
 #: Files of a git directory that redirect git elsewhere or configure it: their bytes are sealed.
 SEALED_FILES: tuple[str, ...] = (

@@ -33,7 +33,7 @@ from bot.github.safety import RunSafety, start_safety
 from bot.github.session import RunConfig, prepare_run, replaying, working_tree_files
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
-from bot.tools.abort import AbortSignal
+from bot.interface.abort import AbortSignal
 
 LOCAL_BRANCH_PREFIX = "bot/local-"
 

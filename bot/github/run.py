@@ -50,7 +50,7 @@ from bot.github.safety import RunSafety, start_safety
 from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
 from bot.github.signals import cancel_on_signals
 from bot.github.verify import run_verification
-from bot.tools.abort import AbortSignal
+from bot.interface.abort import AbortSignal
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,9 @@ from bot.core.guard import GUARD_SERVICE, tool_redactor
 from bot.core.host_git import GIT_SEAL_SERVICE
 from bot.core.secrets import full_environ
 from bot.errors import ConfigError
+from bot.interface.abort import AbortSignal
+from bot.interface.context import make_context
+from bot.interface.tool import AnyTool
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import domain_of
 from bot.permissions.stack import (
@@ -42,9 +45,6 @@ from bot.runtime.hook_runner import CommandHookRunner, HookLogEntry, hooks_from_
 from bot.runtime.pipeline import ToolPool
 from bot.runtime.tasks import SERVICE_KEY as TASKS_SERVICE
 from bot.runtime.tasks import BackgroundTasks
-from bot.tools.abort import AbortSignal
-from bot.tools.base import AnyTool
-from bot.tools.context import make_context
 
 #: The model when neither the workflow nor the policy names one.
 DEFAULT_MODEL = DEFAULT_MODEL_ALIASES["sonnet"]

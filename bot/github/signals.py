@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from bot.tools.abort import AbortSignal
+from bot.interface.abort import AbortSignal
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 

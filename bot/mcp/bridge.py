@@ -1,4 +1,4 @@
-"""Server tools as :class:`~bot.tools.base.Tool`\\ s: ``mcp__<server>__<tool>`` (seeds 4.9, 7.2).
+"""Server tools as :class:`~bot.interface.tool.Tool`\\ s: ``mcp__<server>__<tool>`` (seeds 4.9, 7.2).
 
 Trust model: a server's annotations are claims, not facts (MCP's own ``ToolAnnotations`` say
 clients must not trust them from untrusted servers). A bridged tool keeps every fail-closed
@@ -22,14 +22,14 @@ from mcp import types
 from pydantic import BaseModel, ConfigDict
 
 from bot.errors import json_type_name
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import ContentBlock, Progress
+from bot.interface.tool import AnyTool, InputSchemaError, Tool, ToolResult
 from bot.mcp.content import map_call_result
 from bot.mcp.limits import MAX_MCP_DESCRIPTION_CHARS
 from bot.mcp.manager import Connected, McpManager
 from bot.mcp.truncation import truncate_content
-from bot.tools.base import AnyTool, InputSchemaError, Tool, ToolResult
-from bot.tools.context import ToolUseContext
 from bot.tools.mcp_resources import ListMcpResourcesTool, ReadMcpResourceTool
-from bot.tools.messages import ContentBlock, Progress
 
 
 class McpArguments(BaseModel):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from mcp import types
 
-from bot.tools.messages import ContentBlock
+from bot.interface.messages import ContentBlock
 
 #: The image types the Messages API accepts in a tool_result.
 SUPPORTED_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})

@@ -10,12 +10,12 @@ from typing import Any
 
 import anyio
 
+from bot.interface.tool import AnyTool
 from bot.mcp.bridge import bridge_tools
 from bot.mcp.config import McpConfig, load_mcp_config
 from bot.mcp.limits import McpLimits
 from bot.mcp.manager import McpManager
 from bot.permissions.context import PermissionContext
-from bot.tools.base import AnyTool
 
 
 @asynccontextmanager

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from bot.interface.tool import AnyTool
 from bot.permissions.context import PermissionContext
-from bot.tools.base import AnyTool
 
 #: Seeds 4.2: SIMPLE mode keeps only the minimal core.
 SIMPLE_MODE_TOOLS = frozenset({"Bash", "Read", "Edit"})

@@ -35,6 +35,7 @@ from typing import Any
 import anyio
 
 from bot.core.secrets import full_environ
+from bot.interface.context import ToolUseContext
 from bot.permissions.chain import PermissionRequest
 from bot.permissions.decision import Allow, Ask, Deny
 from bot.permissions.matchers import SHELL_TOOLS, RequestFacts, content_covers
@@ -58,7 +59,6 @@ from bot.shell.rule_match import BashPattern, compile_pattern
 from bot.shell.sandbox import SandboxUnavailable
 from bot.shell.syntax import Parsed, Word
 from bot.shell.wrappers import unwrap
-from bot.tools.context import ToolUseContext
 
 #: Environment variables a hook can use to find the project (Claude Code's name, and ours).
 PROJECT_DIR_VARS = ("CLAUDE_PROJECT_DIR", "BOT_PROJECT_DIR")

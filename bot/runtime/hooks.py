@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bot.interface.context import ToolUseContext
 from bot.permissions.decision import Allow, Ask, Deny
-from bot.tools.context import ToolUseContext
 
 
 @dataclass(frozen=True, slots=True)

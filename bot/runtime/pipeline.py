@@ -34,14 +34,8 @@ import anyio
 from bot.core.bounded import check_input_bounds
 from bot.core.guard import SecretGuard, guard_of
 from bot.errors import ToolError, canary_tripped_in, classify_tool_error, describe_os_error, first_error
-from bot.permissions.chain import PermissionEngine, PermissionRequest
-from bot.permissions.decision import Allow, Decision, Deny, PermissionResult, denial_message
-from bot.permissions.engine import PolicyEngine
-from bot.runtime.hooks import NO_PRE_OUTCOME, HookRunner, NoHooks, PreToolHookOutcome
-from bot.runtime.results import limit_result
-from bot.tools.base import AnyTool, InputSchemaError, ToolResult, ValidationReject
-from bot.tools.context import ContextModifier, ToolUseContext
-from bot.tools.messages import (
+from bot.interface.context import ContextModifier, ToolUseContext
+from bot.interface.messages import (
     ContentBlock,
     Progress,
     ProgressSink,
@@ -49,6 +43,12 @@ from bot.tools.messages import (
     ToolUseBlock,
     drop_progress,
 )
+from bot.interface.tool import AnyTool, InputSchemaError, ToolResult, ValidationReject
+from bot.permissions.chain import PermissionEngine, PermissionRequest
+from bot.permissions.decision import Allow, Decision, Deny, PermissionResult, denial_message
+from bot.permissions.engine import PolicyEngine
+from bot.runtime.hooks import NO_PRE_OUTCOME, HookRunner, NoHooks, PreToolHookOutcome
+from bot.runtime.results import limit_result
 
 Stage = str  # "lookup" | "schema" | "validation" | "hook" | "permission" | "execution" | "aborted"
 

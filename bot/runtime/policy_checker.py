@@ -26,6 +26,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from bot.errors import ConfigError, ToolExecutionError
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress, ToolUseBlock
+from bot.interface.tool import AnyTool, Tool, ToolResult
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow, Decision, Deny
 from bot.permissions.engine import PolicyEngine
@@ -34,9 +37,6 @@ from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
 from bot.runtime.hooks import HookRunner
 from bot.runtime.pipeline import ToolPool, ToolRunner
-from bot.tools.base import AnyTool, Tool, ToolResult
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress, ToolUseBlock
 
 #: Keys a batch line may have (the documented ones, plus ``mode`` and ``expect`` for tests).
 LINE_KEYS = frozenset({"tool", "input", "allow", "deny", "ask", "policy", "workspace", "mode", "expect"})

@@ -18,8 +18,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from bot.tools.base import AnyTool
-from bot.tools.messages import ContentBlock, ToolResultBlock, ToolResultContent, content_text
+from bot.interface.messages import ContentBlock, ToolResultBlock, ToolResultContent, content_text
+from bot.interface.tool import AnyTool
 
 #: Seeds 4.8: the default (and the ceiling) of a tool's ``maxResultSizeChars``.
 DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000

@@ -38,11 +38,11 @@ import anyio
 from anyio.abc import TaskGroup
 
 from bot.errors import ConfigError
+from bot.interface.abort import AbortSignal
+from bot.interface.context import ToolLimits, ToolUseContext
+from bot.interface.messages import ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
 from bot.runtime.pipeline import ToolCallOutcome, ToolCallRecord, ToolRunner, tool_use_error
 from bot.runtime.results import enforce_message_budget
-from bot.tools.abort import AbortSignal
-from bot.tools.context import ToolLimits, ToolUseContext
-from bot.tools.messages import ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
 
 #: Seeds 4.5: ``getMaxToolUseConcurrency()`` defaults to 10 (``ToolLimits`` carries it per context).
 DEFAULT_MAX_TOOL_USE_CONCURRENCY = ToolLimits().max_tool_use_concurrency

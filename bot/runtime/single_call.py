@@ -15,6 +15,9 @@ from typing import Any
 
 import anyio
 
+from bot.interface.context import make_context
+from bot.interface.messages import ProgressSink, ToolUseBlock, drop_progress
+from bot.interface.tool import AnyTool
 from bot.permissions.chain import PermissionEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.engine import PolicyEngine
@@ -24,9 +27,6 @@ from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
 from bot.runtime.hooks import HookRunner, NoHooks
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
-from bot.tools.base import AnyTool
-from bot.tools.context import make_context
-from bot.tools.messages import ProgressSink, ToolUseBlock, drop_progress
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,10 +30,12 @@ from typing import Literal
 import anyio
 from anyio.abc import TaskGroup
 
+from bot.core.services import ServiceKey
+
 log = logging.getLogger(__name__)
 
 #: Where the run's :class:`BackgroundTasks` lives in ``ToolUseContext.services``.
-SERVICE_KEY = "tasks"
+SERVICE_KEY: ServiceKey[BackgroundTasks] = ServiceKey("tasks")
 #: Set (to anything but ``0``/``false``) to disable background tasks: Bash loses ``run_in_background``.
 DISABLE_ENV = "BOT_DISABLE_BACKGROUND_TASKS"
 #: Tasks running at once in one run: a loop that starts servers must hit a wall.

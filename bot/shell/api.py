@@ -42,6 +42,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bot.interface.context import ToolUseContext
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow, Ask, Deny, Passthrough, PermissionResult
 from bot.permissions.path_denials import path_denials
@@ -57,7 +58,6 @@ from bot.shell.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, text
 from bot.shell.semantics import ExitInterpretation, interpret_exit_code
 from bot.shell.syntax import Parsed, ParseUnavailable, ScopeMarker, TooComplex
 from bot.shell.verdict import Verdict
-from bot.tools.context import ToolUseContext
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.interface.context import ToolUseContext
 from bot.shell.sandbox import Refused, Sandboxed, SandboxUnavailable, decide_sandbox, ensure_sandbox
-from bot.tools.context import ToolUseContext
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
-from bot.tools.abort import AbortSignal
+from bot.interface.abort import AbortSignal
 
 #: Seeds 8.1.2: ``getMaxOutputLength()`` default; ``BASH_MAX_OUTPUT_LENGTH`` overrides it.
 DEFAULT_MAX_OUTPUT_LENGTH = 30_000

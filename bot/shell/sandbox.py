@@ -54,12 +54,13 @@ from typing import Literal, assert_never
 
 import anyio
 
+from bot.core.services import ServiceKey
 from bot.errors import ConfigError, RunError
+from bot.interface.context import ToolUseContext
 from bot.shell.env import protect_own_environ
 from bot.shell.sandbox_probe import PROBE_TIMEOUT_S, BwrapProbe, Diagnosis, diagnose, probe_bwrap
 from bot.shell.sandbox_root import HOME_CREDENTIALS, SandboxSpec, build_spec, bwrap_argv, sandbox_scratch
 from bot.shell.sandbox_selftest import Check, SelfTestReport, self_test
-from bot.tools.context import ToolUseContext
 
 log = logging.getLogger(__name__)
 
@@ -247,9 +248,10 @@ def setpriv_capabilities(setpriv: str) -> tuple[str, ...]:
 # ----- the run's sandbox -----------------------------------------------------------------------------
 
 #: Where the run's :class:`SandboxStatus` lives in ``ToolUseContext.services``.
-SERVICE_KEY = "sandbox"
+SERVICE_KEY: ServiceKey[SandboxStatus] = ServiceKey("sandbox")
 #: Where statuses derived for other workspaces (sub-agents' worktrees) are kept, by workspace.
-WORKSPACES_KEY = f"{SERVICE_KEY}.workspaces"
+WORKSPACES_KEY: ServiceKey[dict[Path, SandboxStatus]] = ServiceKey("sandbox.workspaces")
+_LOCK_KEY: ServiceKey[anyio.Lock] = ServiceKey("sandbox.lock")
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,7 +454,7 @@ async def ensure_sandbox(context: ToolUseContext, env: Mapping[str, str]) -> San
     laid out around that worktree."""
     status = context.services.get(SERVICE_KEY)
     if not isinstance(status, SandboxStatus):
-        lock = context.services.setdefault(f"{SERVICE_KEY}.lock", anyio.Lock())
+        lock = context.services.setdefault(_LOCK_KEY, anyio.Lock())
         async with lock:
             status = context.services.get(SERVICE_KEY)
             if not isinstance(status, SandboxStatus):

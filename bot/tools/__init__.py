@@ -1,33 +1,6 @@
-"""The Tool interface and the built-in tools. Public surface: see ``__all__``."""
+"""The built-in tools, one module each (``bash``, ``read``, ``edit``, ``glob``, ``grep``…).
 
-from bot.tools.base import (
-    VALID,
-    AnyTool,
-    Tool,
-    ToolInput,
-    ToolResult,
-    ValidationOk,
-    ValidationReject,
-    ValidationResult,
-)
-from bot.tools.context import ReadFileState, ToolLimits, ToolUseContext, make_context
-from bot.tools.messages import Progress, ProgressEvent, ToolResultBlock, ToolUseBlock
-
-__all__ = [
-    "VALID",
-    "AnyTool",
-    "Progress",
-    "ProgressEvent",
-    "ReadFileState",
-    "Tool",
-    "ToolInput",
-    "ToolLimits",
-    "ToolResult",
-    "ToolResultBlock",
-    "ToolUseBlock",
-    "ToolUseContext",
-    "ValidationOk",
-    "ValidationReject",
-    "ValidationResult",
-    "make_context",
-]
+The interface they implement lives in ``bot.interface``; the registry that lists them is
+``bot.tools.registry``. Import a tool from its own module: the package re-exports nothing, so
+loading one tool never loads the others' dependencies (HTML and PDF libraries among them).
+"""

@@ -19,14 +19,15 @@ from typing import Literal, Protocol
 from pydantic import Field
 
 from bot.agent.definitions import BUILTIN_AGENTS, GENERAL_PURPOSE, AgentDefinition, find_definition
+from bot.core.services import ServiceKey
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.permissions.decision import Allow, PermissionResult
-from bot.tools.base import Tool, ToolInput, ToolResult
 from bot.tools.coercion import SemanticBool
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
 
-SUBAGENT_SERVICE = "subagents"
+SUBAGENT_SERVICE: ServiceKey[SubagentLauncher] = ServiceKey("subagents")
 #: Diff shown inline in the tool result; the whole diff is in a file the result names.
 MAX_INLINE_DIFF_CHARS = 20_000
 

@@ -37,6 +37,9 @@ from bot.core.guard import tool_redactor
 from bot.core.redact import Redactor
 from bot.core.secrets import full_environ
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress, ToolResultContent
+from bot.interface.tool import VALID, InputSchemaError, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import PermissionResult
 from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
 from bot.runtime.tasks import BackgroundTask, BackgroundTasks, TaskLimitReached, background_tasks_enabled
@@ -59,10 +62,7 @@ from bot.shell.sandbox import (
     sandbox_scratch,
     sandbox_settings,
 )
-from bot.tools.base import VALID, InputSchemaError, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool, SemanticInt
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress, ToolResultContent
 from bot.tools.paths import outside_allowed_roots
 
 #: Seeds 8.1.1: ``getDefaultTimeoutMs()`` / ``getMaxTimeoutMs()``; the variables override them.

@@ -27,12 +27,12 @@ from pathlib import Path, PurePosixPath
 from pydantic import Field
 
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import PermissionResult
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
-from bot.tools.context import ToolUseContext
 from bot.tools.files.globs import FileSelection, select_files
 from bot.tools.files.newest import NewestFiles, Visible
-from bot.tools.messages import Progress
 from bot.tools.paths import check_path_access, is_within, resolve_path
 from bot.tools.ripgrep import stream_rg, vcs_exclusion_args, walk_threads
 from bot.tools.search_filter import SearchFilter

@@ -32,14 +32,14 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import PermissionResult
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool, SemanticInt
-from bot.tools.context import ToolUseContext
 from bot.tools.files.globs import FileSelection, select_files, split_globs
 from bot.tools.files.newest import NewestFiles
 from bot.tools.glob import display_prefix
-from bot.tools.messages import Progress
 from bot.tools.paths import check_path_access, resolve_path
 from bot.tools.ripgrep import stream_rg, vcs_exclusion_args
 from bot.tools.search_filter import SearchFilter

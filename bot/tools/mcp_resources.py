@@ -27,9 +27,9 @@ from typing import Any, Protocol
 from pydantic import Field
 
 from bot.errors import ToolInputError
-from bot.tools.base import Tool, ToolInput, ToolResult, ValidationOk, ValidationReject, ValidationResult
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import ContentBlock, Progress, ToolResultContent
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import ContentBlock, Progress, ToolResultContent
+from bot.interface.tool import Tool, ToolInput, ToolResult, ValidationOk, ValidationReject, ValidationResult
 
 #: The image types the Messages API accepts.
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})

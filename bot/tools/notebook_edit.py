@@ -15,12 +15,12 @@ from typing import Any, Literal
 from pydantic import Field
 
 from bot.errors import ToolExecutionError, ToolInputError, describe_os_error
-from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.files.notebook import edit_notebook, notebook_problem, parse_notebook, serialize_notebook
 from bot.tools.files.safe_open import file_slot
 from bot.tools.files.staleness import record_write, staleness_problem
-from bot.tools.messages import Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import display_path, resolve_path
 

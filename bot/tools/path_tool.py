@@ -11,9 +11,9 @@ from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from bot.interface.context import ToolUseContext
+from bot.interface.tool import Tool
 from bot.permissions.decision import PermissionResult
-from bot.tools.base import Tool
-from bot.tools.context import ToolUseContext
 from bot.tools.paths import check_path_access, resolve_path
 
 InputT = TypeVar("InputT", bound=BaseModel)

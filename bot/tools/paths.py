@@ -11,8 +11,8 @@ import os
 import re
 from pathlib import Path
 
+from bot.interface.context import ToolUseContext
 from bot.permissions.decision import Deny, Passthrough, PermissionResult
-from bot.tools.context import ToolUseContext
 
 #: Device and pseudo files that never end, block, or hold another process's secrets.
 BLOCKED_DEVICE_PATHS = frozenset(

@@ -23,15 +23,15 @@ from pathlib import Path
 from pydantic import Field
 
 from bot.errors import ToolInputError, describe_os_error
-from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import ContentBlock, Progress
+from bot.interface.tool import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticInt
-from bot.tools.context import ToolUseContext
 from bot.tools.files.encoding import bom_encoding, decode_text, looks_binary
 from bot.tools.files.images import IMAGE_EXTENSIONS, image_block, prepare_image, sniff_media_type
 from bot.tools.files.notebook import parse_notebook, render_notebook
 from bot.tools.files.pdf import read_pdf
 from bot.tools.files.safe_open import file_slot
-from bot.tools.messages import ContentBlock, Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import is_blocked_device, resolve_path
 

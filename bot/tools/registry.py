@@ -6,8 +6,8 @@ for themselves with ``is_enabled``; there are no compile-time gates in Python.
 
 from __future__ import annotations
 
+from bot.interface.tool import AnyTool
 from bot.tools.agent_tool import AgentTool
-from bot.tools.base import AnyTool
 from bot.tools.bash import BashTool
 from bot.tools.edit import EditTool
 from bot.tools.glob import GlobTool

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.interface.context import ToolUseContext
 from bot.permissions.matchers import rule_base
 from bot.permissions.path_rules import PathPattern, PathRuleError, compile_path_rule
 from bot.permissions.rules import rule_names_tool
-from bot.tools.context import ToolUseContext
 
 
 class SearchFilter:

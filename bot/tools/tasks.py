@@ -14,13 +14,13 @@ from pydantic import Field
 
 from bot.core.guard import tool_redactor
 from bot.errors import ToolInputError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import Allow, Passthrough, PermissionResult
 from bot.runtime.tasks import SERVICE_KEY, BackgroundTask, BackgroundTasks, background_tasks_enabled
 from bot.shell.exec import max_output_length
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool, SemanticInt
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
 
 #: Claude Code's TaskOutput waits up to 30 s by default, at most 10 minutes.
 DEFAULT_WAIT_MS = 30_000

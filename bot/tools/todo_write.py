@@ -16,12 +16,13 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from bot.core.services import ServiceKey
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.permissions.decision import Allow, PermissionResult
-from bot.tools.base import Tool, ToolInput, ToolResult
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
 
-TODO_SERVICE = "todos"
+TODO_SERVICE: ServiceKey[TodoList] = ServiceKey("todos")
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 

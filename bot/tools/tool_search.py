@@ -25,13 +25,14 @@ from typing import Any
 
 from pydantic import Field
 
+from bot.core.services import ServiceKey
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import ContentBlock, Progress, ToolResultContent
+from bot.interface.tool import AnyTool, Tool, ToolInput, ToolResult
 from bot.permissions.decision import Allow, PermissionResult
-from bot.tools.base import AnyTool, Tool, ToolInput, ToolResult
 from bot.tools.coercion import SemanticInt
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import ContentBlock, Progress, ToolResultContent
 
-TOOL_SEARCH_SERVICE = "tool_search"
+TOOL_SEARCH_SERVICE: ServiceKey[DeferredTools] = ServiceKey("tool_search")
 DEFAULT_MAX_RESULTS = 5
 #: A search that loads dozens of tools defeats deferral (and the API caps references per result).
 MAX_SEARCH_RESULTS = 20

@@ -26,12 +26,12 @@ from pydantic import Field
 
 from bot.core.guard import guard_of
 from bot.errors import ToolExecutionError, ToolInputError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.chain import PermissionRequest
 from bot.permissions.decision import Allow
 from bot.permissions.engine import PolicyEngine
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
 from bot.tools.web.markdown import MAX_MARKDOWN_CHARS, html_to_markdown, select_for_prompt
 
 if TYPE_CHECKING:

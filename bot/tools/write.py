@@ -16,13 +16,13 @@ from typing import Any
 from pydantic import Field
 
 from bot.errors import ToolInputError, describe_os_error
-from bot.tools.base import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.files.diff import diff_stats, unified_diff
 from bot.tools.files.encoding import decode_text, encode_text, looks_binary
 from bot.tools.files.safe_open import file_slot
 from bot.tools.files.staleness import record_write, staleness_problem, writable_file_problem
-from bot.tools.messages import Progress
 from bot.tools.path_tool import PathTool
 from bot.tools.paths import display_path, resolve_path
 

@@ -21,6 +21,8 @@ from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask, Environment
 from bot.agent.retry import RetryPolicy
 from bot.agent.session import AgentSession
+from bot.interface.context import make_context
+from bot.interface.tool import AnyTool
 from bot.permissions.context import PermissionContext, PermissionMode
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import make_rule
@@ -28,8 +30,6 @@ from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.pipeline import ToolPool
 from bot.testing.model import model_client, use_cassette
 from bot.testing.replay import CapturingTransport
-from bot.tools.base import AnyTool
-from bot.tools.context import make_context
 from tests.cassettes.scripts import cassette_path
 
 MODEL = "claude-sonnet-5-5"

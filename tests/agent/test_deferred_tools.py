@@ -9,9 +9,9 @@ import pytest
 from pydantic import Field
 
 from bot.agent.cache import prompt_units, shares_cached_prefix
-from bot.tools.base import Tool, ToolInput, ToolResult
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from tests.agent.conftest import Harness
 from tests.cassettes.scripts import TRACKER_TOOL
 

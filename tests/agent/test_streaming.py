@@ -13,11 +13,11 @@ from bot.agent.events import LimitReached, TextDelta, ToolFinished, ToolProgress
 from bot.agent.limits import RunLimits
 from bot.agent.loop import run_agent
 from bot.agent.prompts import AgentTask
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.testing.cassettes import Text, ToolCall, Turn
 from bot.testing.replay import PacedReplay
-from bot.tools.base import Tool, ToolInput, ToolResult
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
 from tests.agent.conftest import Harness
 
 pytestmark = pytest.mark.anyio

@@ -12,6 +12,9 @@ import anyio
 import pytest
 from mcp import types
 
+from bot.interface.context import make_context
+from bot.interface.messages import ProgressEvent, ToolUseBlock
+from bot.interface.tool import AnyTool
 from bot.mcp import McpManager, McpTool, bridge_tools, in_process_server
 from bot.mcp.bridge import bridge_tool
 from bot.mcp.config import McpConfig
@@ -20,9 +23,6 @@ from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.results import DEFAULT_MAX_RESULT_SIZE_CHARS
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.base import AnyTool
-from bot.tools.context import make_context
-from bot.tools.messages import ProgressEvent, ToolUseBlock
 from tests.mcp.conftest import MCP_FIXTURES
 from tests.mcp.servers import FLOOD_WORDS, Probe, error_server
 

@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from bot.errors import ToolExecutionError
+from bot.interface.context import make_context
+from bot.interface.messages import ToolUseBlock
 from bot.mcp import McpManager, bridge_tools, in_process_server, parse_mcp_config
 from bot.mcp.config import McpConfig
 from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.context import make_context
 from bot.tools.mcp_resources import (
     NO_RESOURCES,
     ListMcpResourcesInput,
@@ -25,7 +26,6 @@ from bot.tools.mcp_resources import (
     McpResourceContent,
     ReadMcpResourceTool,
 )
-from bot.tools.messages import ToolUseBlock
 from tests.mcp.conftest import EVERYTHING_JS, NODE, needs_everything
 from tests.mcp.servers import error_server, paged_server
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from bot.interface.context import make_context
+from bot.interface.messages import ProgressEvent, ToolUseBlock
 from bot.mcp import Connected, McpManager, bridge_tools, parse_mcp_config
 from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.context import make_context
-from bot.tools.messages import ProgressEvent, ToolUseBlock
 from tests.mcp.conftest import EVERYTHING_JS, MCP_FIXTURES, NODE, needs_everything
 
 pytestmark = [pytest.mark.anyio, needs_everything]

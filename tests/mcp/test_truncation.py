@@ -8,6 +8,7 @@ import io
 import pytest
 from PIL import Image
 
+from bot.interface.messages import ContentBlock
 from bot.mcp.limits import DEFAULT_MAX_MCP_OUTPUT_TOKENS, McpLimits
 from bot.mcp.truncation import (
     MAX_IMAGE_TOKENS,
@@ -16,7 +17,6 @@ from bot.mcp.truncation import (
     image_tokens_for,
     truncate_content,
 )
-from bot.tools.messages import ContentBlock
 from tests.mcp.servers import b64, png_bytes
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.interface.context import make_context
 from bot.permissions.chain import PermissionRequest
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow
@@ -22,7 +23,6 @@ from bot.permissions.rules import (
 )
 from bot.permissions.schema import load_policy_file
 from bot.shell.api import check_bash_permissions
-from bot.tools.context import make_context
 from tests.conftest import FIXTURES
 
 SETTINGS = FIXTURES / "claude-settings"

@@ -11,12 +11,12 @@ import anyio
 from pydantic import Field
 
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import Allow, Ask, Deny, PermissionResult
 from bot.runtime.hooks import PostToolHookOutcome, PreToolHookOutcome
-from bot.tools.base import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticBool, SemanticInt
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
 
 
 class EchoInput(ToolInput):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from bot.interface.tool import AnyTool
 from bot.runtime.assembly import assemble_tool_pool, get_tools
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.base import AnyTool
 from bot.tools.registry import all_base_tools
 from tests.runtime.fakes import EchoTool
 

@@ -11,6 +11,8 @@ from typing import Any
 import anyio
 import pytest
 
+from bot.interface.context import make_context
+from bot.interface.messages import ToolUseBlock
 from bot.permissions.decision import Allow, Deny
 from bot.permissions.stack import PolicyLayer, load_policy_stack
 from bot.runtime.hook_config import HookCommand, parse_hooks
@@ -18,8 +20,6 @@ from bot.runtime.hook_exec import MAX_HOOK_OUTPUT_BYTES, run_hook_command
 from bot.runtime.hook_runner import CommandHookRunner, condition_matches, hooks_from_policy
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.context import make_context
-from bot.tools.messages import ToolUseBlock
 from tests.conftest import FIXTURES
 from tests.runtime.fakes import BoomTool, EchoTool
 

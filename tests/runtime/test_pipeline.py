@@ -8,13 +8,13 @@ from typing import Any
 import anyio
 import pytest
 
+from bot.interface.context import ToolLimits, ToolUseContext, make_context
+from bot.interface.messages import ProgressEvent, ToolUseBlock
+from bot.interface.tool import AnyTool
 from bot.permissions.decision import Allow, Ask, Deny
 from bot.runtime.hooks import PostToolHookOutcome, PreToolHookOutcome
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.base import AnyTool
-from bot.tools.context import ToolLimits, ToolUseContext, make_context
-from bot.tools.messages import ProgressEvent, ToolUseBlock
 from tests.runtime.fakes import BoomTool, CdTool, EchoTool, OpinionatedTool, RecordingHooks
 
 

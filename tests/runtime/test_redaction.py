@@ -12,12 +12,12 @@ import pytest
 
 from bot.core.guard import GUARD_SERVICE, SecretGuard
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress, ToolUseBlock
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.permissions.engine import PolicyEngine
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.results import TOOL_RESULTS_DIR
-from bot.tools.base import Tool, ToolInput, ToolResult
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress, ToolUseBlock
 from bot.tools.registry import all_base_tools
 from tests.tools.helpers import context_for
 

@@ -15,12 +15,12 @@ from bot.agent.prompts import AgentTask
 from bot.core.canary import DECOY_ENV_NAMES, Canaries
 from bot.core.guard import GUARD_SERVICE, SecretGuard
 from bot.errors import CanaryTripped
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import ToolUseBlock
 from bot.permissions.engine import PolicyEngine
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.testing.cassettes import Text, ToolCall, Turn, write_cassette
 from bot.testing.model import use_cassette
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import ToolUseBlock
 from bot.tools.registry import all_base_tools
 from bot.tools.web_fetch import ALLOW_PLAIN_HTTP_SETTING, ALLOW_PRIVATE_SETTING
 from tests.agent.conftest import Harness

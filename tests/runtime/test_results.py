@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.interface.messages import ToolResultBlock
 from bot.runtime import results
 from bot.runtime.results import (
     DEFAULT_MAX_RESULT_SIZE_CHARS,
@@ -16,7 +17,6 @@ from bot.runtime.results import (
     limit_result,
     persistence_threshold,
 )
-from bot.tools.messages import ToolResultBlock
 from bot.tools.read import ReadTool
 from tests.runtime.fakes import EchoTool
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from bot.interface.context import ToolLimits, ToolUseContext, make_context
+from bot.interface.messages import ProgressSink, ToolUseBlock, drop_progress
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.scheduler import run_tools
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.context import ToolLimits, ToolUseContext, make_context
-from bot.tools.messages import ProgressSink, ToolUseBlock, drop_progress
 from tests.runtime.fakes import CdSafeTool, CdTool, EchoTool, Gates, GateTool
 
 

@@ -10,6 +10,9 @@ import anyio
 import pytest
 
 from bot.errors import ConfigError
+from bot.interface.context import ToolLimits, ToolUseContext, make_context
+from bot.interface.messages import Progress, ToolUseBlock
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.scheduler import (
     DEFAULT_MAX_TOOL_USE_CONCURRENCY,
@@ -18,9 +21,6 @@ from bot.runtime.scheduler import (
 )
 from bot.runtime.single_call import flag_permission_context
 from bot.runtime.streaming import StreamingToolExecutor
-from bot.tools.base import Tool, ToolInput, ToolResult
-from bot.tools.context import ToolLimits, ToolUseContext, make_context
-from bot.tools.messages import Progress, ToolUseBlock
 
 
 @dataclass

@@ -8,11 +8,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import ProgressEvent, ToolUseBlock
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
 from bot.runtime.streaming import StreamingToolExecutor, TrackedTool, can_execute_tool
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import ProgressEvent, ToolUseBlock
 from tests.runtime.fakes import CdTool, Gates, GateTool, ShellLikeTool
 
 

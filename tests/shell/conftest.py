@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from bot.interface.context import ToolUseContext, make_context
 from bot.permissions.chain import PermissionRequest, decide_chain
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Decision, PermissionResult
 from bot.permissions.rules import make_rule
 from bot.shell.api import check_bash_permissions, is_read_only_command
-from bot.tools.context import ToolUseContext, make_context
 
 
 def build_workspace(root: Path) -> Path:

@@ -57,11 +57,11 @@ def test_the_options_cache_follows_a_changed_policy(ws: Path) -> None:
 def test_an_option_missing_its_value_is_denied_with_a_reason_not_a_crash(tmp_path: Path) -> None:
     """A regression: `git -c` with no value under `Bash(git:*)` raised IndexError (denied, but as
     "could not be analysed")."""
+    from bot.interface.context import make_context
     from bot.permissions.context import PermissionContext
     from bot.permissions.decision import Allow
     from bot.permissions.rules import make_rule
     from bot.shell.api import check_bash_permissions
-    from bot.tools.context import make_context
 
     permission = PermissionContext(allow=(make_rule("Bash(git:*)", "allow", "cliArg"),))
     context = make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=permission)

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from bot.interface.abort import AbortSignal
 from bot.shell.exec import (
     DEFAULT_MAX_OUTPUT_LENGTH,
     OutputCapture,
@@ -20,7 +21,6 @@ from bot.shell.exec import (
     run_process,
     shell_argv,
 )
-from bot.tools.abort import AbortSignal
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
 

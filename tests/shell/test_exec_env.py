@@ -132,8 +132,8 @@ from bot.shell.env import build_child_env
 from bot.shell.exec import run_process, shell_argv
 from bot.shell.sandbox import Sandboxed, Unsandboxed, ensure_sandbox
 from bot.tools.bash import BashTool
-from bot.tools.context import make_context
-from bot.tools.messages import Progress
+from bot.interface.context import make_context
+from bot.interface.messages import Progress
 
 async def main(root, modes, commands):
     tool = BashTool()

@@ -10,11 +10,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from bot.interface.context import make_context
 from bot.permissions.context import PermissionContext
 from bot.shell.env import build_child_env
 from bot.shell.exec import run_process, shell_argv
 from bot.shell.sandbox import Sandboxed, ensure_sandbox
-from bot.tools.context import make_context
 from tests.shell.sandbox_support import bwrap_works, git, make_repo, prepare
 
 __all__ = ["bwrap_works"]

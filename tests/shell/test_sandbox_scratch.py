@@ -13,11 +13,11 @@ from typing import Any
 import anyio
 import pytest
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress
 from bot.permissions.context import PermissionContext
 from bot.shell.sandbox import sandbox_scratch
 from bot.tools.bash import BashTool
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress
 from tests.shell.sandbox_support import bwrap_works, prepare
 
 __all__ = ["bwrap_works"]

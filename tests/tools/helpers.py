@@ -10,13 +10,13 @@ from typing import Any
 import anyio
 
 from bot.errors import ToolError
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress, ToolUseBlock
+from bot.interface.tool import AnyTool, ValidationReject
 from bot.permissions.context import PermissionContext
 from bot.permissions.engine import PolicyEngine
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.single_call import flag_permission_context
-from bot.tools.base import AnyTool, ValidationReject
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress, ToolUseBlock
 from bot.tools.registry import all_base_tools
 
 

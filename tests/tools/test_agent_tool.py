@@ -5,6 +5,8 @@ import pytest
 
 from bot.agent.definitions import BUILTIN_AGENTS, AgentDefinition
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
 from bot.runtime.pipeline import ToolPool
 from bot.tools.agent_tool import (
     MAX_INLINE_DIFF_CHARS,
@@ -13,8 +15,6 @@ from bot.tools.agent_tool import (
     WorktreeReport,
     render_report,
 )
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
 
 TOOL = AgentTool()
 

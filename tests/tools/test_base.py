@@ -7,11 +7,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress
+from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.permissions.decision import Passthrough
-from bot.tools.base import Tool, ToolInput, ToolResult
 from bot.tools.coercion import coerce_bool, coerce_number
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress
 from tests.runtime.fakes import EchoInput, EchoTool
 
 

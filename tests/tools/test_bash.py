@@ -10,6 +10,9 @@ import anyio
 import pytest
 
 from bot.errors import ToolExecutionError
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress, ProgressEvent, ToolUseBlock
+from bot.interface.tool import InputSchemaError, ToolResult
 from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow, Deny
@@ -17,10 +20,7 @@ from bot.permissions.rules import make_rule
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.shell.api import interpret_exit_code
 from bot.shell.sandbox import SERVICE_KEY, SandboxStatus, probe_bwrap
-from bot.tools.base import InputSchemaError, ToolResult
 from bot.tools.bash import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput, BashOutput, BashTool, timeout_ms
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress, ProgressEvent, ToolUseBlock
 
 TOKEN = "ghs_" + "T0kenValue" * 4
 

@@ -14,14 +14,14 @@ from typing import Any
 import anyio
 import pytest
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress, ToolUseBlock
 from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.runtime.tasks import SERVICE_KEY, BackgroundTask, BackgroundTasks, TaskLimitReached
 from bot.tools.bash import BashTool
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress, ToolUseBlock
 from bot.tools.tasks import TaskOutputTool, TaskStopTool
 from tests.shell.test_exec import wait_dead
 

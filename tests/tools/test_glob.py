@@ -10,9 +10,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
 from bot.tools.glob import MAX_GLOB_RESULTS, GlobInput, GlobTool, glob_command, glob_root
-from bot.tools.messages import Progress
 from bot.tools.ripgrep import rg_path
 from bot.tools.search_filter import SearchFilter
 from tests.tools.helpers import call, context_for, run_tool

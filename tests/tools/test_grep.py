@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
 from bot.tools.grep import (
     DEFAULT_HEAD_LIMIT,
     GrepInput,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
 from bot.tools.files.notebook import notebook_problem
 from bot.tools.notebook_edit import NotebookEditTool
 from bot.tools.read import ReadTool

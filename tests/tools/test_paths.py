@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from bot.interface.context import ToolUseContext, make_context
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Deny
-from bot.tools.context import ToolUseContext, make_context
 from tests.tools.helpers import decide_tool, permission_context, run_tool
 
 ALL = ("Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep")

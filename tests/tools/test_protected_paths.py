@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.interface.context import make_context
 from bot.permissions.decision import Deny, Passthrough
-from bot.tools.context import make_context
 from bot.tools.paths import check_path_access
 
 

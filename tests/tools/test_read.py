@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.tools.context import ToolUseContext, hash_bytes
+from bot.interface.context import ToolUseContext, hash_bytes
 from bot.tools.read import MAX_LINES_TO_READ, ReadTool
 from tests.tools.helpers import Rejected, call, call_error, context_for, run_tool
 from tests.tools.samples import code_cell, make_image, make_notebook, make_pdf

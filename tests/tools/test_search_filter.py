@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.interface.context import make_context
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import RuleRef
 from bot.permissions.rules import Rule, make_rule
-from bot.tools.context import make_context
 from bot.tools.search_filter import SearchFilter
 from tests.tools.helpers import context_for, run_tool
 

@@ -5,10 +5,10 @@ from pathlib import Path
 import anyio
 import pytest
 
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress
+from bot.interface.tool import InputSchemaError
 from bot.permissions.decision import Allow
-from bot.tools.base import InputSchemaError
-from bot.tools.context import ToolUseContext, make_context
-from bot.tools.messages import Progress
 from bot.tools.todo_write import TODO_SERVICE, TodoItem, TodoList, TodoWriteTool
 
 TOOL = TodoWriteTool()

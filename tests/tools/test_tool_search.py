@@ -3,9 +3,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from bot.tools.base import AnyTool, Tool, ToolInput, ToolResult
-from bot.tools.context import ToolUseContext
-from bot.tools.messages import Progress
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import AnyTool, Tool, ToolInput, ToolResult
 from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools, ToolSearchTool, search_tools
 from tests.agent.test_deferred_tools import TrackerTool
 

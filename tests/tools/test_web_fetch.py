@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from bot.errors import ToolExecutionError
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
 from bot.tools.web.fetch import FetchSettings, fetch_page, upgrade_to_https
 from bot.tools.web_fetch import ALLOW_PLAIN_HTTP_SETTING, ALLOW_PRIVATE_SETTING, url_problem
 from tests.tools.helpers import context_for, run_tool

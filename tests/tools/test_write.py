@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
 from bot.tools.read import ReadTool
 from bot.tools.write import WriteTool
 from tests.tools.helpers import Rejected, call, context_for, run_tool

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.errors import ToolInputError
-from bot.tools.messages import ContentBlock
+from bot.interface.messages import ContentBlock
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage

@@ -14,8 +14,8 @@ import uuid
 from typing import Any, Literal
 
 from bot.errors import ToolInputError
+from bot.interface.messages import ContentBlock
 from bot.tools.files.images import MAX_IMAGE_BYTES
-from bot.tools.messages import ContentBlock
 
 #: One cell output longer than this is cut in what Read shows (the file keeps it whole).
 MAX_OUTPUT_CHARS = 10_000

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import ToolInputError, describe_os_error
+from bot.interface.context import ToolUseContext
 from bot.permissions.decision import Deny
 from bot.permissions.path_denials import path_denials
-from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write_at
 from bot.tools.paths import check_path_access, is_within, outside_allowed_roots, protected_write_reason
 

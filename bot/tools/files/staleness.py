@@ -12,7 +12,7 @@ import os
 import stat as stat_mod
 from pathlib import Path
 
-from bot.tools.context import ToolUseContext, hash_bytes
+from bot.interface.context import ToolUseContext, hash_bytes
 
 NOT_READ_MESSAGE = "File has not been read yet. Read it first before writing to it."
 STALE_MESSAGE = (

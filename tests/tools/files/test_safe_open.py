@@ -25,8 +25,8 @@ import bot.tools.path_tool
 import bot.tools.read
 import bot.tools.write
 from bot.errors import ToolInputError
+from bot.interface.context import ToolUseContext
 from bot.runtime.pipeline import ToolCallOutcome
-from bot.tools.context import ToolUseContext
 from bot.tools.files.atomic import atomic_write_at
 from bot.tools.files.safe_open import RACE_MESSAGE, file_slot, open_directory
 from tests.tools.helpers import context_for, run_tool
@@ -347,7 +347,7 @@ def test_a_link_swapped_in_after_the_decision_does_not_get_past_a_deny_rule(tmp_
     # to `.env`, which `Read(.env)` denies.
     import anyio
 
-    from bot.tools.messages import Progress
+    from bot.interface.messages import Progress
     from bot.tools.read import ReadTool
     from tests.tools.helpers import context_for as tools_context
 

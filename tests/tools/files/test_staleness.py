@@ -9,10 +9,10 @@ import anyio
 import pytest
 
 from bot.errors import ToolInputError
-from bot.tools.base import ValidationOk
-from bot.tools.context import ToolUseContext
+from bot.interface.context import ToolUseContext
+from bot.interface.messages import Progress
+from bot.interface.tool import ValidationOk
 from bot.tools.edit import EditTool
-from bot.tools.messages import Progress
 from bot.tools.read import ReadTool
 from tests.tools.helpers import Rejected, call
 

@@ -29,9 +29,9 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.errors import json_type_name
+from bot.interface.context import ContextModifier, ToolUseContext
+from bot.interface.messages import ContentBlock, Progress, ToolResultContent
 from bot.permissions.decision import Passthrough, PermissionResult
-from bot.tools.context import ContextModifier, ToolUseContext
-from bot.tools.messages import ContentBlock, Progress, ToolResultContent
 
 
 class ToolInput(BaseModel):
@@ -188,7 +188,7 @@ class Tool(ABC, Generic[InputT, OutputT]):
 
     def render_result(self, content: ToolResultContent, is_error: bool = False) -> str:
         """Markdown for the result, shortened for a comment."""
-        from bot.tools.messages import content_text
+        from bot.interface.messages import content_text
 
         text = _shorten(content_text(content), 2_000)
         label = "Error" if is_error else "Result"

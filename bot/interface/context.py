@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from bot.core.services import Services
+from bot.interface.abort import AbortSignal
 from bot.permissions.context import PermissionContext
-from bot.tools.abort import AbortSignal
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,7 @@ class ToolUseContext:
     #: The tool pool the call belongs to (ToolSearch and Agent read it).
     tools: tuple[Any, ...] = ()
     #: Shared services that later layers attach (background tasks, MCP clients, event sink...).
-    services: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=Services)
 
     @property
     def working_directory(self) -> Path:
