@@ -6,8 +6,9 @@ collaborator-permission API happens next, in :mod:`bot.github.authorize`.
 
 Supported: ``issue_comment`` (on an issue or a PR), ``pull_request_review_comment``,
 ``pull_request_review``, ``issues`` (opened / assigned / labeled), ``workflow_dispatch``,
-``schedule`` and ``repository_dispatch``. Trust: every string taken from the payload (titles,
-bodies, comments) is untrusted and only ever becomes quoted data in the prompt.
+``schedule`` and ``repository_dispatch``; any other event answers "not triggered". Trust: every
+string taken from the payload (titles, bodies, comments) is untrusted and only ever becomes quoted
+data in the prompt.
 """
 
 from __future__ import annotations
@@ -102,10 +103,14 @@ def load_event_text(text: str, source: str) -> Any:
 
 
 def decide_trigger(event_name: str, payload: Any, settings: TriggerSettings = TriggerSettings()) -> Trigger:
-    if event_name not in SUPPORTED_EVENTS:
-        raise EventError(f"unsupported event {event_name!r}; supported: {', '.join(SUPPORTED_EVENTS)}")
+    """Whether ``event_name`` with ``payload`` starts a run. Any event GitHub may send answers: one
+    the bot does not run on is ``triggered: False`` with a reason (a workflow that also listens to
+    ``pull_request`` must not fail its job). A malformed payload of an event the bot reads is an
+    :class:`EventError`."""
     if not isinstance(payload, Mapping):
         raise EventError(f"the {event_name} payload must be a JSON object")
+    if event_name not in SUPPORTED_EVENTS:
+        return _unsupported(event_name, payload)
     match event_name:
         case "issue_comment":
             return _issue_comment(payload, settings)
@@ -121,6 +126,21 @@ def decide_trigger(event_name: str, payload: Any, settings: TriggerSettings = Tr
             return _schedule(payload, settings)
         case _:
             return _repository_dispatch(payload, settings)
+
+
+def _unsupported(event_name: str, payload: Mapping[str, Any]) -> Trigger:
+    actor, is_bot = _login(payload.get("sender"))
+    action = payload.get("action")
+    what = f"{event_name} ({action})" if isinstance(action, str) else event_name
+    return Trigger(
+        False,
+        f"the bot does not run on {what} events; it runs on {', '.join(SUPPORTED_EVENTS)}",
+        kind=event_name,
+        event_name=event_name,
+        repository=_repo(payload),
+        actor=actor,
+        actor_is_bot=is_bot,
+    )
 
 
 # ----- mentions ---------------------------------------------------------------------------------
@@ -449,12 +469,22 @@ def _issues(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
         name = label.get("name") if isinstance(label, Mapping) else None
         if settings.label_trigger and name == settings.label_trigger:
             return Trigger(True, f"label {name!r} was added", prompt=prompt, **base)
+        if not settings.label_trigger:
+            return Trigger(False, f"label {name!r} was added, but no trigger label is set (label_trigger)", **base)
         return Trigger(False, f"label {name!r} is not the trigger label {settings.label_trigger!r}", **base)
     if action == "assigned":
         assignee, _ = _login(payload.get("assignee"))
         if settings.assignee_trigger and assignee == settings.assignee_trigger:
             return Trigger(True, f"the issue was assigned to {assignee}", prompt=prompt, **base)
-        return Trigger(False, f"assignee {assignee!r} is not the trigger assignee", **base)
+        if not settings.assignee_trigger:
+            return Trigger(
+                False,
+                f"the issue was assigned to {assignee}, but no trigger assignee is set (assignee_trigger)",
+                **base,
+            )
+        return Trigger(
+            False, f"assignee {assignee!r} is not the trigger assignee {settings.assignee_trigger!r}", **base
+        )
     if mentions(f"{title}\n{body}", settings.trigger_phrase):
         return Trigger(
             True,
@@ -465,8 +495,12 @@ def _issues(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     return Trigger(False, f"the new issue does not mention {settings.trigger_phrase}", **base)
 
 
-def _run_branch(kind: str, settings: TriggerSettings) -> str:
-    return f"bot/{kind}-{settings.run_id}" if settings.run_id else f"bot/{kind}"
+def _run_branch(kind: str, settings: TriggerSettings, prompt: str | None) -> str:
+    """One branch per workflow run (two dispatches never push to one branch); outside Actions, where
+    there is no run id, one per prompt."""
+    if settings.run_id:
+        return f"bot/{kind}-{settings.run_id}"
+    return f"bot/{kind}-{slugify(prompt or '')}"
 
 
 def _dispatch(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
@@ -485,7 +519,10 @@ def _schedule(payload: Mapping[str, Any], settings: TriggerSettings) -> Trigger:
     prompt = settings.prompt or settings.scheduled_task
     cron = payload.get("schedule")
     base: dict[str, Any] = dict(
-        event_name="schedule", kind="schedule", repository=_repo(payload), branch=_run_branch("scheduled", settings)
+        event_name="schedule",
+        kind="schedule",
+        repository=_repo(payload),
+        branch=_run_branch("scheduled", settings, prompt),
     )
     if not prompt:
         return Trigger(
@@ -523,7 +560,7 @@ def _dispatched(
         repository=_repo(payload),
         actor=actor,
         actor_is_bot=is_bot,
-        branch=_run_branch("dispatch", settings),
+        branch=_run_branch("dispatch", settings, prompt),
     )
     refusal = _refuse_actor("dispatch", actor, is_bot, settings)
     if refusal:

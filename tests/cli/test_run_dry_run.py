@@ -33,7 +33,17 @@ def test_the_fixtures_cover_every_event_type_octokit_has_an_example_for() -> Non
 def test_every_payload_answers_json_with_a_reason(path: Path, tmp_path: Path) -> None:
     result = runner.invoke(
         app,
-        ["run", "--dry-run", "--json", "--event-name", event_name(path), "--event-path", str(path), "-C", str(tmp_path)],
+        [
+            "run",
+            "--dry-run",
+            "--json",
+            "--event-name",
+            event_name(path),
+            "--event-path",
+            str(path),
+            "-C",
+            str(tmp_path),
+        ],
         env={"GITHUB_RUN_ID": "7"},
     )
     assert result.exit_code == 0, result.output
@@ -50,7 +60,15 @@ def test_pull_request_and_installation_say_which_events_start_a_run() -> None:
     for name, event in (("pull_request", "pull_request.opened"), ("installation", "installation.created")):
         result = runner.invoke(
             app,
-            ["run", "--dry-run", "--json", "--event-name", name, "--event-path", str(FIXTURES / "events" / f"{event}.json")],
+            [
+                "run",
+                "--dry-run",
+                "--json",
+                "--event-name",
+                name,
+                "--event-path",
+                str(FIXTURES / "events" / f"{event}.json"),
+            ],
         )
         assert result.exit_code == 0, result.output
         decision = json.loads(result.stdout)

@@ -180,6 +180,76 @@ def test_an_assignment_to_the_trigger_assignee() -> None:
     assert decide_trigger("issues", data, SETTINGS).triggered
 
 
+@pytest.mark.parametrize(
+    ("description", "name", "edits", "settings", "reason"),
+    [
+        (
+            "no label trigger configured",
+            "issues.labeled",
+            {},
+            TriggerSettings(),
+            "label 'bug' was added, but no trigger label is set (label_trigger)",
+        ),
+        (
+            "another label",
+            "issues.labeled",
+            {"label__name": "docs"},
+            SETTINGS,
+            "label 'docs' is not the trigger label 'bug'",
+        ),
+        (
+            "no assignee trigger configured",
+            "issues.opened",
+            {"action": "assigned", "assignee": {"login": "hubot"}},
+            TriggerSettings(),
+            "the issue was assigned to hubot, but no trigger assignee is set (assignee_trigger)",
+        ),
+        (
+            "another assignee",
+            "issues.opened",
+            {"action": "assigned", "assignee": {"login": "hubot"}},
+            SETTINGS,
+            "assignee 'hubot' is not the trigger assignee 'octocat'",
+        ),
+    ],
+)
+def test_a_reason_names_the_setting_not_none(
+    description: str, name: str, edits: dict[str, Any], settings: TriggerSettings, reason: str
+) -> None:
+    trigger = decide_trigger("issues", payload(name, **edits), settings)
+    assert trigger.reason == reason, description
+    assert "None" not in trigger.reason
+
+
+@pytest.mark.parametrize(
+    ("description", "event", "data"),
+    [
+        ("a pull request", "pull_request", payload("pull_request.opened")),
+        ("an installation (no repository)", "installation", payload("installation.created")),
+        ("an event with no payload keys", "ping", {}),
+    ],
+)
+def test_an_event_the_bot_does_not_run_on_is_not_triggered_with_a_reason(
+    description: str, event: str, data: dict[str, Any]
+) -> None:
+    trigger = decide_trigger(event, data, SETTINGS)
+    assert not trigger.triggered, description
+    assert trigger.kind == event
+    assert trigger.reason.startswith(f"the bot does not run on {event}")
+    assert "issue_comment" in trigger.reason
+
+
+def test_two_dispatches_get_two_branches() -> None:
+    data = payload("workflow_dispatch", inputs={"prompt": "bump deps"})
+    first = decide_trigger("workflow_dispatch", data, TriggerSettings(run_id="1001"))
+    second = decide_trigger("workflow_dispatch", data, TriggerSettings(run_id="1002"))
+    assert (first.branch, second.branch) == ("bot/dispatch-1001", "bot/dispatch-1002")
+    # Outside Actions (no run id) the prompt names the branch: two tasks, two branches.
+    other = payload("workflow_dispatch", inputs={"prompt": "triage the flaky test"})
+    assert decide_trigger("workflow_dispatch", data, TriggerSettings()).branch == "bot/dispatch-bump-deps"
+    assert decide_trigger("workflow_dispatch", other, TriggerSettings()).branch == "bot/dispatch-triage-the-flaky-test"
+
+
 def test_workflow_dispatch_takes_its_prompt_from_the_inputs() -> None:
     assert not decide_trigger("workflow_dispatch", payload("workflow_dispatch"), SETTINGS).triggered
     trigger = decide_trigger(
@@ -206,7 +276,6 @@ def test_repository_dispatch_takes_client_payload_prompt() -> None:
 @pytest.mark.parametrize(
     ("description", "event", "data", "fragment"),
     [
-        ("unsupported event", "pull_request", {}, "unsupported event 'pull_request'"),
         ("not an object", "issue_comment", [], "must be a JSON object"),
         ("missing comment", "issue_comment", {"action": "created", "issue": {"number": 1}}, "no 'comment' object"),
         ("number is a string", "issue_comment", {"issue": {"number": "1"}, "comment": {}}, "'number' must be"),
