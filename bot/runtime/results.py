@@ -12,7 +12,9 @@ Three limits, as in the seeds' ``src/constants/toolLimits.ts``:
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import replace
@@ -20,6 +22,8 @@ from pathlib import Path
 
 from bot.interface.messages import ContentBlock, ToolResultBlock, ToolResultContent, content_text
 from bot.interface.tool import AnyTool
+from bot.tools.files.persisted import TOOL_RESULTS_DIR as TOOL_RESULTS_DIR
+from bot.tools.files.persisted import results_dir
 
 #: Seeds 4.8: the default (and the ceiling) of a tool's ``maxResultSizeChars``.
 DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000
@@ -32,7 +36,6 @@ MAX_TOOL_RESULT_CHARS = MAX_TOOL_RESULT_TOKENS * CHARS_PER_TOKEN
 MAX_TOOL_RESULTS_PER_MESSAGE_CHARS = 200_000
 #: How much of a persisted result the model sees inline.
 PREVIEW_SIZE_CHARS = 2_000
-TOOL_RESULTS_DIR = "tool-results"
 
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -53,10 +56,7 @@ def result_size(content: ToolResultContent) -> int:
 def persist_content(content: ToolResultContent, tool_use_id: str, scratch_dir: Path) -> ToolResultContent:
     """Write the full text to ``tool-results/<id>.txt`` and return a preview that names the file."""
     text = content_text(content)
-    directory = scratch_dir / TOOL_RESULTS_DIR
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{_UNSAFE_ID.sub('_', tool_use_id) or 'result'}.txt"
-    path.write_text(text, encoding="utf-8")
+    path = write_persisted(results_dir(scratch_dir), f"{_UNSAFE_ID.sub('_', tool_use_id) or 'result'}.txt", text)
     preview = text[:PREVIEW_SIZE_CHARS]
     cut = preview.rfind("\n")
     if cut > PREVIEW_SIZE_CHARS // 2:
@@ -73,6 +73,19 @@ def persist_content(content: ToolResultContent, tool_use_id: str, scratch_dir: P
         return message
     others: list[ContentBlock] = [b for b in content if b.get("type") != "text"]
     return [{"type": "text", "text": message}, *others]
+
+
+def write_persisted(directory: Path, name: str, text: str) -> Path:
+    """Write ``text`` as ``directory/name`` (made private to the run's user), never through a link
+    left at that name; the model reads it back under the grant of :mod:`bot.tools.files.persisted`."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = directory / name
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a leftover (or a link) at the name is replaced, not followed
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
 
 
 def limit_result(tool: AnyTool, block: ToolResultBlock, scratch_dir: Path) -> ToolResultBlock:

@@ -12,7 +12,8 @@ import re
 from pathlib import Path
 
 from bot.interface.context import ToolUseContext
-from bot.permissions.decision import Deny, Passthrough, PermissionResult
+from bot.permissions.decision import Allow, Deny, Passthrough, PermissionResult
+from bot.tools.files.persisted import is_persisted_result
 
 #: Device and pseudo files that never end, block, or hold another process's secrets.
 BLOCKED_DEVICE_PATHS = frozenset(
@@ -107,6 +108,9 @@ def check_path_access(raw: str, context: ToolUseContext, *, write: bool = False)
     resolved = resolve_path(raw, context)
     if is_blocked_device(raw, resolved):
         return Deny(f"{raw} is a device or process file that tools may not open", source="safety")
+    if not write and is_persisted_result(raw, resolved, context.working_directory, context.scratch_dir):
+        # The bot told the model to read this file; rules still apply (deny and ask come first).
+        return Allow("a tool result the run persisted and told the model to read", source="tool")
     if outside_allowed_roots(resolved, context):
         roots = ", ".join(str(r) for r in context.allowed_roots)
         return Deny(

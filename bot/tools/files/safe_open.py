@@ -39,6 +39,7 @@ from bot.interface.context import ToolUseContext
 from bot.permissions.decision import Deny
 from bot.permissions.path_denials import path_denials
 from bot.tools.files.atomic import atomic_write_at
+from bot.tools.files.persisted import is_persisted_result
 from bot.tools.paths import check_path_access, is_within, outside_allowed_roots, protected_write_reason
 
 RACE_MESSAGE = "the file changed into a link outside the workspace while the call ran"
@@ -95,7 +96,7 @@ def verified_location(fd: int, expected: Path, shown: str) -> Path:
 
 def confirm_allowed(target: Path, shown: str, context: ToolUseContext, *, write: bool) -> None:
     """Stage 3's check again, on the path the kernel reports (already free of links)."""
-    if outside_allowed_roots(target, context):
+    if outside_allowed_roots(target, context) and not _granted(target, context, write=write):
         raise race_error(
             shown, f"it now leads to {target}, outside the workspace and the policy's additional directories"
         )
@@ -111,6 +112,11 @@ def confirm_allowed(target: Path, shown: str, context: ToolUseContext, *, write:
     rule = denied(str(target), str(target), "write" if write else "read") if denied is not None else None
     if rule is not None:
         raise race_error(shown, f"it now leads to {target}, which the deny rule `{rule}` covers")
+
+
+def _granted(path: Path, context: ToolUseContext, *, write: bool) -> bool:
+    """The read-only grant for a persisted tool result (:mod:`bot.tools.files.persisted`)."""
+    return not write and is_persisted_result(str(path), path, context.working_directory, context.scratch_dir)
 
 
 @dataclass(slots=True)
@@ -184,6 +190,8 @@ def file_slot(
     if name in ("", ".", ".."):
         raise ToolInputError(f"{shown} is not a file path")
     root = next((r for r in context.allowed_roots if is_within(parent, r)), None)
+    if root is None and _granted(path, context, write=write):
+        root = parent  # the run's own tool-results directory, which the bot made: trusted as a root is
     if root is None:
         verdict = check_path_access(str(path), context, write=write)
         detail = verdict.reason if isinstance(verdict, Deny) else f"it now leads to {path}"
