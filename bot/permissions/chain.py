@@ -12,9 +12,14 @@ A pure function of facts about the call. The order, each link deciding or passin
 7. the hook's **allow** → allow (it never overrides 1–5: Claude Code's documented behaviour);
 8. the tool's own **allow** (Bash allows when every subcommand matched an allow rule) → allow;
 9. an **allow rule** that covers the call → allow;
-10. **acceptEdits** mode and the tool edits files (inside the workspace: the tool's own check
+10. a **file-reading tool** (Read, Glob, Grep) whose path, as written and with symlinks resolved,
+    is inside the workspace or an additional directory → allow. Claude Code asks for no rule to
+    read its working directory, and a Claude Code settings file used as the policy must mean what
+    it means there; deny and ask rules (1, 4) still apply, so ``Read(.env)`` keeps its force;
+11. **acceptEdits** mode and the tool edits files (inside the workspace: the tool's own check
     confines paths) → allow;
-11. otherwise → deny: no allow rule covers the call (deny-by-default).
+12. otherwise → deny: no allow rule covers the call (deny-by-default). Everything that acts
+    (Bash, Edit, Write, WebFetch, MCP tools) needs an allow rule.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from bot.permissions.decision import (
     PermissionResult,
     ask_to_deny,
 )
-from bot.permissions.rules import DOMAIN_TOOLS, Rule, rule_names_tool
+from bot.permissions.path_rules import resolve_subject
+from bot.permissions.rules import DOMAIN_TOOLS, READ_FAMILY, Rule, rule_names_tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,12 +172,31 @@ def decide_chain(
     allow_rule = matching_rule(context.allow, request, matcher, covers)
     if allow_rule is not None:
         return Allow(f"allowed by rule `{allow_rule.text}`", source="rule", rule=allow_rule.ref, warnings=warnings)
+    if reads_inside_workspace(request, context):
+        return Allow(
+            f"{name} reads inside the workspace (read-only file tools need no rule there)",
+            source="workspace",
+            warnings=warnings,
+        )
     if context.mode == "acceptEdits" and request.edits_files:
         return Allow("acceptEdits mode allows edits inside the workspace", source="mode", warnings=warnings)
     reason = f"no allow rule covers this {name} call"
     if isinstance(request.tool_check, Passthrough) and request.tool_check.reason:
         reason = f"{reason} ({request.tool_check.reason})"
     return Deny(reason, source="default", suggestions=_suggest(request), warnings=warnings)
+
+
+def reads_inside_workspace(request: PermissionRequest, context: PermissionContext) -> bool:
+    """Is this a read-only call of a file-reading tool whose path stays inside the workspace or an
+    additional directory, both as written and with every symlink resolved (a link out of the
+    workspace is outside)?"""
+    if not request.read_only or request.subject is None or "\x00" in request.subject:
+        return False
+    if request.tool_name not in READ_FAMILY and not READ_FAMILY.intersection(request.aliases):
+        return False
+    written, resolved = resolve_subject(request.subject, cwd=request.cwd or request.workspace)
+    roots = (request.workspace.resolve(strict=False), *context.additional_directories)
+    return all(any(path == root or root in path.parents for root in roots) for path in (written, resolved))
 
 
 def _suggest(request: PermissionRequest) -> tuple[str, ...]:

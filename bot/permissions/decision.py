@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 #: Where a decision came from, for the run log and the denial message.
-DecisionSource = Literal["rule", "hook", "tool", "mode", "default", "safety", "validation"]
+DecisionSource = Literal["rule", "hook", "tool", "mode", "default", "safety", "validation", "workspace"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,8 @@ def test_a_thousand_line_batch_answers_every_line_in_order(ws: Path, policy_file
     other_ws.mkdir()
     templates: list[tuple[dict[str, Any], str]] = [
         ({"tool": "Read", "input": {"file_path": "src/a.py"}, "allow": ["Read"]}, "allow"),
-        ({"tool": "Read", "input": {"file_path": "src/a.py"}}, "deny"),
+        ({"tool": "Read", "input": {"file_path": "src/a.py"}}, "allow"),  # read-only, inside: no rule needed
+        ({"tool": "Write", "input": {"file_path": "src/b.py", "content": "x"}}, "deny"),
         ({"tool": "Read", "input": {"file_path": "x/.env"}, "policy": str(policy_file)}, "deny"),
         ({"tool": "Glob", "input": {"pattern": "*.py"}, "policy": str(policy_file)}, "allow"),
         ({"tool": "Glob", "input": {"pattern": "*", "path": "/etc"}, "allow": ["Glob"]}, "deny"),
@@ -118,7 +119,9 @@ def test_a_line_that_cannot_be_evaluated_is_denied_with_the_reason(
 ) -> None:
     out = io.StringIO()
     with PolicyChecker(workspace=ws) as checker:
-        stats = anyio.run(checker.run_batch, ["", line, '{"tool": "Read", "input": {"file_path": "a"}}'], out.write)
+        stats = anyio.run(
+            checker.run_batch, ["", line, '{"tool": "Write", "input": {"file_path": "a", "content": ""}}'], out.write
+        )
     first, second = (json.loads(x) for x in out.getvalue().splitlines())
     assert first["decision"] == "deny" and reason in first["reason"], (description, first)
     assert second["decision"] == "deny" and "no allow rule" in second["reason"]

@@ -275,7 +275,7 @@ TOOL_ALLOW = Allow("the tool matched its own allow rule", source="tool")
             "allow",
             False,
         ),
-        ("plan mode still needs an allow rule", {"mode": "plan", "read_only": True}, "deny", False),
+        ("plan mode allows a read inside the workspace", {"mode": "plan", "read_only": True}, "allow", False),
         ("acceptEdits allows an edit tool", {"mode": "acceptEdits", "edits": True}, "allow", False),
         ("acceptEdits does not allow other tools", {"mode": "acceptEdits"}, "deny", False),
         (
@@ -318,6 +318,13 @@ def test_the_rule_named_is_the_first_that_matches_in_source_order(ws: Path) -> N
     request = PermissionRequest(tool_name="Read", input={}, workspace=ws, subject=".env")
     decision = ENGINE.decide(request, context)
     assert decision.rule is not None and decision.rule.source == "organisation"
+
+
+def test_only_file_reading_tools_read_the_workspace_without_a_rule(ws: Path) -> None:
+    assert isinstance(decide(ws, "Read", "a.py", read_only=True), Allow)
+    assert isinstance(decide(ws, "WebSearch", "a.py", read_only=True), Deny)
+    assert isinstance(decide(ws, "mcp__fs__read_file", "a.py", read_only=True), Deny)
+    assert isinstance(decide(ws, "Read", "../a.py", read_only=True), Deny)
 
 
 def test_a_default_denial_suggests_the_rule_to_add(ws: Path) -> None:

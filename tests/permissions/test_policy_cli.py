@@ -95,7 +95,7 @@ def test_check_batch_reads_a_thousand_line_file_and_writes_one_line_per_call(tmp
     calls = [
         {"tool": "Read", "input": {"file_path": "src/m{i}.py"}, "policy": str(policy_file)},
         {"tool": "Read", "input": {"file_path": "d{i}/.env"}, "policy": str(policy_file)},
-        {"tool": "Read", "input": {"file_path": "a{i}"}},
+        {"tool": "Write", "input": {"file_path": "a{i}", "content": ""}},
     ]
     batch.write_text("".join(json.dumps(calls[i % 3]).replace("{i}", str(i)) + "\n" for i in range(1_002)))
     result = runner.invoke(app, ["policy", "check", "--batch", str(batch), "-w", str(tmp_path)])
