@@ -13,7 +13,7 @@ time; the target is at most 3×.
 
 Also printed, as floors for that ratio: the parse plus reading every node of the tree once from
 Python (``type``, byte range, ``children``: the least any Python analysis of the tree does), the
-parse plus our walk into simple commands (:func:`bot.shell.ast_parse.parse_fresh`), and the
+parse plus our walk into simple commands (:func:`bot.shell.parse.walk.parse_fresh`), and the
 text-level checks alone — each over the bare parse.
 
     python bench/bash_analysis.py [--repeat N]
@@ -33,9 +33,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.shell import ast_parse  # noqa: E402
 from bot.shell.api import check_bash_permissions  # noqa: E402
-from bot.shell.security_checks import text_findings  # noqa: E402
+from bot.shell.judge.security_checks import text_findings  # noqa: E402
+from bot.shell.parse import walk as ast_parse  # noqa: E402
 from tests.shell.conftest import build_workspace, context_for  # noqa: E402
 
 CORPUS = ROOT / "tests" / "shell" / "corpus"

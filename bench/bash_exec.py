@@ -34,9 +34,9 @@ from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.rules import make_rule
 from bot.runtime.pipeline import ToolPool, ToolRunner
-from bot.shell.exec import run_process
-from bot.shell.sandbox import SERVICE_KEY as SANDBOX_SERVICE
-from bot.shell.sandbox import probe_bwrap
+from bot.shell.execute.process import run_process
+from bot.shell.sandbox.status import SERVICE_KEY as SANDBOX_SERVICE
+from bot.shell.sandbox.status import probe_bwrap
 from bot.tools.bash import BashTool
 
 Variant = tuple[str, Callable[[], Awaitable[object]]]

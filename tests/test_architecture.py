@@ -62,7 +62,7 @@ def test_every_process_gets_an_explicit_environment(where: str, line: int, has_e
 def test_our_process_wrapper_requires_an_environment() -> None:
     import inspect
 
-    from bot.shell.exec import run_process
+    from bot.shell.execute.process import run_process
 
     parameter = inspect.signature(run_process).parameters["env"]
     assert parameter.default is inspect.Parameter.empty

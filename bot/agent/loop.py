@@ -94,8 +94,8 @@ from bot.permissions.decision import Deny
 from bot.permissions.denials import DenialTracker
 from bot.runtime.pipeline import ToolCallOutcome, ToolRunner, tool_use_error
 from bot.runtime.streaming import StreamingToolExecutor
-from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
-from bot.runtime.tasks import BackgroundTasks
+from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
+from bot.shell.execute.background import BackgroundTasks
 from bot.tools.agent_tool import SUBAGENT_SERVICE
 from bot.tools.todo_write import TODO_SERVICE, TodoItem, TodoList
 from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools

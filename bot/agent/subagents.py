@@ -8,7 +8,7 @@ parent's pool through the definition's allow and deny lists (never the Agent too
 prompt, the run's shared ledger (one budget, one deadline); run the loop; return the final text
 (and the worktree's diff) as the tool result.
 
-Background runs are tasks of the run's :class:`~bot.runtime.tasks.BackgroundTasks`, like Bash's:
+Background runs are tasks of the run's :class:`~bot.shell.execute.background.BackgroundTasks`, like Bash's:
 the report is written to the task's output file (read with TaskOutput), and the loop tells the model
 when one finishes.
 """
@@ -35,8 +35,8 @@ from bot.interface.abort import AbortSignal
 from bot.interface.context import ReadFileState, ToolUseContext
 from bot.interface.messages import Progress
 from bot.runtime.pipeline import ToolPool
-from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
-from bot.runtime.tasks import BackgroundTask, BackgroundTasks, TaskLimitReached
+from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
+from bot.shell.execute.background import BackgroundTask, BackgroundTasks, TaskLimitReached
 from bot.tools.agent_tool import (
     SUBAGENT_SERVICE,
     AgentTool,

@@ -31,7 +31,7 @@ def main() -> None:
     # Before anything else runs: the secrets leave os.environ (bot.core.secrets) and the process
     # becomes non-dumpable, so no child reads them from its environment or our /proc/<pid>/environ.
     from bot.core.secrets import capture_process_secrets
-    from bot.shell.env import protect_own_environ
+    from bot.shell.execute.env import protect_own_environ
 
     capture_process_secrets()
     protect_own_environ()

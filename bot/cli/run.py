@@ -77,7 +77,7 @@ def run(
     On GitHub: reads GITHUB_EVENT_NAME / GITHUB_EVENT_PATH and the rest of the Actions environment."""
     from bot.core.secrets import capture_process_secrets
     from bot.github.session import RunConfig
-    from bot.shell.env import protect_own_environ
+    from bot.shell.execute.env import protect_own_environ
 
     # Also here, not only in main(): `bot run` may be invoked as a library (typer's CliRunner).
     capture_process_secrets()

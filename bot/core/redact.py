@@ -13,7 +13,7 @@ GitHub layer redacts everything it posts with it. Two sources of secrets:
   runner's ``ACTIONS_RUNTIME_TOKEN`` is one), PEM private keys, ``Authorization:`` header values.
 
 Redaction is a backstop, not the defence: secrets are kept out of the shell's environment in the
-first place (:mod:`bot.shell.env`).
+first place (:mod:`bot.shell.execute.env`).
 """
 
 from __future__ import annotations

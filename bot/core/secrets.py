@@ -10,7 +10,7 @@ name (:func:`secret`), or for the full view (:func:`full_environ`) when it resol
 such as ``${GITHUB_TOKEN}`` in a trusted ``.mcp.json``. Redactors read :func:`process_secrets`.
 
 ``/proc/<pid>/environ`` still shows the environment the process was started with; the bot makes
-itself non-dumpable so that its children cannot read it (``bot.shell.env.protect_own_environ``).
+itself non-dumpable so that its children cannot read it (``bot.shell.execute.env.protect_own_environ``).
 """
 
 from __future__ import annotations

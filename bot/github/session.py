@@ -43,8 +43,8 @@ from bot.permissions.stack import (
 from bot.runtime.assembly import assemble_tool_pool
 from bot.runtime.hook_runner import CommandHookRunner, HookLogEntry, hooks_from_policy, make_hook_runner
 from bot.runtime.pipeline import ToolPool
-from bot.runtime.tasks import SERVICE_KEY as TASKS_SERVICE
-from bot.runtime.tasks import BackgroundTasks
+from bot.shell.execute.background import SERVICE_KEY as TASKS_SERVICE
+from bot.shell.execute.background import BackgroundTasks
 
 #: The model when neither the workflow nor the policy names one.
 DEFAULT_MODEL = DEFAULT_MODEL_ALIASES["sonnet"]
@@ -288,8 +288,8 @@ async def _start_mcp(
 async def _prepare_sandbox(context: Any, environ: Mapping[str, str]) -> Any:
     """Probe and self-test the sandbox before the first model call, so ``sandbox: required`` refuses
     the run up front (the Bash tool would otherwise refuse each command)."""
-    from bot.shell.env import build_child_env, policy_env_settings
-    from bot.shell.sandbox import SERVICE_KEY, prepare_sandbox, sandbox_settings
+    from bot.shell.execute.env import build_child_env, policy_env_settings
+    from bot.shell.sandbox.status import SERVICE_KEY, prepare_sandbox, sandbox_settings
 
     env, passthrough, secret_names = policy_env_settings(context.permission.extra)
     child = build_child_env(environ, policy_env=env, passthrough=passthrough, secret_names=secret_names)

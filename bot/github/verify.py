@@ -3,7 +3,7 @@
 A failed verification makes the pull request a draft and the conclusion ``partial``. The commands
 are trusted (they come from the policy), but what they execute is the checkout the model changed —
 a test suite's ``conftest.py`` is enough to run code. So they run exactly as a Bash command runs:
-in the run's sandbox with the secret-free environment (:mod:`bot.shell.confine`), with a timeout.
+in the run's sandbox with the secret-free environment (:mod:`bot.shell.execute.confine`), with a timeout.
 When the policy requires the sandbox and it cannot run, a verification fails rather than run bare.
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.secrets import full_environ
-from bot.shell.confine import confine
-from bot.shell.env import build_child_env, policy_env_settings
-from bot.shell.exec import find_shell, run_process
-from bot.shell.sandbox import SandboxUnavailable
+from bot.shell.execute.confine import confine
+from bot.shell.execute.env import build_child_env, policy_env_settings
+from bot.shell.execute.process import find_shell, run_process
+from bot.shell.sandbox.status import SandboxUnavailable
 
 #: Per verification command.
 VERIFY_TIMEOUT_S = 600.0
@@ -30,7 +30,7 @@ async def run_verification(
         return ()
     context = prepared.session.context
     env, passthrough, secret_names = policy_env_settings(context.permission.extra)
-    # What a Bash command gets: the allowlist of bot.shell.env, never the bot's own environment.
+    # What a Bash command gets: the allowlist of bot.shell.execute.env, never the bot's own environment.
     child = build_child_env(full_environ(), policy_env=env, passthrough=passthrough, secret_names=secret_names)
     results = []
     for command in commands:

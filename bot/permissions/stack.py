@@ -116,8 +116,8 @@ class EffectivePolicy:
         )
 
     def shell_settings(self) -> dict[str, object]:
-        """The knobs the shell layer reads from ``PermissionContext.extra`` (``bot.shell.sandbox``,
-        ``bot.shell.env``, ``bot.shell.api``), under the names it reads them by."""
+        """The knobs the shell layer reads from ``PermissionContext.extra`` (``bot.shell.sandbox.status``,
+        ``bot.shell.execute.env``, ``bot.shell.api``), under the names it reads them by."""
         extra: dict[str, object] = {
             "sandbox": self.setting("sandbox", "auto"),
             "network": bool(self.setting("network", False)),

@@ -82,7 +82,7 @@ def _shell() -> str:
 
 
 def hook_argv(hook: HookCommand) -> list[str]:
-    """The command line of a hook before it is confined (:mod:`bot.shell.confine`)."""
+    """The command line of a hook before it is confined (:mod:`bot.shell.execute.confine`)."""
     return [_shell(), "-c", hook.command]
 
 

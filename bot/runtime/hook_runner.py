@@ -52,13 +52,13 @@ from bot.runtime.hooks import (
     PostToolHookOutcome,
     PreToolHookOutcome,
 )
-from bot.shell.ast_parse import parse_command
-from bot.shell.confine import confine
-from bot.shell.env import build_child_env, policy_env_settings
-from bot.shell.rule_match import BashPattern, compile_pattern
-from bot.shell.sandbox import SandboxUnavailable
-from bot.shell.syntax import Parsed, Word
-from bot.shell.wrappers import unwrap
+from bot.shell.execute.confine import confine
+from bot.shell.execute.env import build_child_env, policy_env_settings
+from bot.shell.judge.rule_match import BashPattern, compile_pattern
+from bot.shell.launch.wrappers import unwrap
+from bot.shell.parse.syntax import Parsed, Word
+from bot.shell.parse.walk import parse_command
+from bot.shell.sandbox.status import SandboxUnavailable
 
 #: Environment variables a hook can use to find the project (Claude Code's name, and ours).
 PROJECT_DIR_VARS = ("CLAUDE_PROJECT_DIR", "BOT_PROJECT_DIR")

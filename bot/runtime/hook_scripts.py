@@ -6,7 +6,7 @@ checkout: ``python scripts/lint.py``, ``"$CLAUDE_PROJECT_DIR"/.claude/hooks/chec
 files changed — anywhere in the tree, not only under ``.claude/`` — is not run: a ``PreToolUse`` or
 ``UserPromptSubmit`` hook then blocks (a guard that cannot run must not let the call through), any
 other hook is skipped; the run's summary names the file. Hooks also run in the sandbox
-(:mod:`bot.shell.confine`), so what this cannot see (a script sourcing another file) runs with no
+(:mod:`bot.shell.execute.confine`), so what this cannot see (a script sourcing another file) runs with no
 more than a Bash command gets.
 """
 

@@ -46,18 +46,18 @@ from bot.interface.context import ToolUseContext
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow, Ask, Deny, Passthrough, PermissionResult
 from bot.permissions.path_denials import path_denials
-from bot.shell.ast_parse import parse_command
-from bot.shell.classify import Category, is_concurrency_safe, is_read_only, is_search_or_read
-from bot.shell.decide import decide_command
-from bot.shell.destructive import destructive_warnings
-from bot.shell.path_check import expand, path_policy
-from bot.shell.prefixes import command_prefix, merge_suggestions, suggestion_for
-from bot.shell.rule_match import rule_set
-from bot.shell.scan import Options
-from bot.shell.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, text_findings
-from bot.shell.semantics import ExitInterpretation, interpret_exit_code
-from bot.shell.syntax import Parsed, ParseUnavailable, ScopeMarker, TooComplex
-from bot.shell.verdict import Verdict
+from bot.shell.judge.decide import decide_command
+from bot.shell.judge.prefixes import command_prefix, merge_suggestions, suggestion_for
+from bot.shell.judge.read_only import Category, is_concurrency_safe, is_read_only, is_search_or_read
+from bot.shell.judge.rule_match import rule_set
+from bot.shell.judge.scan import Options
+from bot.shell.judge.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, text_findings
+from bot.shell.judge.verdict import Verdict
+from bot.shell.parse.syntax import Parsed, ParseUnavailable, ScopeMarker, TooComplex
+from bot.shell.parse.walk import parse_command
+from bot.shell.paths.resolve import expand, path_policy
+from bot.shell.programs.destructive import destructive_warnings
+from bot.shell.programs.exit_codes import ExitInterpretation, interpret_exit_code
 
 log = logging.getLogger(__name__)
 

@@ -3,21 +3,21 @@
 Judging the command (security checks, rules, read-only and concurrency classification, exit-code
 semantics) belongs to :mod:`bot.shell.api`; this module runs it:
 
-* in the sandbox when the policy and the machine allow (:mod:`bot.shell.sandbox`), with an
-  environment built from an allowlist (:mod:`bot.shell.env`);
+* in the sandbox when the policy and the machine allow (:mod:`bot.shell.sandbox.status`), with an
+  environment built from an allowlist (:mod:`bot.shell.execute.env`);
 * in its own process group, killed as a group on timeout, abort or cancellation; stdout and stderr
   streamed as ``progress("stdout"|"stderr", line=...)`` events, redacted;
 * from a persistent working directory: where the shell ends (``cd``) becomes the next command's
   directory through a context modifier, if it is inside the workspace or an additional directory;
 * output formatted as the seeds' ``formatOutput`` (head kept, 30,000 characters,
   ``BASH_MAX_OUTPUT_LENGTH``), an image data URL returned as an image, secrets redacted;
-* ``run_in_background``: started as a task of the run (:mod:`bot.runtime.tasks`), output to a file,
+* ``run_in_background``: started as a task of the run (:mod:`bot.shell.execute.background`), output to a file,
   read with TaskOutput, stopped with TaskStop. The field is absent from the schema when background
   tasks are disabled (``BOT_DISABLE_BACKGROUND_TASKS``).
 
 Policy keys read from ``PermissionContext.extra``: ``sandbox``, ``network``, ``allow_unsandboxed``,
-``excluded_commands``, ``allow_sudo`` (see :mod:`bot.shell.sandbox`) and ``env``,
-``env_passthrough``, ``secret_env`` (see :mod:`bot.shell.env`).
+``excluded_commands``, ``allow_sudo`` (see :mod:`bot.shell.sandbox.status`) and ``env``,
+``env_passthrough``, ``secret_env`` (see :mod:`bot.shell.execute.env`).
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ from bot.interface.context import ToolUseContext
 from bot.interface.messages import Progress, ToolResultContent
 from bot.interface.tool import VALID, InputSchemaError, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import PermissionResult
-from bot.runtime.tasks import SERVICE_KEY as TASKS_KEY
-from bot.runtime.tasks import BackgroundTask, BackgroundTasks, TaskLimitReached, background_tasks_enabled
 from bot.shell.api import check_bash_permissions, interpret_exit_code, is_concurrency_safe_command, is_read_only_command
-from bot.shell.env import build_child_env, policy_env_settings
-from bot.shell.exec import (
+from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
+from bot.shell.execute.background import BackgroundTask, BackgroundTasks, TaskLimitReached, background_tasks_enabled
+from bot.shell.execute.env import build_child_env, policy_env_settings
+from bot.shell.execute.process import (
     ProcessResult,
     format_output,
     image_block,
@@ -53,7 +53,7 @@ from bot.shell.exec import (
     run_process,
     shell_argv,
 )
-from bot.shell.sandbox import (
+from bot.shell.sandbox.status import (
     Refused,
     Sandboxed,
     decide_sandbox,

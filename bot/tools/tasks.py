@@ -1,6 +1,6 @@
 """TaskOutput and TaskStop: the model's handles on the run's background tasks (seeds 4.6.6).
 
-Both act only on tasks this run started (``context.services["tasks"]``, :mod:`bot.runtime.tasks`).
+Both act only on tasks this run started (``context.services["tasks"]``, :mod:`bot.shell.execute.background`).
 Their own permission check allows a call on such a task: starting the task was already decided
 by the permission chain, and reading its output or stopping it reaches nothing the start did not
 (deny rules, hooks and plan mode still come first in the chain).
@@ -18,8 +18,8 @@ from bot.interface.context import ToolUseContext
 from bot.interface.messages import Progress
 from bot.interface.tool import VALID, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import Allow, Passthrough, PermissionResult
-from bot.runtime.tasks import SERVICE_KEY, BackgroundTask, BackgroundTasks, background_tasks_enabled
-from bot.shell.exec import max_output_length
+from bot.shell.execute.background import SERVICE_KEY, BackgroundTask, BackgroundTasks, background_tasks_enabled
+from bot.shell.execute.process import max_output_length
 from bot.tools.coercion import SemanticBool, SemanticInt
 
 #: Claude Code's TaskOutput waits up to 30 s by default, at most 10 minutes.

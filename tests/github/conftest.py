@@ -135,7 +135,7 @@ def real_sandbox() -> None:
     """The attack tests need the real bwrap: without one they skip and say why."""
     import anyio
 
-    from bot.shell.sandbox import probe_bwrap
+    from bot.shell.sandbox.status import probe_bwrap
 
     probe = anyio.run(probe_bwrap)
     if not probe.works:

@@ -9,8 +9,8 @@ import pytest
 
 from bot.errors import ConfigError
 from bot.permissions.stack import PolicyLayer, load_policy_stack
-from bot.shell.env import policy_env_settings
-from bot.shell.sandbox import sandbox_settings
+from bot.shell.execute.env import policy_env_settings
+from bot.shell.sandbox.status import sandbox_settings
 
 
 def load(tmp_path: Path, bot: dict[str, object]) -> dict[str, object]:

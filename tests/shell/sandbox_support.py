@@ -15,9 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bot.shell.env import build_child_env
-from bot.shell.exec import ProcessResult, run_process, shell_argv
-from bot.shell.sandbox import Sandboxed, SandboxSettings, SandboxStatus, prepare_sandbox, probe_bwrap
+from bot.shell.execute.env import build_child_env
+from bot.shell.execute.process import ProcessResult, run_process, shell_argv
+from bot.shell.sandbox.status import Sandboxed, SandboxSettings, SandboxStatus, prepare_sandbox, probe_bwrap
 
 #: A git identity for fixture commits, passed as ``-c`` options (no global config is touched).
 GIT_IDENTITY = ("-c", "user.email=fixture@example.invalid", "-c", "user.name=fixture", "-c", "commit.gpgsign=false")

@@ -1,4 +1,4 @@
-"""Path arguments of archivers and copiers (``bot.shell.archive_args``): tar, zip, unzip, rsync,
+"""Path arguments of archivers and copiers (``bot.shell.programs.archives``): tar, zip, unzip, rsync,
 patch — their bundles, attached values and abbreviations, and what each writes."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.path_args import path_uses
-from bot.shell.path_check import UNKNOWN_PLACE
-from bot.shell.syntax import literal
+from bot.shell.parse.syntax import literal
+from bot.shell.paths.arguments import path_uses
+from bot.shell.paths.resolve import UNKNOWN_PLACE
 from tests.shell.conftest import Check
 
 UNKNOWN = "?"

@@ -1,4 +1,4 @@
-"""Arguments of programs without a path extractor (``bot.shell.argument_paths``): any word that
+"""Arguments of programs without a path extractor (``bot.shell.paths.fallback``): any word that
 resolves into ``.git/`` or ``.github/workflows/`` is a protected write, one outside is outside, the
 rest adds nothing."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bot.permissions.decision import Allow, Deny
-from bot.shell.argument_paths import path_like_arguments
-from bot.shell.path_check import check_path, path_policy
-from bot.shell.syntax import literal
+from bot.shell.parse.syntax import literal
+from bot.shell.paths.fallback import path_like_arguments
+from bot.shell.paths.resolve import check_path, path_policy
 from tests.shell.conftest import Check
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.shell import ast_parse
-from bot.shell.ast_parse import parse_command
-from bot.shell.syntax import DYN, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex
-from bot.shell.word_resolve import decode_ansi_c
+from bot.shell.parse import walk as ast_parse
+from bot.shell.parse.syntax import DYN, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex
+from bot.shell.parse.walk import parse_command
+from bot.shell.parse.words import decode_ansi_c
 
 
 def argvs(command: str) -> list[tuple[str, ...]]:
@@ -145,7 +145,7 @@ def test_a_partly_quoted_heredoc_delimiter_is_never_simple() -> None:
 
 
 def test_the_walker_refuses_a_body_that_contains_its_delimiter_line() -> None:
-    from bot.shell.ast_parse import _Walker
+    from bot.shell.parse.walk import _Walker
 
     class Node:
         def __init__(self, type: str, text: str = "", children: tuple[object, ...] = ()) -> None:
@@ -200,8 +200,8 @@ def test_ansi_c_strings_decode_like_bash(description: str, body: str, value: str
 def test_a_pipeline_binds_tighter_than_a_list_even_when_tree_sitter_reads_it_otherwise() -> None:
     """tree-sitter-bash reads ``a && b 2>&1 | c`` as ``(a && b) 2>&1 | c``; bash runs
     ``a && (b 2>&1 | c)``. The ``cd`` must stay in the current shell and the redirect with ``b``."""
-    from bot.shell.ast_parse import parse_fresh
-    from bot.shell.syntax import Parsed, ScopeMarker, SimpleCommand
+    from bot.shell.parse.syntax import Parsed, ScopeMarker, SimpleCommand
+    from bot.shell.parse.walk import parse_fresh
 
     outcome = parse_fresh("cd src && make 2>&1 | tail", fast=False)
     assert isinstance(outcome, Parsed)
@@ -217,7 +217,7 @@ def test_a_pipeline_binds_tighter_than_a_list_even_when_tree_sitter_reads_it_oth
 
 def shape(command: str, *, fast: bool = True) -> object:
     """The items of the parse as ``(``, ``)`` and argv strings, or the TooComplex check id."""
-    from bot.shell.ast_parse import parse_fresh
+    from bot.shell.parse.walk import parse_fresh
 
     outcome = parse_fresh(command, fast=fast)
     if isinstance(outcome, TooComplex):
@@ -371,7 +371,7 @@ def test_an_ansi_c_string_ends_where_bash_ends_it(description: str, command: str
     ],
 )
 def test_a_bracket_glob_split_by_the_parser_is_still_a_glob(description: str, command: str, glob: bool) -> None:
-    from bot.shell.ast_parse import parse_fresh
+    from bot.shell.parse.walk import parse_fresh
 
     for fast in (True, False):
         outcome = parse_fresh(command, fast=fast)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.awk_rules import unsafe_awk_reason
+from bot.shell.programs.awk import unsafe_awk_reason
 from tests.shell.conftest import Check
 
 

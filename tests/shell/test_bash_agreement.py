@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.shell.ast_parse import parse_command
-from bot.shell.security_checks import text_findings
-from bot.shell.syntax import DYN, Parsed, SimpleCommand
+from bot.shell.judge.security_checks import text_findings
+from bot.shell.parse.syntax import DYN, Parsed, SimpleCommand
+from bot.shell.parse.walk import parse_command
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.shell.api import is_concurrency_safe_command, is_read_only_command, search_or_read_category
-from bot.shell.classify import Category
+from bot.shell.judge.read_only import Category
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bot.permissions.decision import Allow, Ask, Deny, Passthrough
-from bot.shell import ast_parse
 from bot.shell.api import check_bash_permissions
-from bot.shell.judge import MAX_SUBCOMMANDS
+from bot.shell.judge.command import MAX_SUBCOMMANDS
+from bot.shell.parse import walk as ast_parse
 from tests.shell.conftest import Check, context_for
 
 GIT = ["Bash(git status:*)", "Bash(git diff:*)", "Bash(git log:*)", "Bash(ls:*)", "Bash(cat:*)", "Bash(make:*)"]
@@ -169,8 +169,8 @@ def test_the_fallback_without_a_parser_is_conservative(check: Check, monkeypatch
 
 def test_the_best_effort_match_of_a_huge_command_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     # A 60,000-character command once took 23 s here: every start word joined with all the rest.
-    from bot.shell import decide
     from bot.shell.api import _options
+    from bot.shell.judge import decide
     from tests.shell.conftest import build_workspace
 
     joined: list[int] = []

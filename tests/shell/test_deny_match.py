@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.deny_match import loosely_matches
+from bot.shell.judge.deny_match import loosely_matches
 from tests.shell.conftest import Check
 
 

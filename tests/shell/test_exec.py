@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from bot.interface.abort import AbortSignal
-from bot.shell.exec import (
+from bot.shell.execute.process import (
     DEFAULT_MAX_OUTPUT_LENGTH,
     OutputCapture,
     ProcessResult,

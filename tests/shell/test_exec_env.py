@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bot.shell.env import BASE_NAMES, HEADLESS_DEFAULTS, build_child_env, policy_env_settings
-from bot.shell.sandbox import probe_bwrap
+from bot.shell.execute.env import BASE_NAMES, HEADLESS_DEFAULTS, build_child_env, policy_env_settings
+from bot.shell.sandbox.status import probe_bwrap
 
 GITHUB_PARENT = {
     "PATH": "/usr/bin:/bin",
@@ -128,9 +128,9 @@ import json, os, sys
 from pathlib import Path
 import anyio
 from bot.permissions.context import PermissionContext
-from bot.shell.env import build_child_env
-from bot.shell.exec import run_process, shell_argv
-from bot.shell.sandbox import Sandboxed, Unsandboxed, ensure_sandbox
+from bot.shell.execute.env import build_child_env
+from bot.shell.execute.process import run_process, shell_argv
+from bot.shell.sandbox.status import Sandboxed, Unsandboxed, ensure_sandbox
 from bot.tools.bash import BashTool
 from bot.interface.context import make_context
 from bot.interface.messages import Progress

@@ -16,9 +16,10 @@ import anyio
 import pytest
 
 from bot.errors import ConfigError
-from bot.shell.env import build_child_env
-from bot.shell.exec import ProcessResult, run_process, shell_argv
-from bot.shell.sandbox import (
+from bot.shell.execute.env import build_child_env
+from bot.shell.execute.process import ProcessResult, run_process, shell_argv
+from bot.shell.sandbox.root import Bind, Link
+from bot.shell.sandbox.status import (
     Refused,
     Sandboxed,
     SandboxSettings,
@@ -35,7 +36,6 @@ from bot.shell.sandbox import (
     self_test,
     unsandboxed_argv,
 )
-from bot.shell.sandbox_root import Bind, Link
 from tests.shell.test_exec import wait_dead
 
 # ----- the decision (pure) ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The fast path of the parse (:mod:`bot.shell.fast_parse`) reaches exactly what the general walker
+"""The fast path of the parse (:mod:`bot.shell.parse.fast`) reaches exactly what the general walker
 reaches: the same parse outcome, and through it the same decision, reason, rule, check id and
 suggestions, on every corpus command, the shapes agents wrap commands in, and a seeded set of
 mutations of them (operators, redirections, quotes, expansions, keywords and stray characters)."""
@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from bot.shell import ast_parse, fast_parse
 from bot.shell.api import check_bash_permissions
-from bot.shell.syntax import Parsed, Redirect, ScopeMarker
+from bot.shell.parse import fast as fast_parse
+from bot.shell.parse import walk as ast_parse
+from bot.shell.parse.syntax import Parsed, Redirect, ScopeMarker
 from tests.shell.conftest import context_for
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -310,7 +311,7 @@ DIFFERENTIALS = [
 
 @pytest.mark.parametrize("command", DIFFERENTIALS)
 def test_both_walkers_refuse_the_known_parser_differentials(command: str) -> None:
-    from bot.shell.syntax import TooComplex
+    from bot.shell.parse.syntax import TooComplex
 
     assert isinstance(ast_parse.parse_fresh(command), TooComplex)
     assert isinstance(ast_parse.parse_fresh(command, fast=False), TooComplex)

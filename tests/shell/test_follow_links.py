@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.follow_links import follow_facts
+from bot.shell.programs.follow_links import follow_facts
 from tests.shell.conftest import Check
 
 CASES = [

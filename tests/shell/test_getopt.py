@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.shell.getopt import Option, is_option, long_name, options, short_letters
+from bot.shell.programs.getopt import Option, is_option, long_name, options, short_letters
 
 
 @pytest.mark.parametrize(

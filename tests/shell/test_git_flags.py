@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.git_flags import git_subcommand_position
+from bot.shell.programs.git import git_subcommand_position
 from tests.shell.conftest import Check
 
 READ_ONLY = [

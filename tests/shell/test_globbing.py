@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.shell import globbing
-from bot.shell.globbing import Match, expand
+from bot.shell.paths import globbing
+from bot.shell.paths.globbing import Match, expand
 
 
 @pytest.fixture

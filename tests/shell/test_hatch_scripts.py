@@ -8,7 +8,7 @@ import pytest
 
 from bot.permissions.decision import Allow
 from bot.shell.api import check_bash_permissions
-from bot.shell.hatch_scripts import is_hatch_script
+from bot.shell.programs.hatch import is_hatch_script
 from tests.shell.conftest import context_for
 
 PYPROJECT = """

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.launchers import Table, launch
-from bot.shell.syntax import DYN, literal
-from bot.shell.wrappers import unwrap
+from bot.shell.launch.launchers import Table, launch
+from bot.shell.launch.wrappers import unwrap
+from bot.shell.parse.syntax import DYN, literal
 from tests.shell.conftest import Check
 
 

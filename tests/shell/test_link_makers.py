@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.shell.find_rules import read_expression
-from bot.shell.link_makers import created, is_extraction, rewrites_tree
+from bot.shell.paths.link_makers import created, is_extraction, rewrites_tree
+from bot.shell.programs.find import read_expression
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.options.lookup import table_facts
-from bot.shell.syntax import literal
+from bot.shell.parse.syntax import literal
+from bot.shell.programs.options.lookup import table_facts
 from tests.shell.conftest import Check
 
 

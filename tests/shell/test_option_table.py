@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from bot.shell.options import generate
-from bot.shell.options.classify import CLASSES, classify
-from bot.shell.options.manparse import parse_help, parse_manual
-from bot.shell.program_flags import _HANDLERS
+from bot.shell.programs.flags import _HANDLERS
+from bot.shell.programs.options import generate
+from bot.shell.programs.options.classify import CLASSES, classify
+from bot.shell.programs.options.manparse import parse_help, parse_manual
 
 TABLE: dict[str, Any] = json.loads(generate.TABLE.read_text(encoding="utf-8"))
 PROGRAMS: dict[str, list[str]] = json.loads(generate.PROGRAMS.read_text(encoding="utf-8"))
@@ -45,7 +45,7 @@ def test_the_analysis_programs_are_documented_here() -> None:
 @pytest.mark.parametrize("program", HANDLED)
 def test_every_documented_option_of_a_program_the_analysis_handles_is_classified(program: str) -> None:
     """Fails when the installed documentation has an option the table does not: the package was
-    upgraded, or the table was edited by hand. Re-run ``python -m bot.shell.options.generate``."""
+    upgraded, or the table was edited by hand. Re-run ``python -m bot.shell.programs.options.generate``."""
     entry = TABLE[program]
     with tempfile.TemporaryDirectory() as home:
         meta, found = generate.document(program, generate._environment(home), home)
@@ -55,7 +55,7 @@ def test_every_documented_option_of_a_program_the_analysis_handles_is_classified
         # Another machine's package: what changed is for the generator's diff to show, not a failure here.
         pytest.skip(
             f"{program}'s documentation is {meta.get('version')}, the table was made from "
-            f"{entry.get('version')}: run `python -m bot.shell.options.generate --check` to see the diff"
+            f"{entry.get('version')}: run `python -m bot.shell.programs.options.generate --check` to see the diff"
         )
     documented = {name for option in found for name in option.names}
     missing = sorted(documented - set(entry["options"]))

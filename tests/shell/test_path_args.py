@@ -1,4 +1,4 @@
-"""Which words are paths (``bot.shell.path_args``): options read the way ``getopt_long`` reads them,
+"""Which words are paths (``bot.shell.paths.arguments``): options read the way ``getopt_long`` reads them,
 links written through, ``cd``/``pushd`` with one directory or an unknown one."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.path_args import has_extractor, path_uses, symlink_targets
-from bot.shell.syntax import DYN, literal
+from bot.shell.parse.syntax import DYN, literal
+from bot.shell.paths.arguments import has_extractor, path_uses, symlink_targets
 from tests.shell.conftest import Check
 
 

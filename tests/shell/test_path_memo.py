@@ -12,7 +12,7 @@ import pytest
 
 from bot.permissions.decision import Allow
 from bot.shell.api import check_bash_permissions
-from bot.shell.path_check import check_path, path_policy, resolve_below_root
+from bot.shell.paths.resolve import check_path, path_policy, resolve_below_root
 from tests.shell.conftest import build_workspace, context_for
 
 

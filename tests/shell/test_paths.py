@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from bot.permissions.decision import Allow, Ask, Deny
-from bot.shell.path_args import path_uses
-from bot.shell.path_check import (
+from bot.shell.parse.syntax import DYN, literal
+from bot.shell.paths.arguments import path_uses
+from bot.shell.paths.resolve import (
     Access,
     assume_directory,
     change_directory,
@@ -18,7 +19,6 @@ from bot.shell.path_check import (
     path_policy,
     unknown_place,
 )
-from bot.shell.syntax import DYN, literal
 from tests.shell.conftest import Check
 
 EDITS = ["Edit"]

@@ -6,7 +6,7 @@ import pytest
 
 from bot.permissions.decision import Ask
 from bot.shell.api import suggest_rules
-from bot.shell.prefixes import command_prefix, merge_suggestions, suggestion_for
+from bot.shell.judge.prefixes import command_prefix, merge_suggestions, suggestion_for
 from tests.shell.conftest import Check
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.awk_rules import unsafe_awk_reason
-from bot.shell.sed_rules import unsafe_sed_reason
+from bot.shell.programs.awk import unsafe_awk_reason
+from bot.shell.programs.sed import unsafe_sed_reason
 from tests.shell.conftest import Check
 
 CASES = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.shell.quoting import quote_views
+from bot.shell.parse.quoting import quote_views
 
 
 def test_the_three_views() -> None:

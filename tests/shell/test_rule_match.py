@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow, Ask
-from bot.shell.rule_match import canonical, compile_pattern, covers
+from bot.shell.judge.rule_match import canonical, compile_pattern, covers
 from tests.shell.conftest import Check
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow
-from bot.shell.runners import runner_subcommand
+from bot.shell.launch.package_runners import runner_subcommand
 from tests.shell.conftest import Check
 
 CASES = [

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from bot.permissions.stack import PolicyLayer, list_presets, load_policy_stack
-from bot.shell.sandbox import (
+from bot.shell.sandbox.status import (
     Refused,
     SandboxSettings,
     SandboxStatus,

@@ -12,9 +12,9 @@ import pytest
 
 from bot.interface.context import make_context
 from bot.permissions.context import PermissionContext
-from bot.shell.env import build_child_env
-from bot.shell.exec import run_process, shell_argv
-from bot.shell.sandbox import Sandboxed, ensure_sandbox
+from bot.shell.execute.env import build_child_env
+from bot.shell.execute.process import run_process, shell_argv
+from bot.shell.sandbox.status import Sandboxed, ensure_sandbox
 from tests.shell.sandbox_support import bwrap_works, git, make_repo, prepare
 
 __all__ = ["bwrap_works"]
@@ -178,13 +178,13 @@ def test_a_sub_agent_in_its_own_worktree_gets_the_same_sandbox_laid_out_around_i
     ],
 )
 def test_the_sandbox_shows_git_config_without_credentials(description: str, config: str, kept: str) -> None:
-    from bot.shell.sandbox_git import credential_free_config
+    from bot.shell.sandbox.git_dirs import credential_free_config
 
     assert credential_free_config(config, {"MY_SECRET": "s3cr3t-value-1"}) == kept, description
 
 
 def test_submodule_configs_are_among_those_shown_without_credentials(tmp_path: Path) -> None:
-    from bot.shell.sandbox_git import protect_repository
+    from bot.shell.sandbox.git_dirs import protect_repository
 
     repo = make_repo(tmp_path / "repo")
     module = repo / ".git" / "modules" / "lib" / "nested"
@@ -196,7 +196,7 @@ def test_submodule_configs_are_among_those_shown_without_credentials(tmp_path: P
 
 
 def test_a_worktrees_commondir_stays_read_only_even_when_git_may_write(tmp_path: Path) -> None:
-    from bot.shell.sandbox_git import protect_repository
+    from bot.shell.sandbox.git_dirs import protect_repository
 
     repo = make_repo(tmp_path / "repo")
     worktree = tmp_path / "worktree"

@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bot.shell.sandbox_probe import MAX_BWRAP_ERROR_CHARS, Diagnosis, diagnose, probe_bwrap, read_proc_readings
+from bot.shell.sandbox.probe import MAX_BWRAP_ERROR_CHARS, Diagnosis, diagnose, probe_bwrap, read_proc_readings
 
 APPARMOR_UID_MAP = "bwrap: setting up uid map: Permission denied\n"
 APPARMOR_LOOPBACK = "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted\n"

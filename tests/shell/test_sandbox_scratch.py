@@ -16,7 +16,7 @@ import pytest
 from bot.interface.context import ToolUseContext, make_context
 from bot.interface.messages import Progress
 from bot.permissions.context import PermissionContext
-from bot.shell.sandbox import sandbox_scratch
+from bot.shell.sandbox.status import sandbox_scratch
 from bot.tools.bash import BashTool
 from tests.shell.sandbox_support import bwrap_works, prepare
 

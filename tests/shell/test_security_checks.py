@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Ask, Deny
-from bot.shell.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, posix_sh_differences, text_findings
+from bot.shell.judge.security_checks import BASH_SECURITY_CHECK_IDS, CHECK_NAMES, posix_sh_differences, text_findings
 from tests.shell.conftest import Check
 
 CATCHES = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.shell.sed_rules import unsafe_sed_reason
+from bot.shell.programs.sed import unsafe_sed_reason
 
 
 @pytest.mark.parametrize(

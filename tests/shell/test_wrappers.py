@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bot.permissions.decision import Allow, Deny
-from bot.shell.syntax import literal
-from bot.shell.wrappers import unwrap
+from bot.shell.launch.wrappers import unwrap
+from bot.shell.parse.syntax import literal
 from tests.shell.conftest import Check
 
 INNER_OK = [
@@ -142,7 +142,7 @@ CASES = [
     ("timeout env nice make", "timeout 60 env CI=1 nice make test", [], True),
     ("timeout env nice rm", "timeout 60 env CI=1 nice rm -rf src", ["Bash(timeout:*)"], False),
     ("sudo timeout spelled out", "sudo timeout 5 apt-get install jq", ["Bash(sudo timeout 5 apt-get:*)"], True),
-    # launchers (bot.shell.launchers; red team round 2 family 10): transparent
+    # launchers (bot.shell.launch.launchers; red team round 2 family 10): transparent
     ("numactl allowed", "numactl --physcpubind=0 make test", [], True),
     ("numactl -C VALUE shell", "numactl -C 0 sh -c id", ["Bash(numactl:*)"], False),
     ("numactl --phys abbreviation", "numactl --phys 0 sh -c id", ["Bash(numactl:*)"], False),

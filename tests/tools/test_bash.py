@@ -19,7 +19,7 @@ from bot.permissions.decision import Allow, Deny
 from bot.permissions.rules import make_rule
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.shell.api import interpret_exit_code
-from bot.shell.sandbox import SERVICE_KEY, SandboxStatus, probe_bwrap
+from bot.shell.sandbox.status import SERVICE_KEY, SandboxStatus, probe_bwrap
 from bot.tools.bash import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput, BashOutput, BashTool, timeout_ms
 
 TOKEN = "ghs_" + "T0kenValue" * 4

@@ -20,7 +20,7 @@ from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
-from bot.runtime.tasks import SERVICE_KEY, BackgroundTask, BackgroundTasks, TaskLimitReached
+from bot.shell.execute.background import SERVICE_KEY, BackgroundTask, BackgroundTasks, TaskLimitReached
 from bot.tools.bash import BashTool
 from bot.tools.tasks import TaskOutputTool, TaskStopTool
 from tests.shell.test_exec import wait_dead

@@ -14,8 +14,8 @@ import json
 import shlex
 from pathlib import Path
 
-from bot.shell.options.classify import EXECUTING
-from bot.shell.options.lookup import TABLE, _own_grammar
+from bot.shell.programs.options.classify import EXECUTING
+from bot.shell.programs.options.lookup import TABLE, _own_grammar
 
 HERE = Path(__file__).parent
 #: A hostile value per class, and the ordinary value of the benign form.

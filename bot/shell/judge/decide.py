@@ -1,0 +1,213 @@
+"""The decision for a whole command string (seeds 4.6.2): checks, parse, compound aggregation.
+
+1. the text-level security checks (:mod:`bot.shell.judge.security_checks`) — any hit is "ask";
+2. the tree-sitter parse — "too complex" is "ask", "parser unavailable" goes to the conservative
+   fallback below;
+3. every simple command, in order, with the directory and environment earlier ones leave behind
+   (:mod:`bot.shell.judge.command`); scripts handed to ``sh -c``/``eval`` recurse through here;
+4. aggregation: any deny → deny, any ask → ask, any command no rule covers → unmatched, else allow.
+
+A command that cannot be judged still gets its deny rules applied on a best-effort split
+(:func:`best_effort_rule`), so the denial names the rule the maintainer wrote.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from bot.shell.judge.command import MAX_SUBCOMMANDS, Judge
+from bot.shell.judge.rule_match import canonical
+from bot.shell.judge.scan import Options
+from bot.shell.judge.security_checks import text_findings
+from bot.shell.judge.verdict import State, Verdict, combine
+from bot.shell.parse.syntax import Assignment, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex, Word
+from bot.shell.parse.walk import parse_command
+from bot.shell.paths.link_makers import EXTRACTORS, LINK_MAKERS
+
+_ROUGH_SPLIT = re.compile(r"\|\||&&|\$\(|<\(|>\(|[;|&\n()`{}]")
+_SKIPPABLE = frozenset(
+    {
+        "env",
+        "sudo",
+        "doas",
+        "timeout",
+        "nice",
+        "nohup",
+        "command",
+        "builtin",
+        "exec",
+        "xargs",
+        "time",
+        "stdbuf",
+        "setsid",
+        "ionice",
+        "eval",
+        "then",
+        "do",
+        "else",
+        "if",
+        "while",
+        "!",
+    }
+)
+_AND_CHAIN = frozenset({"&&", "|", "|&"})
+_PLAIN_COMMAND = re.compile(r"^[A-Za-z0-9_./:=@%+,\- '\"]+$")
+
+
+def decide_command(command: str, options: Options, cwd: str) -> Verdict:
+    """The verdict for ``command`` run from ``cwd`` under ``options``."""
+    judge = Judge(options, lambda script, state, depth: _decide(script, options, state, depth, judge))
+    return _decide(command, options, State(cwd), 0, judge)
+
+
+def _decide(command: str, options: Options, state: State, depth: int, judge: Judge) -> Verdict:
+    finding = text_findings(command)
+    if finding is not None:
+        rule = best_effort_rule(command, options)
+        if rule is not None:
+            return rule
+        check = _git_commit_check(finding.check_id, command)
+        return Verdict("ask", finding.message, check_id=check, source="safety")
+    outcome = parse_command(command)
+    if isinstance(outcome, TooComplex):
+        rule = best_effort_rule(command, options)
+        if rule is not None:
+            return rule
+        check = _git_commit_check(outcome.check_id, command)
+        return Verdict("ask", f"the command is too complex to judge: {outcome.reason}", check_id=check)
+    if isinstance(outcome, ParseUnavailable):
+        return _fallback(command, outcome, state, judge)
+    if len(outcome.commands) > MAX_SUBCOMMANDS:
+        rule = best_effort_rule(command, options)
+        return rule or Verdict("deny", f"the command has more than {MAX_SUBCOMMANDS} subcommands", source="safety")
+    if "&" in outcome.operators and _makes_links(outcome):
+        # A background job runs alongside the rest: what one creates, the other may use, in any order.
+        return Verdict(
+            "ask",
+            "a background job (&) runs alongside a command that may create symbolic links "
+            "(run them as separate commands)",
+        )
+    if depth == 0 and len(outcome.commands) > 1 and options.rules.deny.rules:
+        whole = " ".join(command.split())
+        found = options.rules.deny.first(whole, whole.split(" ", 1)[0])
+        if found is not None:
+            return Verdict("deny", f"a deny rule forbids `{whole}`", found.rule.ref, source="rule")
+    saved = judge.depth, judge.chained
+    judge.depth = depth
+    # In an `&&` chain (pipes aside) what follows a `cd` runs only if the `cd` ran and succeeded.
+    judge.chained = _AND_CHAIN.issuperset(outcome.operators)
+    try:
+        return run_items(outcome, state, judge)
+    finally:
+        judge.depth, judge.chained = saved
+
+
+_LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}
+
+
+def _makes_links(parsed: Parsed) -> bool:
+    return any(w.value.rsplit("/", 1)[-1] in _LINK_PROGRAMS for c in parsed.commands for w in c.argv)
+
+
+_GIT_COMMIT = re.compile(r"\bgit\b[^;&|\n]*\bcommit\b")
+
+
+def _git_commit_check(check_id: int | None, command: str) -> int | None:
+    """A command substitution in a ``git commit`` is the seeds' check 12."""
+    return 12 if check_id == 8 and _GIT_COMMIT.search(command) else check_id
+
+
+def run_items(parsed: Parsed, state: State, judge: Judge) -> Verdict:
+    """Judge each simple command with the state earlier ones leave; subshells restore it."""
+    stack: list[State] = []
+    verdicts: list[Verdict] = []
+    for item in parsed.items:
+        if isinstance(item, ScopeMarker):
+            if item.branch:
+                # The body may or may not run: a directory it changes is unknown afterwards.
+                if item.enter:
+                    stack.append(state.copy())
+                else:
+                    before = stack.pop()
+                    if state.cwd != before.cwd or state.others != before.others:
+                        state.cwd = state.pwd = None
+                        state.others = ()
+            elif item.enter:
+                stack.append(state)
+                state = state.copy()
+            else:
+                state = stack.pop()
+            continue
+        verdict = judge.command(item, state)
+        verdicts.append(verdict)
+        if verdict.kind == "deny":
+            break
+    return combine(verdicts)
+
+
+#: Bounds of :func:`best_effort_rule` (see there).
+BEST_EFFORT_STARTS = 2_000
+BEST_EFFORT_WORDS = 64
+
+
+def best_effort_rule(command: str, options: Options) -> Verdict | None:
+    """Deny (or ask) rules matched on a rough split of a command the parser could not judge.
+
+    Only for the message: the command is asked (denied) either way. Bounded, so a huge command
+    costs linear time: at most :data:`BEST_EFFORT_STARTS` start words, each matched with the next
+    :data:`BEST_EFFORT_WORDS` words (a longer exact deny rule is not a rule anyone writes)."""
+    deny, ask = options.rules.deny, options.rules.ask
+    if not deny.rules and not ask.rules:
+        return None
+    starts = 0
+    for piece in _ROUGH_SPLIT.split(command):
+        try:
+            words = shlex.split(piece)
+        except ValueError:
+            words = piece.split()
+        for start in range(len(words)):
+            starts += 1
+            if starts > BEST_EFFORT_STARTS:
+                return None
+            word = words[start]
+            if word.startswith("-") or "=" in word.split("/", 1)[0] or word in _SKIPPABLE:
+                continue
+            base = word.rsplit("/", 1)[-1]
+            for candidate in {word, base}:
+                text, _ = canonical([candidate, *words[start + 1 : start + BEST_EFFORT_WORDS]])
+                found = deny.first(text, candidate) if deny.rules else None
+                if found is not None:
+                    return Verdict(
+                        "deny",
+                        f"a deny rule matches `{text}` in a command that cannot be fully analysed",
+                        found.rule.ref,
+                        source="rule",
+                    )
+                found = ask.first(text, candidate) if ask.rules else None
+                if found is not None:
+                    return Verdict(
+                        "ask",
+                        f"an ask rule matches `{text}` in a command that cannot be fully analysed",
+                        found.rule.ref,
+                        source="rule",
+                    )
+    return None
+
+
+def _fallback(command: str, outcome: ParseUnavailable, state: State, judge: Judge) -> Verdict:
+    """Without tree-sitter: only a single plain command (words and quotes, nothing else) is judged."""
+    if "\n" in command or not _PLAIN_COMMAND.match(command):
+        return Verdict("ask", f"{outcome.reason}, and the command uses shell syntax")
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return Verdict("ask", f"{outcome.reason}, and the command does not split into words")
+    assigns: list[Assignment] = []
+    while parts and "=" in parts[0] and parts[0].split("=", 1)[0].isidentifier():
+        name, _, value = parts.pop(0).partition("=")
+        assigns.append(Assignment(name, Word(value, value), exported=True))
+    words = tuple(Word(p, p, glob=any(c in p for c in "*?[")) for p in parts)
+    if not words:
+        return Verdict("ask", outcome.reason)
+    return judge.command(SimpleCommand(words, tuple(assigns), (), command), state)

@@ -1,0 +1,287 @@
+"""The common shapes of a command, flattened in one pass over the tree-sitter tree.
+
+Most commands a model sends are one simple command, or a short ``&&``/``;``/``|`` chain of them,
+with plain or quoted words and at most a redirection such as ``2>&1``. For those, :func:`fast_parsed`
+produces exactly the :class:`~bot.shell.parse.syntax.Parsed` that the general walker of
+:mod:`bot.shell.parse.walk` would, reading each node's ``type``, ``children`` and byte range once (a
+tree-sitter ``Node`` attribute is a C call that builds a new Python object every time).
+
+It performs every check the general walker performs on these shapes (the gaps between words and
+statements, the edges of the command, the word resolution of :mod:`bot.shell.parse.words`). It
+returns ``None`` — and the general walker decides — on anything else: another statement kind, a
+background ``&``, a comment, an assignment, a redirection other than a plain file redirection,
+a word the resolver refuses, a gap check that fails. So the fast path never produces an outcome
+the general walker would not; ``tests/shell/test_fast_parse.py`` checks that the two agree on the
+corpora and a seeded mutation set.
+
+Only ASCII commands take this path (byte offsets are then string offsets).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from bot.shell.parse.syntax import Item, Parsed, Redirect, ScopeMarker, SimpleCommand, Word
+from bot.shell.parse.words import ARG_NODES, Unresolvable, resolve_word
+
+#: The operators between statements the fast path keeps (``&`` opens a background scope: the
+#: general walker handles it).
+_SEPARATORS = frozenset({"&&", "||", ";", "\n", ";;"})
+_PIPES = frozenset({"|", "|&"})
+_WORD_SPECIAL = frozenset("\\*?[\n \t")
+_ASSIGNMENT_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_ENTER = ScopeMarker(True)
+_LEAVE = ScopeMarker(False)
+_new = tuple.__new__
+#: A command or a redirection written only with these characters, words separated by blanks, is
+#: read the same way by bash and tree-sitter: one word per blank-separated token (number or word
+#: nodes alike, whose values are their texts), checked against the node's child count.
+_PLAIN_CHARS = r"[A-Za-z0-9_./:=@%+,-]"
+_PLAIN_COMMAND = re.compile(rf"{_PLAIN_CHARS}+(?:[ \t]+{_PLAIN_CHARS}+)*\Z")
+#: ``[fd] op target``. The target may not start with ``-`` or ``=``: tree-sitter has ``>&-``/``<&-``
+#: (close a descriptor) and arithmetic tokens (``>=``) that would split the text differently.
+_PLAIN_REDIRECT = re.compile(rf"([0-9]*)(>>|>&|&>>|&>|>\||<&|>|<)[ \t]*([A-Za-z0-9_./:@%+,]{_PLAIN_CHARS}*)\Z")
+#: The grammar's keywords (its anonymous alphabetic tokens, ``if`` ... ``unsetenv`` and the letters
+#: of ``${x@Q}``): a token equal to one goes through the node-by-node path.
+_KEYWORDS = frozenset(
+    {
+        "case",
+        "declare",
+        "do",
+        "done",
+        "elif",
+        "else",
+        "end",
+        "esac",
+        "export",
+        "fi",
+        "for",
+        "function",
+        "if",
+        "in",
+        "local",
+        "readonly",
+        "select",
+        "then",
+        "typeset",
+        "unset",
+        "unsetenv",
+        "until",
+        "while",
+        "A",
+        "E",
+        "K",
+        "L",
+        "P",
+        "Q",
+        "U",
+        "a",
+        "k",
+        "u",
+    }
+)
+
+
+class _Fallback(Exception):
+    """The general walker must decide (a shape the fast path does not cover, or a check failed)."""
+
+
+def plain_word(text: str) -> Word:
+    """``Word(text, text)`` without the named tuple's keyword handling (the walkers build many)."""
+    return _new(Word, (text, text, False, False, False, False, False, False))
+
+
+def fast_parsed(root: Any, src: str, size: int) -> Parsed | None:
+    """The general walker's outcome for ``src`` (ASCII, parsed without errors into ``root``), when
+    the command has one of the common shapes; ``None`` otherwise."""
+    start = root.start_byte
+    end = root.end_byte
+    if start > 0 and src[:start].replace("\\\n", "").strip(" \t\n"):
+        return None
+    if end < size and src[end:].replace("\\\n", "").strip(" \t\n"):
+        return None
+    items: list[Item] = []
+    operators: list[str] = []
+    try:
+        _statements(root, src, items, operators, ())
+    except (_Fallback, Unresolvable):
+        return None
+    commands = tuple(i for i in items if type(i) is SimpleCommand)
+    return Parsed(tuple(items), tuple(operators), commands)
+
+
+def _no_gap(src: str, start: int, end: int) -> None:
+    """Text between two children that is not whitespace or a line continuation: the general walker
+    decides (tree-sitter skipped something)."""
+    if end > start and src[start:end].replace("\\\n", "").strip(" \t\n"):
+        raise _Fallback
+
+
+def _statements(node: Any, src: str, items: list[Item], operators: list[str], redirects: tuple[Redirect, ...]) -> None:
+    """``program`` and ``list``: statements separated by operators."""
+    previous_end = node.start_byte
+    for child in node.children:
+        _no_gap(src, previous_end, child.start_byte)
+        previous_end = child.end_byte
+        kind = child.type
+        if kind in _SEPARATORS:
+            operators.append(kind)
+        else:
+            _statement(child, kind, src, items, operators, redirects)
+    _no_gap(src, previous_end, node.end_byte)
+
+
+def _statement(
+    node: Any, kind: str, src: str, items: list[Item], operators: list[str], redirects: tuple[Redirect, ...]
+) -> None:
+    if kind == "command":
+        items.append(_command(node, src, redirects))
+    elif kind == "list":
+        _statements(node, src, items, operators, redirects)
+    elif kind == "pipeline":
+        previous_end = node.start_byte
+        for child in node.children:
+            _no_gap(src, previous_end, child.start_byte)
+            previous_end = child.end_byte
+            child_kind = child.type
+            if child_kind in _PIPES:
+                operators.append(child_kind)
+            else:
+                items.append(_ENTER)
+                _statement(child, child_kind, src, items, operators, redirects)
+                items.append(_LEAVE)
+        node_end = node.end_byte
+        if node_end > previous_end and src[previous_end:node_end].replace("\\\n", "").strip(" \t\n"):
+            raise _Fallback
+    elif kind == "redirected_statement":
+        _redirected(node, src, items, redirects)
+    else:
+        raise _Fallback
+
+
+def _redirected(node: Any, src: str, items: list[Item], redirects: tuple[Redirect, ...]) -> None:
+    """``command 2>&1 >/dev/null``: a command followed by plain file redirections only (a ``list``
+    body, tree-sitter's reading of ``a && b 2>&1 | c``, goes to the general walker)."""
+    children = node.children
+    body = children[0]
+    if body.type != "command" or len(children) < 2:
+        raise _Fallback
+    previous_end = node.start_byte
+    extra: list[Redirect] = []
+    for index, child in enumerate(children):
+        child_start = child.start_byte
+        if child_start > previous_end and src[previous_end:child_start].replace("\\\n", "").strip(" \t\n"):
+            raise _Fallback
+        previous_end = child.end_byte
+        if index and child.type != "file_redirect":
+            raise _Fallback
+        if index:
+            extra.append(_file_redirect(child, src))
+    _no_gap(src, previous_end, node.end_byte)
+    items.append(_command(body, src, redirects + tuple(extra)))
+
+
+def _file_redirect(node: Any, src: str) -> Redirect:
+    """``[fd] op target`` with a plain target; anything the general walker would refuse falls back."""
+    plain = _PLAIN_REDIRECT.match(src, node.start_byte, node.end_byte)
+    if plain is not None:
+        digits, op, target_text = plain.groups()
+        if node.child_count == (3 if digits else 2):
+            return Redirect(op, int(digits) if digits else None, plain_word(target_text))
+    fd: int | None = None
+    op = ""
+    target: Word | None = None
+    previous_end = node.start_byte
+    for child in node.children:
+        kind = child.type
+        start = child.start_byte
+        # only blanks between the parts (tree-sitter skips an escaped blank before the target)
+        if start > previous_end and src[previous_end:start].replace("\\\n", "").strip(" \t"):
+            raise _Fallback
+        previous_end = child.end_byte
+        if kind == "file_descriptor":
+            text = src[child.start_byte : child.end_byte]
+            fd = int(text) if text.isdigit() else None
+        elif kind in ARG_NODES:
+            if kind == "process_substitution" or target is not None:
+                raise _Fallback  # a second word: bash passes it to the command
+            target = resolve_word(child, src, True)
+        elif not op and kind not in (">&-", "<&-"):
+            op = kind
+        else:
+            raise _Fallback
+    if (
+        target is None
+        or target.dynamic
+        or target.glob
+        or node.end_byte > previous_end
+        or (op in (">&", "<&") and target.value.startswith("-"))
+    ):
+        raise _Fallback
+    return Redirect(op, fd, target)
+
+
+def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleCommand:
+    """A simple command of words (the general walker's ``command`` and ``check_gaps``)."""
+    node_start = node.start_byte
+    node_end = node.end_byte
+    if _PLAIN_COMMAND.match(src, node_start, node_end):
+        text = src[node_start:node_end]
+        tokens = text.split()
+        if node.child_count == len(tokens) and "=" not in tokens[0] and _KEYWORDS.isdisjoint(tokens):
+            words = tuple([_new(Word, (t, t, False, False, False, False, False, False)) for t in tokens])
+            if tokens[0] == "time" and assigns_after_time(words):
+                raise _Fallback
+            return SimpleCommand(words, (), redirects, text)
+    argv: list[Word] = []
+    previous_end = node_start
+    previous_word = False
+    for child in node.children:
+        kind = child.type
+        start = child.start_byte
+        end = child.end_byte
+        # The gap rules of the general walker's check_gaps (every child here is word-like).
+        if start > previous_end:
+            gap = src[previous_end:start].replace("\\\n", "")
+            if gap.strip(" \t") or (previous_word and not gap):
+                raise _Fallback
+        elif previous_word and start == previous_end:
+            raise _Fallback
+        previous_end = end
+        previous_word = True
+        if kind == "word":
+            text = src[start:end]
+            if _WORD_SPECIAL.isdisjoint(text):
+                argv.append(_new(Word, (text, text, False, False, False, False, False, False)))
+            else:
+                argv.append(resolve_word(child, src, True))
+        elif kind == "command_name":
+            inner = child.children
+            if len(inner) != 1:
+                raise _Fallback
+            name = inner[0]
+            if name.type != "word":
+                raise _Fallback
+            text = src[name.start_byte : name.end_byte]
+            if not _WORD_SPECIAL.isdisjoint(text):
+                raise _Fallback
+            argv.append(_new(Word, (text, text, False, False, False, False, False, False)))
+        elif kind in ARG_NODES:
+            argv.append(resolve_word(child, src, True))
+        else:
+            raise _Fallback
+    if argv and argv[0].text == "time" and assigns_after_time(argv):
+        raise _Fallback
+    return SimpleCommand(tuple(argv), (), redirects, src[node_start:node_end])
+
+
+def assigns_after_time(argv: Sequence[Word]) -> bool:
+    """``time y=1 cmd``: ``time`` is a keyword for bash, which reads ``y=1`` as an assignment for
+    ``cmd``; tree-sitter reads a command ``time`` with the argument ``y=1``."""
+    for word in argv[1:]:
+        if word.text in ("-p", "--"):
+            continue
+        return _ASSIGNMENT_LIKE.match(word.text) is not None
+    return False

@@ -1,0 +1,586 @@
+"""Which words of a command are paths, and what the command does to them (seeds 4.6.5
+``PATH_EXTRACTORS``).
+
+Each command has a small spec: the options that take a value (so the value is not mistaken for a
+path), the options whose value *is* a path, whether the first positional is a pattern or script
+(``grep``, ``sed``, ``awk``, ``jq``), and what happens to the positionals (read, write, delete;
+``cp``/``mv``/``ln`` write the last one). Options are read as the program's ``getopt_long`` reads
+them (:mod:`bot.shell.programs.getopt`): bundles (``-uo FILE``), attached values (``-t.git/hooks``),
+abbreviated long options (``--targ=/etc``); everything after ``--`` is positional.
+
+Links: the target of ``ln`` (symbolic or hard) and the sources of ``cp -l``/``cp -s`` are *written*
+— whatever is later written through the link lands there — so a link to ``.git`` is a protected
+write. ``cd`` takes one operand (options, ``--``, a directory-stack rotation or a second operand make
+it unknown); ``find`` collects its start points before the first expression. Archivers and copiers
+(``tar``, ``zip``, ``unzip``, ``rsync``, ``patch``) are in :mod:`bot.shell.programs.archives`; the
+arguments of programs without an extractor in :mod:`bot.shell.paths.fallback`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.shell.parse.syntax import DYN, Word
+from bot.shell.paths.fallback import path_like_arguments
+from bot.shell.paths.resolve import Access
+from bot.shell.paths.use import PathUse
+from bot.shell.programs.archives import ARCHIVE_EXTRACTORS
+from bot.shell.programs.getopt import Option, options
+
+__all__ = ["SPECS", "PathUse", "Spec", "has_extractor", "path_like_arguments", "path_uses", "symlink_targets"]
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    access: Access = "read"
+    #: Options that take a value (``-n 5``, ``-n5``, ``--lines=5``, ``--lines 5``).
+    value_flags: frozenset[str] = frozenset()
+    #: Options whose value is a path, and what is done to it.
+    path_flags: dict[str, Access] = field(default_factory=dict)
+    #: The first positional is a pattern or a script, unless one of ``pattern_flags`` supplied it.
+    pattern_first: bool = False
+    pattern_flags: frozenset[str] = frozenset()
+    #: ``cp``/``ln``/``install``: the last positional is written, the others read.
+    last_write: bool = False
+    #: ``mv``: the last positional is written, the others removed from where they are.
+    last_write_others_delete: bool = False
+    #: ``chmod``/``chown``: the first positional is a mode or an owner.
+    first_is_not_path: bool = False
+    #: ``uniq in out``, ``xxd in out``: the second positional is written.
+    second_write: bool = False
+    #: Options after which every remaining word is data, not a file (``jq --args``).
+    rest_not_paths: frozenset[str] = frozenset()
+    #: Options that take two values (``jq --arg name value``); a path option's path is the second.
+    two_value_flags: frozenset[str] = frozenset()
+    #: Long options without a separate value (a flag, or an optional value only attached:
+    #: ``--color[=WHEN]``) that an abbreviation must resolve to (``du --time`` is not
+    #: ``--time-style``; ``cp --li`` is ``--link``).
+    flag_names: frozenset[str] = frozenset()
+
+
+def _f(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+_GREP_VALUES = _f(
+    "-e",
+    "--regexp",
+    "-m",
+    "--max-count",
+    "-A",
+    "-B",
+    "-C",
+    "--after-context",
+    "--before-context",
+    "--context",
+    "--include",
+    "--exclude",
+    "--exclude-dir",
+    "--label",
+    "-d",
+    "--directories",
+    "-D",
+    "--devices",
+    "--binary-files",
+    "--group-separator",
+)
+_RG_VALUES = _f(
+    "-e",
+    "--regexp",
+    "-g",
+    "--glob",
+    "--iglob",
+    "-t",
+    "--type",
+    "-T",
+    "--type-not",
+    "-m",
+    "--max-count",
+    "-A",
+    "-B",
+    "-C",
+    "--after-context",
+    "--before-context",
+    "--context",
+    "-M",
+    "--max-columns",
+    "-j",
+    "--threads",
+    "-d",
+    "--max-depth",
+    "--maxdepth",
+    "-r",
+    "--replace",
+    "--type-add",
+    "--type-clear",
+    "--sort",
+    "--sortr",
+    "--color",
+    "--colors",
+    "--max-filesize",
+    "-E",
+    "--encoding",
+    "--engine",
+    "--context-separator",
+    "--field-match-separator",
+    "--field-context-separator",
+    "--path-separator",
+    "--dfa-size-limit",
+    "--regex-size-limit",
+    "--hyperlink-format",
+    "--pre-glob",
+    "--generate",
+    "-V",
+)
+
+SPECS: dict[str, Spec] = {
+    "ls": Spec(
+        value_flags=_f(
+            "-I",
+            "--ignore",
+            "-w",
+            "--width",
+            "-T",
+            "--tabsize",
+            "--hide",
+            "--sort",
+            "--format",
+            "--time-style",
+            "--block-size",
+            "--indicator-style",
+            "--quoting-style",
+            "--time",
+        )
+    ),
+    "tree": Spec(
+        value_flags=_f("-L", "-P", "-I", "--filelimit", "-H", "--charset", "--sort", "--timefmt"),
+        path_flags={"-o": "write", "--fromfile": "read"},
+    ),
+    "du": Spec(
+        value_flags=_f("-d", "--max-depth", "--exclude", "-B", "--block-size", "-t", "--threshold", "--time-style"),
+        path_flags={"-X": "read", "--exclude-from": "read", "--files0-from": "read"},
+        flag_names=_f("--time"),
+    ),
+    "cat": Spec(),
+    "less": Spec(
+        value_flags=_f("-x", "-y", "-z", "-b", "-h", "-j", "-p", "-P", "-t", "-T"),
+        path_flags={"-o": "write", "-O": "write", "--log-file": "write", "--LOG-FILE": "write"},
+    ),
+    "more": Spec(value_flags=_f("-n")),
+    "file": Spec(value_flags=_f("-F", "-e", "-P"), path_flags={"-m": "read", "-f": "read", "--magic-file": "read"}),
+    "head": Spec(value_flags=_f("-n", "-c", "--lines", "--bytes")),
+    "tail": Spec(
+        value_flags=_f("-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats")
+    ),
+    "wc": Spec(path_flags={"--files0-from": "read"}),
+    "stat": Spec(value_flags=_f("-c", "--format", "--printf", "-f")),
+    "nl": Spec(value_flags=_f("-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w")),
+    "od": Spec(value_flags=_f("-A", "-j", "-N", "-t", "-w", "-S")),
+    "hexdump": Spec(value_flags=_f("-e", "-n", "-s"), path_flags={"-f": "read"}),
+    "xxd": Spec(value_flags=_f("-s", "-l", "-c", "-g", "-o", "-n", "-C"), second_write=True),
+    "strings": Spec(value_flags=_f("-n", "-t", "-e", "--bytes", "--radix", "--encoding")),
+    "md5sum": Spec(),
+    "sha1sum": Spec(),
+    "sha256sum": Spec(),
+    "sha512sum": Spec(),
+    "cksum": Spec(),
+    "base64": Spec(
+        value_flags=_f("-w", "--wrap"), path_flags={"-o": "write", "--output": "write", "-i": "read", "--input": "read"}
+    ),
+    "sort": Spec(
+        value_flags=_f(
+            "-k",
+            "--key",
+            "-t",
+            "--field-separator",
+            "-S",
+            "--buffer-size",
+            "--parallel",
+            "--batch-size",
+            "--compress-program",
+        ),
+        path_flags={
+            "-o": "write",
+            "--output": "write",
+            "-T": "write",
+            "--temporary-directory": "write",
+            "--files0-from": "read",
+            "--random-source": "read",
+        },
+        flag_names=_f("--random-sort"),
+    ),
+    "uniq": Spec(value_flags=_f("-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"), second_write=True),
+    "cut": Spec(
+        value_flags=_f(
+            "-d", "-f", "-b", "-c", "--delimiter", "--fields", "--bytes", "--characters", "--output-delimiter"
+        )
+    ),
+    "paste": Spec(value_flags=_f("-d", "--delimiters")),
+    "comm": Spec(value_flags=_f("--output-delimiter")),
+    "diff": Spec(
+        value_flags=_f(
+            "-U",
+            "-C",
+            "--label",
+            "-x",
+            "--exclude",
+            "-I",
+            "--ignore-matching-lines",
+            "-F",
+            "--show-function-line",
+            "--line-format",
+            "--old-line-format",
+            "--new-line-format",
+            "--unchanged-line-format",
+            "-W",
+            "--width",
+            "--tabsize",
+            "--palette",
+        ),
+        path_flags={"-X": "read", "--exclude-from": "read", "--from-file": "read", "--to-file": "read"},
+        flag_names=_f("--color"),
+    ),
+    "cmp": Spec(value_flags=_f("-n", "-i", "--bytes", "--ignore-initial")),
+    "grep": Spec(
+        value_flags=_GREP_VALUES,
+        path_flags={"-f": "read", "--file": "read", "--exclude-from": "read"},
+        pattern_first=True,
+        pattern_flags=_f("-e", "--regexp", "-f", "--file"),
+        flag_names=_f("--binary", "--files-with-matches", "--files-without-match", "--color", "--colour"),
+    ),
+    "rg": Spec(
+        value_flags=_RG_VALUES,
+        path_flags={"-f": "read", "--file": "read", "--ignore-file": "read"},
+        pattern_first=True,
+        pattern_flags=_f("-e", "--regexp", "-f", "--file", "--files", "--type-list"),
+    ),
+    "sed": Spec(
+        value_flags=_f("-e", "--expression", "-l", "--line-length"),
+        path_flags={"-f": "read", "--file": "read"},
+        pattern_first=True,
+        pattern_flags=_f("-e", "--expression", "-f", "--file"),
+    ),
+    "awk": Spec(
+        value_flags=_f("-v", "-F", "--assign", "--field-separator", "-e", "--source"),
+        path_flags={"-f": "read", "--file": "read"},
+        pattern_first=True,
+        pattern_flags=_f("-f", "--file", "-e", "--source"),
+    ),
+    "jq": Spec(
+        value_flags=_f("--indent", "-L", "--library-path"),
+        two_value_flags=_f("--arg", "--argjson", "--slurpfile", "--rawfile"),
+        path_flags={"-f": "read", "--from-file": "read", "--slurpfile": "read", "--rawfile": "read"},
+        pattern_first=True,
+        pattern_flags=_f("-f", "--from-file"),
+        rest_not_paths=_f("--args", "--jsonargs"),
+    ),
+    "touch": Spec("write", value_flags=_f("-d", "--date", "-t"), path_flags={"-r": "read", "--reference": "read"}),
+    "mkdir": Spec("write", value_flags=_f("-m", "--mode"), flag_names=_f("--context")),
+    "rmdir": Spec("delete"),
+    "rm": Spec("delete"),
+    "unlink": Spec("delete"),
+    "shred": Spec("delete", value_flags=_f("-n", "-s")),
+    "mv": Spec(
+        "write",
+        value_flags=_f("-S", "--suffix"),
+        path_flags={"-t": "write", "--target-directory": "write"},
+        last_write_others_delete=True,
+    ),
+    "cp": Spec(
+        "write",
+        value_flags=_f("-S", "--suffix"),
+        path_flags={"-t": "write", "--target-directory": "write"},
+        last_write=True,
+        flag_names=_f("--link", "--symbolic-link", "--no-target-directory"),
+    ),
+    "install": Spec(
+        "write",
+        value_flags=_f("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
+        path_flags={"-t": "write", "--target-directory": "write"},
+        last_write=True,
+    ),
+    "ln": Spec(
+        "write",
+        value_flags=_f("-S", "--suffix"),
+        path_flags={"-t": "write", "--target-directory": "write"},
+        last_write=True,
+        flag_names=_f("--symbolic", "--no-target-directory", "--relative"),
+    ),
+    "chmod": Spec("write", first_is_not_path=True),
+    "chown": Spec("write", first_is_not_path=True),
+    "chgrp": Spec("write", first_is_not_path=True),
+    "tee": Spec("write"),
+    "truncate": Spec("write", value_flags=_f("-s", "--size"), path_flags={"-r": "read", "--reference": "read"}),
+    "readlink": Spec(),
+    "realpath": Spec(path_flags={"--relative-to": "read", "--relative-base": "read"}),
+    "dirname": Spec(),
+    "basename": Spec(value_flags=_f("-s", "--suffix")),
+}
+for _alias, _base in (
+    ("egrep", "grep"),
+    ("fgrep", "grep"),
+    ("gawk", "awk"),
+    ("mawk", "awk"),
+    ("nawk", "awk"),
+    ("gsed", "sed"),
+    ("gojq", "jq"),
+    ("zcat", "cat"),
+    ("bat", "cat"),
+    ("batcat", "cat"),
+):
+    SPECS[_alias] = SPECS[_base]
+# dirname/basename only compute strings; listing them keeps `dirname /etc/x` from being a false
+# "outside" (they are read-only and harmless), so their positionals are not checked.
+_STRING_ONLY = frozenset({"dirname", "basename"})
+
+
+class _Table:
+    """A spec's options split the way :func:`bot.shell.programs.getopt.options` wants them."""
+
+    __slots__ = ("known", "letters", "names")
+
+    def __init__(self, spec: Spec) -> None:
+        flags = spec.value_flags | spec.path_flags.keys() | spec.two_value_flags
+        self.letters = frozenset(f[1] for f in flags if len(f) == 2 and f[0] == "-" and f[1] != "-")
+        self.names = frozenset(f for f in flags if f.startswith("--"))
+        self.known = spec.flag_names | spec.rest_not_paths
+
+
+_TABLES = {id(spec): _Table(spec) for spec in SPECS.values()}
+#: Programs whose arguments ``path_uses`` reads apart from :data:`SPECS`.
+_OWN = frozenset({"cd", "pushd", "find", "dd"})
+
+
+def has_extractor(program: str) -> bool:
+    return program in SPECS or program in _OWN or program in ARCHIVE_EXTRACTORS
+
+
+def path_uses(argv: Sequence[Word]) -> list[PathUse]:
+    """The path arguments of one simple command (empty for commands without an extractor)."""
+    if not argv:
+        return []
+    program = argv[0].value.rsplit("/", 1)[-1]
+    if program in ("cd", "pushd"):
+        return _cd(argv, program)
+    if program == "find":
+        return _find(argv)
+    if program == "dd":
+        return [
+            PathUse(i, w.value[3:], "read" if w.value.startswith("if=") else "write", w)
+            for i, w in enumerate(argv)
+            if w.value.startswith(("if=", "of="))
+        ]
+    archive = ARCHIVE_EXTRACTORS.get(program)
+    if archive is not None:
+        return archive(argv)
+    spec = SPECS.get(program)
+    if spec is None or program in _STRING_ONLY:
+        return []
+    return _generic(argv, spec, program)
+
+
+def _generic(argv: Sequence[Word], spec: Spec, program: str) -> list[PathUse]:
+    table = _TABLES[id(spec)]
+    values = [w.value for w in argv]
+    uses: list[PathUse] = []
+    positionals: list[int] = []
+    seen: set[str] = set()
+    skip = -1
+    pattern_given = False
+    awk = program in ("awk", "gawk", "mawk", "nawk")
+    for opt in options(values, table.letters, table.names, table.known):
+        if not opt.name:
+            if opt.at == skip or (awk and positionals and _is_awk_assignment(opt.word)):
+                continue
+            positionals.append(opt.at)
+            continue
+        name = opt.name
+        seen.add(name)
+        if name in spec.rest_not_paths:
+            break
+        if name in spec.pattern_flags:
+            pattern_given = True
+        if name in spec.two_value_flags:
+            if opt.value_index is not None and opt.value_index != opt.at:
+                skip = opt.value_index + 1
+                if name in spec.path_flags and skip < len(argv):
+                    uses.append(PathUse(skip, values[skip], spec.path_flags[name], argv[skip]))
+            continue
+        access = spec.path_flags.get(name)
+        if access is not None:
+            use = _option_path(argv, opt, access)
+            if use is not None:
+                uses.append(use)
+        else:
+            guessed = _guessed_value(values, opt)
+            if guessed is not None:
+                # An abbreviation taken for an option with a value may really be a flag the table
+                # does not list: its "value" is then an operand, so it is checked as one too.
+                positionals.append(guessed)
+    if spec.pattern_first and not pattern_given and positionals:
+        positionals = positionals[1:]
+    if spec.first_is_not_path and positionals and not _mode_in_options(program, values):
+        positionals = positionals[1:]
+    if program == "ln" or (program == "cp" and seen & {"-l", "-s", "--link", "--symbolic-link"}):
+        return uses + _links(argv, program, positionals, uses, seen)
+    # cp/mv/install/ln -t DIR: every operand is a source
+    targeted = bool(seen & _TARGET_OPTIONS) and (spec.last_write or spec.last_write_others_delete)
+    last = len(positionals) - 1
+    for k, index in enumerate(positionals):
+        access = spec.access
+        if targeted:
+            access = "delete" if spec.last_write_others_delete else "read"
+        elif spec.last_write and last > 0:
+            access = "write" if k == last else "read"
+        elif spec.last_write_others_delete and last > 0:
+            access = "write" if k == last else "delete"
+        elif spec.second_write:
+            access = "write" if k == 1 else "read"
+        if values[index] == "-":
+            continue
+        uses.append(PathUse(index, values[index], access, argv[index]))
+    return uses
+
+
+def _option_path(argv: Sequence[Word], opt: Option, access: Access) -> PathUse | None:
+    if opt.value is None or opt.value_index is None or opt.value in ("", "-"):
+        return None
+    return PathUse(opt.value_index, opt.value, access, argv[opt.value_index])
+
+
+def _guessed_value(values: Sequence[str], opt: Option) -> int | None:
+    """Where the value of ``opt`` is, when ``opt`` is an abbreviated long option whose value is
+    the next word."""
+    if opt.value_index is None or opt.value_index == opt.at:
+        return None
+    written = values[opt.at]
+    return opt.value_index if written.startswith("--") and written != opt.name else None
+
+
+_TARGET_OPTIONS = frozenset({"-t", "--target-directory"})
+
+
+def _mode_in_options(program: str, values: Sequence[str]) -> bool:
+    """``chmod -w file``: the mode is written like an option; ``--reference`` replaces it."""
+    if any(v.startswith("--ref") for v in values[1:]):
+        return True
+    return program == "chmod" and any(_CHMOD_OPTION_MODE.fullmatch(v) for v in values[1:])
+
+
+_CHMOD_OPTION_MODE = re.compile(r"-[rwxXst]+(,[ugoa]*[-+=][rwxXst]*)*")
+
+
+def _is_awk_assignment(value: str) -> bool:
+    name, eq, _ = value.partition("=")
+    return bool(eq) and name.isidentifier()
+
+
+def _links(
+    argv: Sequence[Word], program: str, positionals: list[int], uses: list[PathUse], seen: set[str]
+) -> list[PathUse]:
+    """``ln`` and ``cp -l``/``cp -s``: every operand is written — the link name, and what it points
+    at (a later write through ``b`` in ``ln -s .git b`` writes ``.git``). A relative symbolic-link
+    target is relative to the link's directory, so it is checked from there: ``DEST`` with ``-t``,
+    several targets or a trailing slash, else ``DEST``'s parent (when ``DEST`` is an existing
+    directory the link is one level deeper, and the target reaches less far: no place this misses)."""
+    values = [w.value for w in argv]
+    symbolic = program == "ln" and bool(seen & {"-s", "--symbolic"}) and not seen & {"-r", "--relative"}
+    targeted = bool(seen & _TARGET_OPTIONS)
+    found: list[PathUse] = []
+    if targeted:
+        targets = positionals
+        dest = next((u.value for u in reversed(uses) if u.access == "write"), ".")
+    elif len(positionals) > 1:
+        targets = positionals[:-1]
+        dest = values[positionals[-1]]
+        found.append(PathUse(positionals[-1], dest, "write", argv[positionals[-1]]))
+    else:
+        targets, dest = positionals, "./"
+    if targeted or len(targets) > 1 or dest.endswith("/"):
+        link_dir = dest.rstrip("/") or "/"
+    else:
+        link_dir = (dest.rsplit("/", 1)[0] or "/") if "/" in dest else "."
+    for index in targets:
+        value = values[index]
+        if symbolic and link_dir != "." and not value.startswith(("/", "~")) and DYN not in value:
+            value = f"{link_dir}/{value}"
+        found.append(PathUse(index, value, "write", argv[index]))
+    return found
+
+
+def symlink_targets(words: Sequence[Word], uses: list[PathUse]) -> list[PathUse]:
+    """Kept for callers: :func:`path_uses` already checks ``ln -s`` targets from the link's
+    directory (see :func:`_links`)."""
+    del words
+    return uses
+
+
+def _cd(argv: Sequence[Word], program: str) -> list[PathUse]:
+    """``cd [-L|-P [-e]] [-@] [--] [dir]``, ``pushd [-n] [+N|-N|dir]``: the one directory. Anything
+    the analysis cannot follow — ``pushd`` rotating the stack (``+N``, ``-N``, ``-n``, no operand),
+    an unknown option (the ``cd`` fails), a second operand (``too many arguments``), ``-`` (the
+    previous directory) — is a path only known at run time."""
+    operands: list[int] = []
+    unknown: int | None = None
+    options_over = False
+    for index in range(1, len(argv)):
+        value = argv[index].value
+        if options_over or not value.startswith("-") or value == "-":
+            if program == "pushd" and _STACK_ROTATION.fullmatch(value):
+                unknown = index
+            operands.append(index)
+            continue
+        if value == "--":
+            options_over = True
+            continue
+        if program == "cd" and value[1:] and all(c in "LPe@" for c in value[1:]):
+            continue
+        unknown = index  # pushd -n, -N; an option cd does not have
+    if unknown is None and len(operands) > 1:
+        unknown = operands[1]
+    if unknown is None and operands and argv[operands[0]].value == "-":
+        unknown = operands[0]
+    if unknown is None and not operands and program == "pushd":
+        unknown = 0  # swaps the two top directories
+    if unknown is not None:
+        return [PathUse(unknown, DYN, "cd", argv[unknown])]
+    if not operands:
+        return [PathUse(0, "~", "cd", argv[0])]
+    index = operands[0]
+    return [PathUse(index, argv[index].value, "cd", argv[index])]
+
+
+_STACK_ROTATION = re.compile(r"[+-][0-9]+")
+
+
+_FIND_OPTIONS = frozenset({"-H", "-L", "-P"})
+_FIND_READ = frozenset({"-newer", "-anewer", "-cnewer", "-samefile", "-files0-from"})
+_FIND_WRITE = frozenset({"-fprint", "-fprint0", "-fls", "-fprintf"})
+
+
+def _find(argv: Sequence[Word]) -> list[PathUse]:
+    uses: list[PathUse] = []
+    i, n = 1, len(argv)
+    while i < n and (argv[i].value in _FIND_OPTIONS or argv[i].value.startswith(("-D", "-O"))):
+        i += 2 if argv[i].value == "-D" else 1
+    deletes = any(w.value == "-delete" for w in argv)
+    starts = 0
+    while i < n and not argv[i].value.startswith(("-", "(", "!", ")", ",")):
+        uses.append(PathUse(i, argv[i].value, "purge" if deletes else "read", argv[i]))
+        starts += 1
+        i += 1
+    if starts == 0:
+        uses.append(PathUse(0, ".", "purge" if deletes else "read", argv[0]))
+    while i < n:
+        value = argv[i].value
+        if value.startswith("-newer") and len(value) > 6 and value not in _FIND_READ:
+            value = "-newer"  # -newerXY reference
+        if (value in _FIND_READ or value in _FIND_WRITE) and i + 1 < n:
+            access: Access = "read" if value in _FIND_READ else "write"
+            uses.append(PathUse(i + 1, argv[i + 1].value, access, argv[i + 1]))
+            i += 2
+            continue
+        i += 1
+    return uses
