@@ -19,12 +19,13 @@ request failed through every retry) ends the run as the ``context_window`` limit
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AsyncExitStack, aclosing
-from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from contextlib import AsyncExitStack
+from dataclasses import replace
+from typing import Any, TypeVar, assert_never
 
 import anyio
 
+from bot.agent.attempt import Attempt, ObservedRunner, stream_attempt
 from bot.agent.cache import system_blocks, tool_definitions, with_message_breakpoint
 from bot.agent.compaction import (
     SUMMARY_MAX_TOKENS,
@@ -48,12 +49,9 @@ from bot.agent.events import (
     ModelRetrying,
     RunEvent,
     RunFinished,
-    TextDelta,
     TodoItemView,
     TodosChanged,
-    ToolFinished,
     ToolProgressed,
-    ToolStarted,
     TurnFinished,
     TurnStarted,
     drop_events,
@@ -68,14 +66,12 @@ from bot.agent.model import (
     ModelRequest,
     ModelRetriesExhausted,
     StreamFinished,
-    StreamStarted,
-    TextChunk,
-    ToolUseReady,
 )
 from bot.agent.outcome import AgentOutcome, Stop, ToolCallEntry, TurnRecord
 from bot.agent.prompts import AgentTask, build_system_prompt, gather_environment, render_task
-from bot.agent.retry import RetryNotice
+from bot.agent.retry import RetryNotice, run_retried
 from bot.agent.session import AgentSession, RunLedger
+from bot.agent.stop_reasons import turn_ending
 from bot.agent.subagents import (
     SubagentRunner,
     running_agents,
@@ -89,11 +85,9 @@ from bot.agent.usage import ZERO_USAGE, Usage
 from bot.core.guard import guard_of, tool_redactor
 from bot.errors import canary_tripped_in
 from bot.interface.context import ToolUseContext
-from bot.interface.messages import ProgressEvent, ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
-from bot.permissions.decision import Deny
+from bot.interface.messages import ProgressEvent, ProgressSink, ToolResultBlock
 from bot.permissions.denials import DenialTracker
-from bot.runtime.pipeline import ToolCallOutcome, ToolRunner, tool_use_error
-from bot.runtime.streaming import StreamingToolExecutor
+from bot.runtime.pipeline import ToolCallOutcome, tool_use_error
 from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
 from bot.shell.execute.background import BackgroundTasks
 from bot.tools.agent_tool import SUBAGENT_SERVICE
@@ -124,18 +118,6 @@ async def run_agent(task: AgentTask, session: AgentSession, events: EventSink = 
         raise tripped from None
     guard_of(session.context.services).canaries.raise_if_tripped()
     return outcome
-
-
-@dataclass(slots=True)
-class _Attempt:
-    """What one streamed attempt produced."""
-
-    finished: StreamFinished | None = None
-    usage: Usage = ZERO_USAGE
-    request_id: str | None = None
-    truncated: list[ToolUseBlock] = field(default_factory=list)
-    outcomes: list[ToolCallOutcome] = field(default_factory=list)
-    context: ToolUseContext | None = None
 
 
 class _AgentRun:
@@ -298,8 +280,6 @@ class _AgentRun:
             return Stop("error", detail)
         assert result is not None
         self._record_turn(turn, result.finished, attempts)
-        if result.finished is not None:
-            self.meter.reported(result.finished.usage, len(self.messages))
         self._log_calls(turn, result.outcomes, discarded=False)
         if result.context is not None:
             self.context = result.context
@@ -307,22 +287,45 @@ class _AgentRun:
         if finished is None:  # aborted mid-stream (wall time, or the caller's signal)
             return self._abort_stop()
         self._append_assistant(finished)
+        ending = turn_ending(finished.stop_reason)
         if result.outcomes or result.truncated:
             self._append({"role": "user", "content": self._results_content(result)})
             hook_stop = next((o.stop_reason for o in result.outcomes if o.stop_reason), None)
             if hook_stop:
                 return Stop("aborted", f"a hook stopped the run: {hook_stop}")
-            return None
-        match finished.stop_reason:
-            case "max_tokens":
+            if ending != "window_full":
+                return None
+        match ending:
+            case "cut_off":
                 self._append({"role": "user", "content": [{"type": "text", "text": MAX_TOKENS_NOTICE}]})
                 return None
-            case "pause_turn":  # a server tool paused the turn: send the conversation back as is
+            case "paused":  # a server tool paused the turn: send the conversation back as is
                 return None
-            case "refusal":
+            case "refused":
                 return Stop("error", "the model declined to continue (stop reason: refusal)")
-            case _:
+            case "window_full":
+                return await self._window_full(turn)
+            case "unknown":
+                return Stop("error", f"the model stopped for a reason this bot does not know: {finished.stop_reason!r}")
+            case "finished":
                 return await self._end_of_turn()
+            case _ as never:
+                assert_never(never)
+
+    async def _window_full(self, turn: int) -> Stop | None:
+        """The response filled the model's context window (it is cut off): compact and continue,
+        unless this turn already followed such a compaction — then the window is simply too small."""
+        # The task and the cut reply alone: there is nothing a summary could shrink.
+        if self._forced_compaction == turn or len(self.messages) <= 2:
+            return self._limit_stop(
+                LimitHit(
+                    "context_window",
+                    f"the model's {self.budget.window:,}-token context window filled up in turn {turn} "
+                    "(stop reason model_context_window_exceeded), and compacting the conversation did not make room",
+                )
+            )
+        self._forced_compaction = turn + 1
+        return await self._compact(self._measure())
 
     async def _end_of_turn(self) -> Stop | None:
         """The model ended its turn without tool calls: wait for background agents, run Stop hooks."""
@@ -498,105 +501,37 @@ class _AgentRun:
             return []
         return [(t.content, t.status) for t in todos.get(self.agent_id)]
 
-    async def _attempt(self, request: ModelRequest, turn: int) -> _Attempt:
-        """One streamed attempt with its tools. Raises :class:`ModelError` (after aborting the
-        attempt's tools) so the retry policy can decide."""
-        state = _Attempt()
-        error: ModelError | None = None
-        runner = _ObservedRunner(self, turn)
-        async with StreamingToolExecutor(runner, self.context, self._progress_sink()) as executor:
-            try:
-                await self._consume(request, executor, state, turn)
-            except ModelError as exc:
-                error = exc
-                executor.abort(f"the model's response failed ({exc.kind}); the turn is retried")
-            executor.finish()
-            state.outcomes = await executor.collect()
-            state.context = executor.context
-        self._billed = self._billed + state.usage
-        self._request_id = state.request_id or self._request_id
-        if error is not None:
+    async def _attempt(self, request: ModelRequest, turn: int) -> Attempt:
+        """One streamed attempt with its tools. Raises :class:`ModelError` (after the attempt's
+        tools were aborted) so the retry policy can decide."""
+        runner = ObservedRunner(self.pool, self.session.engine, self.session.hooks, self.denials, self._emit, turn)
+        state = await stream_attempt(
+            self.session.client, request, runner, self.context, self._progress_sink(), self._emit, turn
+        )
+        self._bill(state.usage, state.request_id)
+        if state.error is not None:
             self._log_calls(turn, state.outcomes, discarded=True)
-            raise error
+            raise state.error
         return state
-
-    async def _consume(
-        self, request: ModelRequest, executor: StreamingToolExecutor, state: _Attempt, turn: int
-    ) -> None:
-        """Read the stream until ``message_stop``; return early (``state.finished`` is None) on abort."""
-        abort = self.context.abort
-        if abort.aborted:
-            return
-        failure: ModelError | None = None
-        async with anyio.create_task_group() as tg:
-
-            async def watch_abort() -> None:
-                await abort.wait()
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(watch_abort)
-            try:
-                async with aclosing(self.session.client.stream(request)) as stream:
-                    async for event in stream:
-                        match event:
-                            case StreamStarted():
-                                state.usage, state.request_id = event.usage, event.request_id
-                            case TextChunk():
-                                self._emit(TextDelta(turn, event.text))
-                            case ToolUseReady(block=block, complete=True):
-                                executor.add_tool(block)
-                            case ToolUseReady(block=block):
-                                state.truncated.append(block)
-                            case StreamFinished():
-                                state.finished, state.usage = event, event.usage
-            except ModelError as exc:
-                failure = exc
-            finally:
-                tg.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
 
     async def _retried(
         self, turn: int, attempt: Callable[[], Awaitable[_T]]
     ) -> tuple[_T | None, int, ModelRetriesExhausted | ModelError | None]:
         """``attempt`` under the retry policy: (its result, attempts made, the error that ended them)."""
-        attempts = 0
 
         def on_retry(notice: RetryNotice) -> None:
             self._emit(ModelRetrying(turn, notice.attempt, notice.error.describe(), notice.delay_s))
 
-        policy = replace(self.session.retry, sleep=self._abortable_sleep)
-        result: _T | None = None
-        try:
-            async for retrying in policy.retrying(on_retry, self._time_left):
-                with retrying:
-                    attempts += 1
-                    result = await attempt()
-        except (ModelRetriesExhausted, ModelError) as exc:
-            return None, attempts, exc
-        return result, attempts, None
-
-    async def _abortable_sleep(self, seconds: float) -> None:
-        """The retry wait, cut short by an abort (the next attempt then sees the abort at once)."""
-        async with anyio.create_task_group() as tg:
-
-            async def sleep() -> None:
-                await self.session.retry.sleep(seconds)
-                tg.cancel_scope.cancel()
-
-            async def watch() -> None:
-                await self.context.abort.wait()
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(sleep)
-            tg.start_soon(watch)
+        return await run_retried(
+            self.session.retry, attempt, on_retry=on_retry, abort=self.context.abort, time_left=self._time_left
+        )
 
     def _time_left(self) -> float | None:
         return None if self.ledger.deadline is None else self.ledger.deadline - self.clock()
 
     # ----- bookkeeping --------------------------------------------------------------------------
 
-    def _results_content(self, result: _Attempt) -> list[Block]:
+    def _results_content(self, result: Attempt) -> list[Block]:
         content: list[Block] = [o.result.to_api() for o in result.outcomes]
         for block in result.truncated:
             text = tool_use_error(
@@ -638,8 +573,16 @@ class _AgentRun:
         self.ledger.tool_calls += [ToolCallEntry(turn, o.record, self.agent_id, discarded) for o in outcomes]
 
     def _append_assistant(self, finished: StreamFinished) -> None:
+        """The response joins the conversation, unless it is empty: the API refuses an assistant
+        message without content anywhere but last, and a run continues after an empty response
+        (a Stop hook that blocks, a background task's notification). The transcript keeps it."""
         message: Message = {"role": "assistant", "content": list(finished.content)}
-        self.messages.append(message)
+        if message["content"]:
+            self.messages.append(message)
+            self.meter.reported(finished.usage, len(self.messages) - 1)
+        else:
+            # What follows merges into the last message (see _append): the meter counts it as new.
+            self.meter.reported(finished.usage, max(0, len(self.messages) - 2))
         text = "".join(b.get("text", "") for b in finished.content if b.get("type") == "text").strip()
         if text:
             self.last_text = text
@@ -655,7 +598,13 @@ class _AgentRun:
         )
 
     def _append(self, message: Message) -> None:
-        self.messages.append(message)
+        """A user message; one that follows a user message (after an empty response) joins it, so
+        the conversation keeps alternating (a copy: stored messages are never changed in place)."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last["role"] == "user" == message["role"]:
+            self.messages[-1] = {**last, "content": [*last["content"], *message["content"]]}
+        else:
+            self.messages.append(message)
         self.transcript.append(message)
 
     def _outcome(self, stop: Stop) -> AgentOutcome:
@@ -700,44 +649,6 @@ class _AgentRun:
     def _todos_changed(self, todos: tuple[TodoItem, ...], agent_id: str | None) -> None:
         views = tuple(TodoItemView(t.content, t.status, t.activeForm) for t in todos)
         safe_emit(self.events, TodosChanged(views, agent_id))
-
-
-class _ObservedRunner(ToolRunner):
-    """The pipeline, reporting when each call really starts and ends (not in FIFO order)."""
-
-    def __init__(self, run: _AgentRun, turn: int) -> None:
-        super().__init__(run.pool, run.session.engine, run.session.hooks)
-        self._owner = run
-        self._turn = turn
-
-    async def run(
-        self, block: ToolUseBlock, context: ToolUseContext, sink: ProgressSink = drop_progress
-    ) -> ToolCallOutcome:
-        self._owner._emit(ToolStarted(self._turn, block.id, block.name, block.input))
-        outcome = await super().run(block, context, sink)
-        record = outcome.record
-        denial = None
-        if isinstance(record.decision, Deny):
-            rule = f" (rule {record.decision.rule.describe()})" if record.decision.rule else ""
-            denial = f"{record.decision.reason}{rule}"
-            guidance = self._owner.denials.record_denial(record.tool_name, record.summary, record.decision)
-            if guidance:
-                outcome.new_messages.append({"type": "text", "text": guidance})
-        elif record.decision is not None:
-            self._owner.denials.record_allowed(record.tool_name)
-        self._owner._emit(
-            ToolFinished(
-                self._turn,
-                block.id,
-                record.tool_name,
-                record.summary,
-                outcome.result.is_error,
-                record.denied,
-                denial,
-                record.duration_s,
-            )
-        )
-        return outcome
 
 
 def _merged(base: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:

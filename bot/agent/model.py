@@ -140,7 +140,11 @@ class ModelError(RunError):
 class ModelRetriesExhausted(RunError):
     """Every attempt allowed by the retry policy failed; ``last`` is the final failure."""
 
-    def __init__(self, attempts: int, last: ModelError) -> None:
-        super().__init__(f"the model API failed {attempts} times; last error: {last.describe()}")
+    def __init__(self, attempts: int, last: ModelError, gave_up: str | None = None) -> None:
+        times = "once" if attempts == 1 else f"{attempts} times"
+        why = f"; gave up because {gave_up}" if gave_up else ""
+        super().__init__(f"the model API failed {times}; last error: {last.describe()}{why}")
         self.attempts = attempts
         self.last = last
+        #: Why the policy stopped before its attempt limit (``None``: the limit was reached).
+        self.gave_up = gave_up

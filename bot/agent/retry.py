@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import anyio
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.stop import stop_base
 
 from bot.agent.model import ModelError, ModelRetriesExhausted
+from bot.interface.abort import AbortSignal
+
+_T = TypeVar("_T")
 
 #: Attempts per turn, the first included (the SDK's default is 3; overloads can last a minute).
 MAX_MODEL_ATTEMPTS = 6
@@ -72,7 +76,7 @@ class RetryPolicy:
         def give_up(state: RetryCallState) -> None:
             error = _exception(state)
             assert isinstance(error, ModelError)
-            raise ModelRetriesExhausted(state.attempt_number, error) from error
+            raise ModelRetriesExhausted(state.attempt_number, error, _why_given_up(error, time_left())) from error
 
         return AsyncRetrying(
             sleep=self.sleep,
@@ -82,6 +86,55 @@ class RetryPolicy:
             before_sleep=before_sleep,
             retry_error_callback=give_up,
         )
+
+
+async def run_retried(
+    policy: RetryPolicy,
+    attempt: Callable[[], Awaitable[_T]],
+    *,
+    on_retry: Callable[[RetryNotice], None],
+    abort: AbortSignal,
+    time_left: Callable[[], float | None],
+) -> tuple[_T | None, int, ModelRetriesExhausted | ModelError | None]:
+    """``attempt`` under ``policy``: (its result, the attempts made, the error that ended them).
+    The wait between attempts is cut short by ``abort`` (the next attempt then sees it at once)."""
+
+    async def abortable_sleep(seconds: float) -> None:
+        async with anyio.create_task_group() as tg:
+
+            async def sleep() -> None:
+                await policy.sleep(seconds)
+                tg.cancel_scope.cancel()
+
+            async def watch() -> None:
+                await abort.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(sleep)
+            tg.start_soon(watch)
+
+    attempts = 0
+    result: _T | None = None
+    try:
+        async for retrying in replace(policy, sleep=abortable_sleep).retrying(on_retry, time_left):
+            with retrying:
+                attempts += 1
+                result = await attempt()
+    except (ModelRetriesExhausted, ModelError) as exc:
+        return None, attempts, exc
+    return result, attempts, None
+
+
+def _why_given_up(error: ModelError, left: float | None) -> str | None:
+    """Why no further attempt was made, when it was not the attempt limit: the wait the server asked
+    for does not fit in what is left of the run's wall time."""
+    wait = error.retry_after_s
+    if left is None or wait is None or wait < left:
+        return None
+    return (
+        f"the API asked to wait {wait:g} s before retrying, and only {max(0.0, left):.0f} s "
+        "of the run's wall time were left"
+    )
 
 
 class _StopPastDeadline(stop_base):
