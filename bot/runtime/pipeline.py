@@ -45,7 +45,7 @@ from bot.interface.messages import (
 )
 from bot.interface.tool import AnyTool, InputSchemaError, ToolResult, ValidationReject
 from bot.permissions.chain import PermissionEngine, PermissionRequest
-from bot.permissions.decision import Allow, Decision, Deny, PermissionResult, denial_message
+from bot.permissions.decision import Allow, Ask, Decision, Deny, Passthrough, PermissionResult, denial_message
 from bot.permissions.engine import PolicyEngine
 from bot.runtime.hooks import NO_PRE_OUTCOME, HookRunner, NoHooks, PreToolHookOutcome
 from bot.runtime.results import limit_result
@@ -346,6 +346,7 @@ class ToolRunner:
                 )
             parsed = reprepared
             tool_check = await tool.check_permissions(parsed, context)
+        tool_check = hook_answers_tool_check(hook_outcome.decision, tool_check)
         request = PermissionRequest(
             tool_name=tool.name,
             input=parsed.model_dump(mode="json", exclude_none=True),
@@ -468,6 +469,27 @@ class ToolRunner:
         return ToolCallOutcome(
             ToolResultBlock(block.id, text, is_error=True), record, new_messages=list(extra or []), stop_reason=stop
         )
+
+
+def hook_answers_tool_check(hook: Allow | Deny | Ask | None, tool_check: PermissionResult) -> PermissionResult:
+    """Seeds 4.4 stage 4a: a PreToolUse hook's decision comes before the tool's own check.
+
+    So a hook's ``allow`` answers the question the tool would have put to a person: "no allow rule
+    covers this" — Bash's check asks it (a Read inside the workspace passes on instead, which is
+    why a hook's allow approved a Read and not a Bash command). The chain then sees no opinion
+    from the tool, and its later links decide: deny rules and ask rules still win over the hook
+    (``docs/hooks.md``), plan mode still refuses writes, and the hook's allow approves the rest.
+
+    What a hook's allow does not answer: an ask that came from a rule the tool matched itself
+    (Bash matches ask rules per subcommand), a security check (``check_id``) or a command the
+    analysis could not judge (``safety``) — those are about what the command hides, which the hook
+    may not have seen either — and any deny (a path outside the workspace, a device file).
+    """
+    if not isinstance(hook, Allow) or not isinstance(tool_check, Ask):
+        return tool_check
+    if tool_check.rule is not None or tool_check.check_id is not None or tool_check.source != "tool":
+        return tool_check
+    return Passthrough(tool_check.reason, warnings=tool_check.warnings)
 
 
 def _exception_text(exc: BaseException) -> str:
