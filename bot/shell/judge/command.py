@@ -38,7 +38,7 @@ from bot.shell.parse.syntax import Assignment, SimpleCommand, Word
 from bot.shell.parse.variables import VARIABLE_SETTERS, exported_names, may_change_programs, set_physical, set_variables
 from bot.shell.paths.arguments import has_extractor, path_uses
 from bot.shell.paths.globbing import expand as expand_glob
-from bot.shell.paths.judge import PathChecks
+from bot.shell.paths.judge import PathJudge
 from bot.shell.paths.link_makers import created
 from bot.shell.paths.resolve import assume_directory, check_path, within
 from bot.shell.programs.find import links_out, name_filter, name_guard_problem, start_points
@@ -57,7 +57,7 @@ MAX_SUBCOMMANDS = 50
 ScriptDecider = Callable[[str, State, int], Verdict]
 
 
-class Judge(PathChecks):
+class Judge:
     """Judges simple commands for one decision; counts them against :data:`MAX_SUBCOMMANDS`."""
 
     def __init__(self, options: Options, decide_script: ScriptDecider, depth: int = 0) -> None:
@@ -65,12 +65,8 @@ class Judge(PathChecks):
         self.decide_script = decide_script
         self.depth = depth
         self.count = 0
-        #: ``lstat`` results of this decision (see :func:`~bot.shell.paths.resolve.resolve_below_root`).
-        self.seen: dict[str, int] = {}
-        self.created: list[str] = []
-        self.created_trees: list[str] = []
-        self.writes: list[str] = []
-        self.chained = True
+        #: Paths, redirections and ``cd``, with what earlier commands of the compound made.
+        self.paths = PathJudge(options)
 
     # ----- entry --------------------------------------------------------------------------------
 
@@ -79,23 +75,23 @@ class Judge(PathChecks):
         if self.count > MAX_SUBCOMMANDS:
             return Verdict("deny", f"the command has more than {MAX_SUBCOMMANDS} subcommands", source="safety")
         if cmd.redirects:
-            redirect_verdict = self._redirects(cmd.redirects, state)
+            redirect_verdict = self.paths.redirects(cmd.redirects, state)
             if redirect_verdict is not None:
                 return redirect_verdict
         if cmd.kind != "command" or not cmd.argv:
             return self._state_only(cmd, state)
-        self.writes = []
+        self.paths.writes = []
         verdict = self._program(cmd.argv, cmd.assignments, state)
         if verdict.kind != "deny":
-            paths, trees = created([w.value for w in cmd.argv], self.writes, state.all_cwds())
-            self.created.extend(paths)
-            self.created_trees.extend(trees)
+            paths, trees = created([w.value for w in cmd.argv], self.paths.writes, state.all_cwds())
+            self.paths.created.extend(paths)
+            self.paths.created_trees.extend(trees)
             if cmd.argv[0].value == "mkdir":
                 # `mkdir -p build && cd build && cmake ..`: a directory made now is a plain directory
                 # later (one that exists already, maybe a link, keeps what lstat says).
-                for path in self.writes:
+                for path in self.paths.writes:
                     if not os.path.lexists(path):
-                        assume_directory(path, self.seen)
+                        assume_directory(path, self.paths.seen)
         return verdict
 
     # ----- statements without a program -----------------------------------------------------------
@@ -149,7 +145,7 @@ class Judge(PathChecks):
             if finding is not None:
                 return Verdict("ask", finding.message, check_id=finding.check_id, source="safety")
         # 3. paths and run-time arguments
-        verdict = self._paths_and_arguments(scan, argv)
+        verdict = self.paths.arguments(scan, argv)
         if verdict is not None:
             return verdict
         # 4. launched commands
@@ -168,7 +164,7 @@ class Judge(PathChecks):
             if unsafe:  # CDPATH=/ cd etc
                 listed = ", ".join(a.name for a in unsafe)
                 return Verdict("ask", f"cd with {listed} set goes where the analysis cannot follow")
-            verdict = self._cd(argv, state)
+            verdict = self.paths.cd(argv, state)
             if verdict is not None:
                 return verdict
         if single and program in VARIABLE_SETTERS:
@@ -450,7 +446,7 @@ class Judge(PathChecks):
         paths = self.options.paths
         if not reads_only:
             starts = [
-                check_path(start, cwd, "read", paths, self.seen).path
+                check_path(start, cwd, "read", paths, self.paths.seen).path
                 for cwd in cwds
                 if cwd is not None
                 for start in start_points(words)
@@ -464,7 +460,7 @@ class Judge(PathChecks):
             for known in (c for c in cwds if c is not None):
                 for start in start_points(words):
                     rule = denied_below(
-                        check_path(start, known, "read", paths, self.seen).path, self.options.denied_path
+                        check_path(start, known, "read", paths, self.paths.seen).path, self.options.denied_path
                     )
                     if rule is not None:
                         return Verdict(
@@ -477,7 +473,7 @@ class Judge(PathChecks):
         for cwd in cwds:
             if cwd is None:
                 return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
-            starts = [check_path(start, cwd, "read", paths, self.seen).path for start in start_points(words)]
+            starts = [check_path(start, cwd, "read", paths, self.paths.seen).path for start in start_points(words)]
             found = links_out(
                 starts, lambda target: any(within(target, root) for root in paths.roots), name_filter(words)
             )

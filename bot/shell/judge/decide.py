@@ -93,14 +93,14 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         found = options.rules.deny.first(whole, whole.split(" ", 1)[0])
         if found is not None:
             return Verdict("deny", f"a deny rule forbids `{whole}`", found.rule.ref, source="rule")
-    saved = judge.depth, judge.chained
+    saved = judge.depth, judge.paths.chained
     judge.depth = depth
     # In an `&&` chain (pipes aside) what follows a `cd` runs only if the `cd` ran and succeeded.
-    judge.chained = _AND_CHAIN.issuperset(outcome.operators)
+    judge.paths.chained = _AND_CHAIN.issuperset(outcome.operators)
     try:
         return run_items(outcome, state, judge)
     finally:
-        judge.depth, judge.chained = saved
+        judge.depth, judge.paths.chained = saved
 
 
 _LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}

@@ -1,5 +1,7 @@
 """The path half of judging a simple command (seeds 4.6.5): path arguments, redirections, ``cd``,
-and arguments only known at run time. Mixed into :class:`bot.shell.judge.command.Judge`."""
+and arguments only known at run time. The judge (:class:`bot.shell.judge.command.Judge`) owns one
+:class:`PathJudge` per decision: it carries what the earlier commands of a compound did to the
+file system (links they may have made, the ``lstat`` memo), which a later command's paths depend on."""
 
 from __future__ import annotations
 
@@ -20,22 +22,24 @@ from bot.shell.programs.kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAM
 from bot.shell.programs.recursive_reads import denied_below, reads_recursively, skips_hidden
 
 
-class PathChecks:
-    """Needs ``options`` and ``seen`` (the decision's ``lstat`` memo) from the judge."""
+class PathJudge:
+    """The path checks of one decision, and what earlier commands of the compound left behind."""
 
-    options: Options
-    seen: dict[str, int]
-    #: Paths earlier commands of the compound create (``ln``, ``cp``, ``tar -x``...): any of them
-    #: may be a symbolic link by the time a later command uses it.
-    created: list[str]
-    #: Directories below which earlier commands (archives, git) may have written links.
-    created_trees: list[str]
-    #: Paths the current command writes (recorded into :attr:`created` for link-making programs).
-    writes: list[str]
-    #: The compound is an ``&&`` chain: what follows a ``cd`` runs only if it succeeded.
-    chained: bool
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        #: ``lstat`` results of this decision (see :func:`~bot.shell.paths.resolve.resolve_below_root`).
+        self.seen: dict[str, int] = {}
+        #: Paths earlier commands of the compound create (``ln``, ``cp``, ``tar -x``...): any of them
+        #: may be a symbolic link by the time a later command uses it.
+        self.created: list[str] = []
+        #: Directories below which earlier commands (archives, git) may have written links.
+        self.created_trees: list[str] = []
+        #: Paths the current command writes (recorded into :attr:`created` for link-making programs).
+        self.writes: list[str] = []
+        #: The compound is an ``&&`` chain: what follows a ``cd`` runs only if it succeeded.
+        self.chained = True
 
-    def _paths_and_arguments(self, scan: Scan, argv: tuple[Word, ...]) -> Verdict | None:
+    def arguments(self, scan: Scan, argv: tuple[Word, ...]) -> Verdict | None:
         needs_edit = False
         options = self.options
         for layer in scan.layers:
@@ -312,7 +316,7 @@ class PathChecks:
             f"the model wrote could run code through its config{hint}",
         )
 
-    def _redirects(self, redirects: tuple[Redirect, ...], state: State) -> Verdict | None:
+    def redirects(self, redirects: tuple[Redirect, ...], state: State) -> Verdict | None:
         for redirect in redirects:
             if redirect.target is None or redirect.is_fd_dup:
                 continue
@@ -352,7 +356,7 @@ class PathChecks:
             )
         return None
 
-    def _cd(self, argv: tuple[Word, ...], state: State) -> Verdict | None:
+    def cd(self, argv: tuple[Word, ...], state: State) -> Verdict | None:
         """Follow a ``cd``: bash's ``$PWD`` is logical (``cd link/..`` is where it started, unless
         ``-P``/``set -P``), file paths resolve physically. A ``cd`` that may not run or may fail
         (anything but an ``&&`` chain) leaves the shell in either place: both are kept."""
