@@ -6,8 +6,10 @@ The prompt is rendered ``tools → system → messages``. Breakpoints (at most 4
 1. on the last always-loaded tool — tools in the assembly's stable order (built-ins sorted, then
    MCP tools sorted), deferred tools after them;
 2. on the last system block;
-3. on the last block of the last message (the newest tool results), so the next request reads the
-   whole conversation so far from the cache.
+3. on the last block of the conversation that accepts one (the newest tool results), so the next
+   request reads the whole conversation so far from the cache. Thinking blocks and empty text take
+   no marker (the API refuses the request): a turn paused on a thinking block is marked on the
+   block before it.
 
 Nothing before a breakpoint is rewritten turn by turn: messages are stored once, with list content,
 and markers are added on copies when a request is built. The one exception is a conversation that
@@ -59,20 +61,34 @@ def system_blocks(texts: Sequence[str], ttl: CacheTTL = "5m") -> list[Block]:
     return blocks
 
 
+#: Block types whose request params have no ``cache_control`` (the SDK's ``ThinkingBlockParam``
+#: and ``RedactedThinkingBlockParam``; a test compares this with the SDK's types).
+UNMARKABLE_BLOCK_TYPES = frozenset({"thinking", "redacted_thinking"})
+
+
+def accepts_marker(block: Block) -> bool:
+    """May this block carry ``cache_control``? Not a thinking block, nor an empty text block."""
+    kind = block.get("type")
+    if kind in UNMARKABLE_BLOCK_TYPES:
+        return False
+    return not (kind == "text" and not block.get("text"))
+
+
 def with_message_breakpoint(messages: Sequence[Message], ttl: CacheTTL = "5m") -> list[Message]:
-    """The messages with a breakpoint on the last block of the last message (copies; the stored
+    """The messages with a breakpoint on the last block that accepts one (copies; the stored
     conversation is never changed)."""
     out = list(messages)
-    if not out:
-        return out
-    last = out[-1]
-    content = last["content"]
-    if isinstance(content, str):
+    if out and isinstance(out[-1]["content"], str):
         raise ValueError("stored messages must have list content, or the cached prefix would change shape")
-    if not content:
-        return out
-    marked = [*content[:-1], {**content[-1], "cache_control": cache_marker(ttl)}]
-    out[-1] = {**last, "content": marked}
+    for m in range(len(out) - 1, -1, -1):
+        content = out[m]["content"]
+        if isinstance(content, str):
+            continue  # only the newest message must be a list; an older string one is left unmarked
+        for b in range(len(content) - 1, -1, -1):
+            if accepts_marker(content[b]):
+                marked = [*content[:b], {**content[b], "cache_control": cache_marker(ttl)}, *content[b + 1 :]]
+                out[m] = {**out[m], "content": marked}
+                return out
     return out
 
 

@@ -98,3 +98,70 @@ def test_units_are_rendered_in_prompt_order_without_markers() -> None:
     assert [u.split(":", 1)[0] for u in units] == ["tool", "system", "user"]
     assert last == 2 and "cache_control" not in "".join(units)
     assert cached_prefix({"messages": [USER]}) == []
+
+
+# ----- blocks that take no marker ------------------------------------------------------------------
+
+
+def test_the_blocks_without_a_marker_are_the_ones_the_sdk_types_give_no_cache_control() -> None:
+    import re
+    import typing
+
+    import anthropic.types
+
+    from bot.agent.cache import UNMARKABLE_BLOCK_TYPES
+
+    def type_of(param: Any) -> str:  # the annotation reads "Required[Literal['thinking']]"
+        found = re.search(r"Literal\['([a-z_]+)'\]", str(param.__annotations__["type"]))
+        assert found is not None
+        return found.group(1)
+
+    params = typing.get_args(anthropic.types.ContentBlockParam)
+    without = {type_of(p) for p in params if "cache_control" not in p.__annotations__}
+    assert without == UNMARKABLE_BLOCK_TYPES
+
+
+@pytest.mark.parametrize(
+    ("case", "messages", "marked"),
+    [
+        (
+            "a paused turn that ends on thinking is marked on the block before",
+            [
+                {"role": "user", "content": [{"type": "text", "text": "task"}]},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": "Looking."},
+                        {"type": "thinking", "thinking": "hm", "signature": "sig"},
+                    ],
+                },
+            ],
+            (1, 0),
+        ),
+        (
+            "a reply of thinking only is marked on the message before",
+            [
+                {"role": "user", "content": [{"type": "text", "text": "task"}]},
+                {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "abc"}]},
+            ],
+            (0, 0),
+        ),
+        (
+            "an empty text block takes no marker either",
+            [{"role": "user", "content": [{"type": "text", "text": "task"}, {"type": "text", "text": ""}]}],
+            (0, 0),
+        ),
+        (
+            "tool results are marked as before",
+            [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}],
+            (0, 0),
+        ),
+    ],
+)
+def test_the_breakpoint_goes_on_the_last_block_that_accepts_one(
+    case: str, messages: list[dict[str, Any]], marked: tuple[int, int]
+) -> None:
+    out = with_message_breakpoint(messages)
+    where = [(m, b) for m, msg in enumerate(out) for b, block in enumerate(msg["content"]) if "cache_control" in block]
+    assert where == [marked], case
+    assert all("cache_control" not in b for msg in messages for b in msg["content"])  # the stored ones are untouched
