@@ -76,7 +76,7 @@ def run(
     """Start a run. Locally: `bot run --local --repo PATH --prompt TEXT [--replay CASSETTE]`.
     On GitHub: reads GITHUB_EVENT_NAME / GITHUB_EVENT_PATH and the rest of the Actions environment."""
     from bot.core.secrets import capture_process_secrets
-    from bot.github.session import RunConfig
+    from bot.orchestration.session import RunConfig
     from bot.shell.execute.env import protect_own_environ
 
     # Also here, not only in main(): `bot run` may be invoked as a library (typer's CliRunner).
@@ -105,7 +105,7 @@ def run(
                 raise fail("--local needs --prompt")
             if not repo.is_dir():
                 raise fail(f"--repo {repo}: no such directory")
-            from bot.github.local import LocalRun, run_local
+            from bot.local.run import LocalRun, run_local
 
             local_run = LocalRun(
                 repo=repo, prompt=prompt, output_dir=output_dir.resolve(), config=config, replay=replay, branch=branch

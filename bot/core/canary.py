@@ -11,7 +11,7 @@ path exists, so the run stops at once (:class:`~bot.errors.CanaryTripped`), push
 nothing more.
 
 Where they are looked for: the pipeline scans every tool's input and output (``bot.core.guard``),
-WebFetch every URL it is about to request, the egress boundary (``bot.github.egress``) everything
+WebFetch every URL it is about to request, the egress boundary (``bot.orchestration.egress``) everything
 that leaves the process. :meth:`Canaries.scan` sees the encoded forms of
 :mod:`bot.core.secret_match` too (reversed, hex, base64, URL-encoded, zero-width characters).
 

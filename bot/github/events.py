@@ -207,7 +207,7 @@ def _visible_inline(chunk: str) -> tuple[str, bool]:
     hidden, or at least not meant: either way, not a request)."""
     from markdown_it.common.html_re import HTML_TAG_RE
 
-    from bot.github.markdown_safety import code_span_end
+    from bot.orchestration.markdown_safety import code_span_end
 
     out: list[str] = []
     i = 0

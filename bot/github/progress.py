@@ -14,7 +14,7 @@ from typing import TextIO
 import anyio
 
 from bot.agent.events import RunEvent, TodosChanged, ToolFinished, TurnStarted
-from bot.github.render import CallView, TodoView, render_progress
+from bot.orchestration.render import CallView, TodoView, render_progress
 
 #: Edits of the sticky comment are at least this far apart (GitHub asks integrators to keep
 #: content-creating requests to well under one per second; a checklist needs far less).

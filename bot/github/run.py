@@ -31,12 +31,14 @@ from bot.core.secrets import process_secrets, secret
 from bot.errors import BotError, CanaryTripped, GitError, PushRejected, canary_tripped_in, first_error
 from bot.github.api import GitHubApi, PyGithubApi
 from bot.github.authorize import authorize
-from bot.github.egress import Egress
 from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger, load_event_text
-from bot.github.git import CoAuthor, DiffStats, GitWorkspace, PublishTooLarge
 from bot.github.outputs import mask, write_outputs, write_step_summary
 from bot.github.progress import StickyProgress
-from bot.github.render import (
+from bot.github.redacting_api import RedactingGitHubApi
+from bot.interface.abort import AbortSignal
+from bot.orchestration.egress import Egress
+from bot.orchestration.git import CoAuthor, DiffStats, GitWorkspace, PublishTooLarge
+from bot.orchestration.render import (
     GITHUB_COMMENT_LIMIT,
     JOB_SUMMARY_LIMIT,
     Provenance,
@@ -45,12 +47,18 @@ from bot.github.render import (
     render_progress,
     render_result,
 )
-from bot.github.report import RunFacts, action_outputs, build_report, commit_message, diff_paths, sensitive_changes
-from bot.github.safety import RunSafety, start_safety
-from bot.github.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
-from bot.github.signals import cancel_on_signals
-from bot.github.verify import run_verification
-from bot.interface.abort import AbortSignal
+from bot.orchestration.report import (
+    RunFacts,
+    action_outputs,
+    build_report,
+    commit_message,
+    diff_paths,
+    sensitive_changes,
+)
+from bot.orchestration.safety import RunSafety, start_safety
+from bot.orchestration.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
+from bot.orchestration.signals import cancel_on_signals
+from bot.orchestration.verify import run_verification
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +142,7 @@ async def run_github(run: GitHubRun) -> int:
     restore_streams = safety.egress.install_stream_redaction()
     try:
         raw_api = await anyio.to_thread.run_sync(lambda: PyGithubApi.from_environment())
-        return await _authorize_and_run(run, trigger, safety.egress.github_api(raw_api), safety, secrets)
+        return await _authorize_and_run(run, trigger, RedactingGitHubApi(raw_api, safety.egress), safety, secrets)
     finally:
         restore_streams()
 
@@ -395,7 +403,7 @@ def _pr_title(trigger: Trigger, title: str) -> str:
 
 
 def _pr_body(trigger: Trigger, outcome: AgentOutcome | None) -> str:
-    from bot.github.render import defuse_mentions
+    from bot.orchestration.render import defuse_mentions
 
     summary = defuse_mentions(outcome.final_text.strip()) if outcome is not None and outcome.final_text else ""
     lines = [summary or "_The run did not finish; this pull request holds its work so far._", ""]
@@ -460,7 +468,7 @@ def _write_artifacts(
     egress.write_file(output_dir / "summary.md", summary)
     if diff is not None:
         egress.write_file(output_dir / "changes.diff", "".join(f.patch + "\n" for f in diff.files))
-    from bot.github.report import outcome_data
+    from bot.orchestration.report import outcome_data
 
     egress.write_file(output_dir / "outcome.json", json.dumps(outcome_data(report, outcome), indent=2) + "\n")
 

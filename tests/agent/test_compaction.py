@@ -26,8 +26,8 @@ from bot.agent.limits import RunLimits
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome, Stop
 from bot.agent.prompts import AgentTask
-from bot.github.render import render_result
-from bot.github.report import RunFacts, build_report, outcome_data
+from bot.orchestration.render import render_result
+from bot.orchestration.report import RunFacts, build_report, outcome_data
 from tests.agent.conftest import Harness
 from tests.cassettes import compaction_scripts as scripts
 

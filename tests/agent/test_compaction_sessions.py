@@ -19,7 +19,7 @@ from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
 from bot.agent.retry import RetryPolicy
 from bot.agent.transcript import read_transcript
-from bot.github.report import RunFacts, conclusion, headline
+from bot.orchestration.report import RunFacts, conclusion, headline
 from tests.agent.conftest import Harness
 from tests.cassettes import compaction_scripts as scripts
 

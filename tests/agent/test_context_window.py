@@ -16,7 +16,7 @@ from bot.agent.context_window import (
 from bot.agent.limits import RunLimits
 from bot.agent.usage import Usage
 from bot.errors import ConfigError
-from bot.github.session import RunConfig, run_limits
+from bot.orchestration.session import RunConfig, run_limits
 from bot.permissions.stack import EffectivePolicy, PolicyLayer, load_policy_stack
 
 

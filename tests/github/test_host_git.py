@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.core.host_git import GitDirTampered, host_git_env
-from bot.github.git import GitWorkspace
-from tests.github.test_git import clone, commit, git
+from bot.orchestration.git import GitWorkspace
+from tests.orchestration.test_git import clone, commit, git
 
 TOKEN = "ghs_GuardT0ken" + "x" * 20
 

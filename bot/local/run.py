@@ -25,15 +25,15 @@ from bot.agent.prompts import AgentTask
 from bot.core.host_git import GitDirTampered, hardened_args, host_git_env
 from bot.errors import ConfigError, canary_tripped_in, first_error
 from bot.github.events import slugify
-from bot.github.git import CoAuthor, DiffStats, GitWorkspace
 from bot.github.progress import TerminalProgress
-from bot.github.render import JOB_SUMMARY_LIMIT, Provenance, render_result
-from bot.github.report import RunFacts, build_report, commit_message, diff_paths, outcome_data, sensitive_changes
-from bot.github.safety import RunSafety, start_safety
-from bot.github.session import RunConfig, prepare_run, replaying, working_tree_files
-from bot.github.signals import cancel_on_signals
-from bot.github.verify import run_verification
 from bot.interface.abort import AbortSignal
+from bot.orchestration.git import CoAuthor, DiffStats, GitWorkspace
+from bot.orchestration.render import JOB_SUMMARY_LIMIT, Provenance, render_result
+from bot.orchestration.report import RunFacts, build_report, commit_message, diff_paths, outcome_data, sensitive_changes
+from bot.orchestration.safety import RunSafety, start_safety
+from bot.orchestration.session import RunConfig, prepare_run, replaying, working_tree_files
+from bot.orchestration.signals import cancel_on_signals
+from bot.orchestration.verify import run_verification
 
 LOCAL_BRANCH_PREFIX = "bot/local-"
 

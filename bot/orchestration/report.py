@@ -1,6 +1,6 @@
 """From what happened (the agent's outcome, the git diff, the run's facts) to what is reported.
 
-Pure: builds the :class:`~bot.github.render.RunReport` that the comment, the job summary and the
+Pure: builds the :class:`~bot.orchestration.render.RunReport` that the comment, the job summary and the
 local output are rendered from, and the outcome JSON a local run writes; and picks out the changed
 files that configure the bot or CI (:func:`sensitive_changes`), which the comment flags and which
 keep the pull request a draft.
@@ -14,8 +14,8 @@ from typing import Any
 
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import INSTRUCTION_FILES
-from bot.github.git import TRUSTED_PATHS, DiffStats
-from bot.github.render import CallView, DenialView, FileDiff, Provenance, RunReport, UsageView
+from bot.orchestration.git import TRUSTED_PATHS, DiffStats
+from bot.orchestration.render import CallView, DenialView, FileDiff, Provenance, RunReport, UsageView
 from bot.permissions.decision import Deny
 
 _LIMIT_WORDS = {

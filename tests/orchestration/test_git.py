@@ -16,7 +16,7 @@ import pytest
 
 from bot.agent.prompts import INSTRUCTION_FILES
 from bot.errors import GitError, PushRejected
-from bot.github.git import BOT_IDENTITY, TRUSTED_PATHS, CoAuthor, GitWorkspace
+from bot.orchestration.git import BOT_IDENTITY, TRUSTED_PATHS, CoAuthor, GitWorkspace
 from bot.permissions.stack import REPOSITORY_POLICY_CANDIDATES
 
 TOKEN = "ghs_pUsHt0kEn-value"
@@ -572,7 +572,7 @@ def test_published_text_shows_every_commit_as_git_stores_it(ws: GitWorkspace, wo
 
 
 def test_changes_too_large_to_check_are_refused(ws: GitWorkspace, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.github.git as git_module
+    import bot.orchestration.git as git_module
 
     monkeypatch.setattr(git_module, "MAX_PUBLISHED_SCAN_BYTES", 1_000)
     (work / "big.txt").write_text("x\n" * 1_000)

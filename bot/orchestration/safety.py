@@ -2,7 +2,7 @@
 
 Shared by the GitHub mode and the local mode. :func:`start_safety` plants the canaries (decoy
 variables in the bot's own environment, decoy credential files in the private ``HOME`` of the bot's
-host-side processes), then builds the :class:`~bot.github.egress.Egress` everything leaving the
+host-side processes), then builds the :class:`~bot.orchestration.egress.Egress` everything leaving the
 process passes through and the :class:`~bot.core.guard.SecretGuard` the pipeline screens tool calls
 with. Call it after the secrets were captured (``bot.core.secrets``), before any model call.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from bot.core.canary import Canaries
 from bot.core.guard import SecretGuard
 from bot.errors import CanaryTripped
-from bot.github.egress import Egress
+from bot.orchestration.egress import Egress
 
 
 @dataclass(slots=True)

@@ -12,8 +12,8 @@ public repository anyone signed in can download). So each of those goes through 
 * :meth:`Egress.write_file` — a file for ``BOT_OUTPUT_DIR``, written redacted (atomically);
 * :meth:`Egress.scrub_tree` — files already written under a directory (transcripts, task outputs)
   redacted in place; canaries reported; links and binary files holding a secret removed;
-* :class:`RedactingGitHubApi` — the ``GitHubApi`` seam with every string argument passed through
-  :meth:`Egress.text`;
+* :class:`bot.github.redacting_api.RedactingGitHubApi` — the GitHub adapter's API seam with every
+  string argument passed through :meth:`Egress.text`;
 * :meth:`Egress.install_stream_redaction` — ``sys.stdout``/``sys.stderr`` (so ``print``, logging
   and ``::warning::`` annotations) redacted line by line; a canary there is redacted and recorded,
   not raised (a log write must never fail).
@@ -39,7 +39,6 @@ from bot.core.canary import Canaries
 from bot.core.redact import Redactor
 from bot.core.secret_match import secret_matcher
 from bot.core.secrets import process_secrets
-from bot.github.api import CollaboratorPermission, CommentInfo, GitHubApi, PullRequestInfo, ReactionTarget
 
 #: A file this large is not read whole to be scrubbed; it is removed from the artifact instead (an
 #: artifact's transcripts and outputs are a few MB; hundreds of MB is something else).
@@ -147,10 +146,7 @@ class Egress:
             _replace_file(path, redacted.encode("utf-8", errors="surrogateescape"))
             report.redacted.append(path)
 
-    # ----- GitHub and the job log -----------------------------------------------------------------
-
-    def github_api(self, api: GitHubApi) -> RedactingGitHubApi:
-        return RedactingGitHubApi(api, self)
+    # ----- the job log -----------------------------------------------------------------
 
     def install_stream_redaction(self) -> Callable[[], None]:
         """Wrap ``sys.stdout`` and ``sys.stderr`` in :class:`RedactingStream` (and point logging
@@ -186,77 +182,6 @@ class ScrubReport:
     #: (file, canary label) for each file a canary was found in.
     canaries: list[tuple[Path, str]] = field(default_factory=list)
     removed: list[Path] = field(default_factory=list)
-
-
-class RedactingGitHubApi:
-    """A ``GitHubApi`` whose every string argument (comment bodies, PR titles and bodies, branch
-    names) goes through :meth:`Egress.text` first: redacted, and a canary raises before anything is
-    sent. Written out method by method: a method the protocol gains is missing here (an error),
-    never passed through unredacted."""
-
-    def __init__(self, api: GitHubApi, egress: Egress) -> None:
-        self._api = api
-        self._egress = egress
-
-    def _t(self, text: str, what: str) -> str:
-        return self._egress.text(text, f"the {what} of a GitHub API call")
-
-    def _md(self, text: str, what: str) -> str:
-        """A Markdown body: redacted, and neutralised again when redaction changed it — the marker
-        ``[REDACTED:…]`` between a ``!`` and a ``(url)`` the model wrote is an image that fetches."""
-        redacted = self._t(text, what)
-        if redacted == text:
-            return text
-        from bot.github.markdown_safety import neutralize
-
-        return neutralize(redacted)
-
-    @property
-    def repository(self) -> str:
-        return self._api.repository
-
-    def default_branch(self) -> str:
-        return self._api.default_branch()
-
-    def collaborator_permission(self, login: str) -> CollaboratorPermission:
-        return self._api.collaborator_permission(self._t(login, "user name"))
-
-    def get_pull(self, number: int) -> PullRequestInfo:
-        return self._api.get_pull(number)
-
-    def find_open_pull(self, head_branch: str) -> PullRequestInfo | None:
-        return self._api.find_open_pull(self._t(head_branch, "branch"))
-
-    def create_pull(self, *, head: str, base: str, title: str, body: str, draft: bool) -> PullRequestInfo:
-        return self._api.create_pull(
-            head=self._t(head, "branch"),
-            base=self._t(base, "branch"),
-            title=self._t(title, "pull request title"),
-            body=self._md(body, "pull request body"),
-            draft=draft,
-        )
-
-    def update_pull(self, number: int, *, title: str | None = None, body: str | None = None) -> PullRequestInfo:
-        return self._api.update_pull(
-            number,
-            title=None if title is None else self._t(title, "pull request title"),
-            body=None if body is None else self._md(body, "pull request body"),
-        )
-
-    def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
-        return self._api.create_issue_comment(issue, self._md(body, "comment"))
-
-    def get_issue_comment(self, comment_id: int) -> CommentInfo:
-        return self._api.get_issue_comment(comment_id)
-
-    def update_issue_comment(self, comment_id: int, body: str) -> CommentInfo:
-        return self._api.update_issue_comment(comment_id, self._md(body, "comment"))
-
-    def add_reaction(self, target: ReactionTarget, ident: int, content: str = "eyes") -> None:
-        self._api.add_reaction(target, ident, self._t(content, "reaction"))
-
-    def reply_to_review_comment(self, pull: int, comment_id: int, body: str) -> CommentInfo:
-        return self._api.reply_to_review_comment(pull, comment_id, self._md(body, "review reply"))
 
 
 class RedactingStream(io.TextIOBase):
@@ -359,7 +284,6 @@ __all__ = [
     "MAX_PENDING_LINE_CHARS",
     "MAX_SCRUB_FILE_BYTES",
     "Egress",
-    "RedactingGitHubApi",
     "RedactingStream",
     "ScrubReport",
 ]

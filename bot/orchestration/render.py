@@ -1,12 +1,12 @@
 """The Markdown a run posts: the sticky progress comment, the result comment, the job summary.
 
 Pure functions of a :class:`RunReport` (built from the agent's outcome and the git facts by
-:mod:`bot.github.report`). Two rules hold for everything rendered here:
+:mod:`bot.orchestration.report`). Two rules hold for everything rendered here:
 
 * it fits: a comment stays under GitHub's 65,536-character limit — long diffs are cut per file
   with a note (the full diff goes to the workflow artifact);
 * it is safe to post: every text is redacted for secrets before it leaves (:func:`finalize`),
-  nothing in it fetches when the page is viewed (:mod:`bot.github.markdown_safety`: an image URL
+  nothing in it fetches when the page is viewed (:mod:`bot.orchestration.markdown_safety`: an image URL
   is a zero-click channel out), and mentions in text the model wrote are defused so a run cannot
   ping people.
 """
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bot.core.redact import redact
-from bot.github.markdown_safety import neutralize
+from bot.orchestration.markdown_safety import neutralize
 
 #: GitHub rejects issue and PR comments above this many characters.
 GITHUB_COMMENT_LIMIT = 65_536
