@@ -1,5 +1,5 @@
 """``[ ... ]`` and ``[[ ... ]]``: accepted as a harmless test only when bash reads them as the same
-test tree-sitter reports (split out of :mod:`bot.shell.parse.walk`).
+test tree-sitter reports (the walker in :mod:`bot.shell.parse.walk` hands them here).
 
 tree-sitter-bash parses both with one expression grammar, but bash does not:
 

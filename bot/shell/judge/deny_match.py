@@ -1,4 +1,5 @@
-"""Deny and ask rules match every spelling of what they name (red team round 3).
+"""Deny and ask rules match every spelling of what they name (a deny rule that one spelling of the
+program slips past denies nothing).
 
 A ``Bash(...)`` rule matches a command's text from its start; for an *allow* rule that is the
 point (it approves what it spells out, no more). A *deny* rule must hold however the command is

@@ -4,7 +4,7 @@ Commands git runs (see :mod:`bot.shell.launch.wrappers` for the kinds): ``git re
 CMD``, ``--exe=CMD``), ``git submodule foreach CMD``, ``git bisect run CMD...`` (``exec_each``).
 
 A deny rule names a command — ``Bash(git push:*)`` — but git publishes commits under other names
-too (red team round 3). So that the rule holds for them, each gets a *view*: an inner command of
+too (``send-pack``, ``subtree push``…). So that the rule holds for them, each gets a *view*: an inner command of
 kind ``view`` whose argv is the ``git push`` equivalent. The words keep their places, only
 the command word becomes ``push`` (``git -C x send-pack o m`` → ``git -C x push o m``, ``git subtree
 push -P p o m`` → ``git push push -P p o m``):

@@ -1,5 +1,5 @@
-"""Launchers that run a command after their own options (split out of :mod:`bot.shell.launch.wrappers`,
-which dispatches to them; the kinds are described there).
+"""Launchers that run a command after their own options (dispatched from
+:mod:`bot.shell.launch.wrappers`; the kinds are described there).
 
 Without an entry here a rule for the launcher approves what it launches (``Bash(numactl:*)``
 allowing ``numactl -C 0 sh -c id``). Each launcher is read with its own parser's rules:
@@ -21,7 +21,7 @@ allowing ``numactl -C 0 sh -c id``). Each launcher is read with its own parser's
   writes (``--log-file=``, ``--xml-file=``) valgrind needs a rule of its own as well
   (``exec_each``); the path is checked with the other arguments.
 * ``gosu``/``su-exec`` switch users: *privilege* (like ``sudo``).
-* red team round 3: bash's ``jobs -x CMD`` (a builtin running CMD in this shell), ``timelimit``,
+* bash's ``jobs -x CMD`` (a builtin running CMD in this shell), ``timelimit``,
   ``sshpass`` (getopt tables); ``logsave LOG CMD`` and ``bear -- CMD`` write a file of their own
   (``exec_each``); ``ts`` is moreutils' timestamper, or the task spooler when it is given a command
   (opaque). ``fd -x`` and ``cargo watch`` are in :mod:`bot.shell.launch.per_item`.
@@ -92,7 +92,7 @@ OPAQUE = _F(
         "fakechroot",
         "datefudge",
         "abduco",
-        # red team round 3: commands built from stdin or arguments, run in another context or later
+        # commands built from stdin or arguments, run in another context or later
         "rush",
         "xe",
         "apply",
@@ -704,7 +704,7 @@ LAUNCHERS: dict[str, Handler] = {
         )
     ),
     "schedtool": _table(Table(value_letters="Mapn", flag_letters="NFRBI01234evhV", exec_option="-e")),
-    # red team round 3
+    # programs that take the command among their own arguments, each with its own parser
     "jobs": _jobs,
     "ts": _ts,
     "bear": _bear,

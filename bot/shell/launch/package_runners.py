@@ -318,7 +318,8 @@ VERSION_MANAGERS: dict[str, frozenset[str]] = {
     "aqua": _F({"exec"}),
     "guix": _F({"shell", "environment"}),
     "flox": _F({"activate"}),
-    # secret injectors (red team round 3): `doppler run -- cmd`, `aws-vault exec PROFILE -- cmd`
+    # secret injectors run the command with secrets in its environment:
+    # `doppler run -- cmd`, `aws-vault exec PROFILE -- cmd`
     "doppler": _F({"run"}),
     "op": _F({"run"}),
     "aws-vault": _F({"exec"}),

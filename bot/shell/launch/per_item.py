@@ -1,4 +1,4 @@
-"""Launchers that run a command for each file they find or each change they see (red team round 3).
+"""Launchers that run a command for each file they find or each change they see.
 
 Like ``find -exec`` these are ``exec_each`` (see :mod:`bot.shell.launch.wrappers`): the launcher needs a
 rule of its own and the command must be allowed on its own.

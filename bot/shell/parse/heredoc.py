@@ -1,5 +1,5 @@
-"""Where bash ends a heredoc body (split out of :mod:`bot.shell.parse.walk` and shared with
-:mod:`bot.shell.parse.quoting`, which must both agree with bash on it).
+"""Where bash ends a heredoc body (shared by :mod:`bot.shell.parse.walk`
+and :mod:`bot.shell.parse.quoting`, which must both agree with bash on it).
 
 bash reads the body line by line and stops at the first line equal to the delimiter. Two details
 make that line differ from what a line-splitting reader sees:

@@ -1,5 +1,5 @@
-"""Redirections and heredocs in the general walker of :mod:`bot.shell.parse.walk` (split out of it
-by concept): where tree-sitter and bash disagree on what a redirection covers.
+"""Redirections and heredocs in the general walker of :mod:`bot.shell.parse.walk` (a concept of its
+own): where tree-sitter and bash disagree on what a redirection covers.
 
 * A redirection has exactly one target word: tree-sitter hangs the following words on it
   (``echo x > .git/config README.md``), bash passes them to the command. A second word is refused,
