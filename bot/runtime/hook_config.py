@@ -47,8 +47,6 @@ FIRED_EVENTS = (
     "Stop",
     "SubagentStop",
 )
-#: Events Claude Code has that a headless run never reaches: accepted, never fired, warned once.
-KNOWN_UNFIRED_EVENTS = tuple(e for e in HOOK_EVENTS if e not in FIRED_EVENTS)
 #: Events whose matcher is a tool name. Others ignore the matcher (Claude Code: SessionStart's
 #: matcher is its source, which is always "startup" here).
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionDenied"})

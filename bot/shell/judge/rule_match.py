@@ -138,9 +138,6 @@ class RuleIndex:
             return self._any
         return found + self._any if self._any else found
 
-    def matching(self, canonical: str, program: str) -> list[CompiledRule]:
-        return [c for c in self.candidates(program) if c.pattern.matches(canonical)]
-
     def first(self, canonical: str, program: str) -> CompiledRule | None:
         for compiled in self.candidates(program):
             if compiled.pattern.matches(canonical):

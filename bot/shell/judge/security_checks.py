@@ -233,9 +233,6 @@ def argv_findings(argv: Sequence[Word]) -> Finding | None:
     return None
 
 
-#: Shells that run POSIX ``sh`` syntax (``/bin/sh`` is dash on Debian and Ubuntu). ``busybox sh`` is
-#: an opaque launcher already.
-POSIX_SHELLS = frozenset({"sh", "dash", "ash", "posh"})
 #: bash syntax that a POSIX shell reads differently, so that a script judged as bash would run other
 #: commands: ``$'\\\\' ; rm -rf src # '`` (dash has no ``$'...'``: the quote opens at ``'\\\\'`` and
 #: ``rm`` runs), ``x &>/dev/null sh -c id`` (dash: ``x &`` then ``>/dev/null sh -c id``),
