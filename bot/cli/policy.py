@@ -19,7 +19,11 @@ policy_app = typer.Typer(
 
 PolicyOpt = Annotated[
     list[Path] | None,
-    typer.Option("--policy", help="A policy file (JSON, YAML or TOML; Claude Code settings schema). Repeatable."),
+    typer.Option(
+        "--policy",
+        help="A policy file (JSON, YAML or TOML; Claude Code settings schema) or a shipped preset's name "
+        "(read-only, fix, maintenance), as in `bot run --policy`. Repeatable.",
+    ),
 ]
 RepoPolicyOpt = Annotated[
     Path | None, typer.Option("--repo-policy", help="The repository's policy file (as read from the default branch).")
@@ -27,7 +31,10 @@ RepoPolicyOpt = Annotated[
 OrgPolicyOpt = Annotated[
     Path | None, typer.Option("--org-policy", help="The organisation's policy file (as given by the workflow).")
 ]
-PresetOpt = Annotated[str | None, typer.Option("--preset", help="A shipped preset: read-only, fix, maintenance.")]
+# The old spelling of `--policy NAME`, kept working for scripts that use it.
+PresetOpt = Annotated[
+    str | None, typer.Option("--preset", hidden=True, help="A shipped preset's name: use --policy NAME.")
+]
 ModeOpt = Annotated[
     str | None, typer.Option("--mode", help="Permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk.")
 ]
@@ -75,6 +82,7 @@ def policy_check(
     layers = policy_layers(policy, repo_policy, org_policy, preset)
     if not workspace.is_dir():
         raise fail(f"--workspace {workspace}: no such directory")
+    _warn(layers, allow or [], deny or [], ask or [], mode)
     checker = PolicyChecker(
         workspace=workspace, layers=layers, allow=allow or [], deny=deny or [], ask=ask or [], mode=mode
     )
@@ -102,6 +110,19 @@ def policy_check(
     rule = outcome.decision.rule
     if rule is not None:
         typer.echo(f"rule: {rule.text}  ({rule.source}{', ' + rule.where() if rule.file else ''})")
+
+
+def _warn(layers: list[Any], allow: list[str], deny: list[str], ask: list[str], mode: str | None) -> None:
+    """The merged policy's warnings (shadowed allow rules, ignored keys), on stderr: a check's answer
+    may hinge on one. A policy that does not load is left to the check, which reports it."""
+    from bot.permissions.stack import load_policy_stack
+
+    try:
+        merged = load_policy_stack(layers, allow=allow, deny=deny, ask=ask, mode=mode)
+    except ConfigError:
+        return
+    for warning in merged.warnings:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _run_batch(checker: Any, batch: str) -> None:

@@ -122,6 +122,29 @@ def path_rule_matches(content: str, path: Path, *, workspace: Path, rule_base: P
     return pattern.matches(resolved) or (literal != resolved and pattern.matches(literal))
 
 
+def literal_root(
+    content: str, *, workspace: Path, rule_base: Path | None = None, home: str | None = None
+) -> tuple[Path, bool] | None:
+    """Where every path an anchored pattern matches lies: ``(path, exact)``, ``exact`` when the
+    pattern names that one path (and what is below it) and no glob follows; ``None`` for an
+    unanchored pattern (``.env``, ``*.pem``, ``**/x``: a name at any depth)."""
+    _check_syntax(content)
+    pattern = content.rstrip("/") if content not in ("/", "//") else content
+    home = os.path.expanduser("~") if home is None else home
+    if pattern.startswith("//"):
+        anchor, rest = "/", pattern[2:]
+    elif pattern == "~" or pattern.startswith("~/"):
+        anchor, rest = home, pattern[2:]
+    elif pattern.startswith("/"):
+        anchor, rest = str(rule_base or workspace), pattern[1:]
+    elif pattern.startswith("./") or pattern in (".", "..") or ("/" in pattern and not pattern.startswith("**/")):
+        anchor, rest = str(workspace), pattern
+    else:
+        return None
+    prefix, glob_segments = _split_literal_prefix(anchor, rest)
+    return Path(prefix), not glob_segments
+
+
 # ---------------------------------------------------------------------------------------------
 
 

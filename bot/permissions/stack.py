@@ -11,7 +11,9 @@ How they combine:
 
 * rules: deny > ask > allow across every source, so nothing overrides a deny — a session grant
   never beats an organisation's deny. Rules are kept strongest source first, so the rule named in
-  a decision is the strongest one that matched;
+  a decision is the strongest one that matched. An allow rule that a deny or ask rule covers
+  entirely can never allow anything: it is warned about, naming both rules
+  (:mod:`bot.permissions.shadows`);
 * scalars (mode, limits, model, sandbox, verify, ...): the strongest source that sets one wins;
 * ``additionalDirectories``: the union; ``env``, ``mcpServers``: merged by name, strongest wins;
   hooks: every file's, weakest first.
@@ -45,6 +47,7 @@ from bot.permissions.schema import (
     load_policy_file,
     validate_document,
 )
+from bot.permissions.shadows import shadowed_allows
 
 log = logging.getLogger("bot.permissions")
 
@@ -240,12 +243,17 @@ def merge(
             )
             log.warning(message)
             warnings.append(message)
+    allow = tuple(r for r in rules if r.behavior == "allow")
+    deny = tuple(r for r in rules if r.behavior == "deny")
+    ask = tuple(r for r in rules if r.behavior == "ask")
+    # An allow rule that a deny or ask rule shadows is dead: say so, naming both rules.
+    warnings.extend(shadow.message() for shadow in shadowed_allows(allow, (*deny, *ask)))
     return EffectivePolicy(
         files=tuple(files),
         mode=mode,
-        allow=tuple(r for r in rules if r.behavior == "allow"),
-        deny=tuple(r for r in rules if r.behavior == "deny"),
-        ask=tuple(r for r in rules if r.behavior == "ask"),
+        allow=allow,
+        deny=deny,
+        ask=ask,
         additional_directories=tuple(dirs),
         settings=settings,
         env=env,
