@@ -49,6 +49,7 @@ from bot.permissions.decision import Allow, Ask, Decision, Deny, Passthrough, Pe
 from bot.permissions.engine import PolicyEngine
 from bot.runtime.hooks import NO_PRE_OUTCOME, HookRunner, NoHooks, PreToolHookOutcome
 from bot.runtime.results import limit_result
+from bot.tools.tool_search import TOOL_SEARCH_SERVICE, is_deferred
 
 Stage = str  # "lookup" | "schema" | "validation" | "hook" | "permission" | "execution" | "aborted"
 
@@ -227,6 +228,16 @@ class ToolRunner:
             )
         record.tool_name = tool.name
         record.called_as = block.name if by_alias else None
+        if not deferred_tool_loaded(tool, context):
+            record.failed_stage = "lookup"
+            return self._error(
+                block,
+                record,
+                f"Error: {tool.name} is a deferred tool and is not loaded yet: only its name is known. "
+                f'Load it first with ToolSearch (query "select:{tool.name}"), then call it.',
+                kind="DeferredToolNotLoaded",
+                wrap=True,
+            )
         notices: list[str] = []
         if by_alias:
             notices.append(
@@ -469,6 +480,15 @@ class ToolRunner:
         return ToolCallOutcome(
             ToolResultBlock(block.id, text, is_error=True), record, new_messages=list(extra or []), stop_reason=stop
         )
+
+
+def deferred_tool_loaded(tool: AnyTool, context: ToolUseContext) -> bool:
+    """Seeds 4.10: until ToolSearch finds a deferred tool, the model knows only its name, so a
+    call of it is a guess at its input and an error (one that says how to load it). Deferral is
+    the agent loop's (it attaches the :class:`DeferredTools` state); a context without it — a
+    single ``bot tools call`` — defers nothing."""
+    state = context.services.get(TOOL_SEARCH_SERVICE)
+    return state is None or not is_deferred(tool) or tool.name in state.discovered
 
 
 def hook_answers_tool_check(hook: Allow | Deny | Ask | None, tool_check: PermissionResult) -> PermissionResult:

@@ -75,28 +75,45 @@ def words(text: str) -> set[str]:
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     matches: tuple[str, ...]
-    #: ``select:`` names that are not deferred tools of this pool.
+    #: ``select:`` names that are no tool of this pool.
     unknown: tuple[str, ...] = ()
+    #: ``select:`` names of tools that are loaded already (not deferred): nothing to load.
+    already_loaded: tuple[str, ...] = ()
 
 
-def search_tools(query: str, tools: Sequence[AnyTool], max_results: int = DEFAULT_MAX_RESULTS) -> SearchResult:
-    """A pure function of the query and the (deferred) tools."""
+def search_tools(
+    query: str,
+    tools: Sequence[AnyTool],
+    max_results: int = DEFAULT_MAX_RESULTS,
+    *,
+    loaded: Sequence[AnyTool] = (),
+) -> SearchResult:
+    """A pure function of the query, the deferred ``tools`` and the ``loaded`` (not deferred) ones.
+
+    ``select:`` may name a loaded tool (the seeds' own example is ``select:Read,Edit,Grep``): that is
+    no error, the answer says it is loaded already. Keyword searches look at deferred tools only."""
     query = query.strip()
     if query.lower().startswith("select:"):
         by_name = {t.name: t for t in tools}
         by_lower = {t.name.lower(): t for t in tools}
+        loaded_names = {t.name.lower(): t.name for t in loaded}
         found: list[str] = []
         unknown: list[str] = []
+        already: list[str] = []
         for raw in query[len("select:") :].split(","):
             name = raw.strip()
             if not name:
                 continue
             tool = by_name.get(name) or by_lower.get(name.lower())
-            if tool is None:
+            if tool is not None:
+                if tool.name not in found:
+                    found.append(tool.name)
+            elif name.lower() in loaded_names:
+                if loaded_names[name.lower()] not in already:
+                    already.append(loaded_names[name.lower()])
+            else:
                 unknown.append(name)
-            elif tool.name not in found:
-                found.append(tool.name)
-        return SearchResult(tuple(found[:MAX_SEARCH_RESULTS]), tuple(unknown))
+        return SearchResult(tuple(found[:MAX_SEARCH_RESULTS]), tuple(unknown), tuple(already))
 
     terms = query.split()
     required = [t[1:].lower() for t in terms if t.startswith("+") and len(t) > 1]
@@ -159,6 +176,7 @@ class ToolSearchOutput:
     deferred_count: int
     server_side: bool
     descriptions: tuple[str, ...] = ()
+    already_loaded: tuple[str, ...] = ()
 
 
 def deferred_tools_of(context: ToolUseContext) -> DeferredTools:
@@ -195,30 +213,46 @@ class ToolSearchTool(Tool[ToolSearchInput, ToolSearchOutput]):
         self, input: ToolSearchInput, context: ToolUseContext, progress: Progress
     ) -> ToolResult[ToolSearchOutput]:
         deferred = [t for t in context.tools if is_deferred(t)]
-        result = search_tools(input.query, deferred, input.max_results)
+        loaded = [t for t in context.tools if not is_deferred(t)]
+        result = search_tools(input.query, deferred, input.max_results, loaded=loaded)
         state = deferred_tools_of(context)
         state.discover(result.matches)
         by_name = {t.name: t for t in deferred}
         descriptions = tuple(_first_line(by_name[n].description()) for n in result.matches)
         return ToolResult(
             ToolSearchOutput(
-                input.query, result.matches, result.unknown, len(deferred), state.server_side, descriptions
+                input.query,
+                result.matches,
+                result.unknown,
+                len(deferred),
+                state.server_side,
+                descriptions,
+                result.already_loaded,
             )
         )
 
     def map_result(self, output: ToolSearchOutput) -> ToolResultContent:
+        loaded_note = (
+            f"Already loaded (call directly, no search needed): {', '.join(output.already_loaded)}."
+            if output.already_loaded
+            else ""
+        )
         if not output.matches:
+            if loaded_note and not output.unknown:
+                return loaded_note
             text = f"No deferred tool matches {output.query!r} ({output.deferred_count} deferred tools)."
             if output.unknown:
                 text += f" Unknown names: {', '.join(output.unknown)}."
-            return text
-        if output.server_side and not output.unknown:
+            return f"{text} {loaded_note}".rstrip()
+        if output.server_side and not output.unknown and not loaded_note:
             references: list[ContentBlock] = [{"type": "tool_reference", "tool_name": n} for n in output.matches]
             return references
         lines = [f"Loaded {len(output.matches)} tool(s); call them from your next response on:"]
         lines += [f"- {n}: {d}" for n, d in zip(output.matches, output.descriptions, strict=True)]
         if output.unknown:
             lines.append(f"Unknown names: {', '.join(output.unknown)}.")
+        if loaded_note:
+            lines.append(loaded_note)
         if output.server_side:
             blocks: list[ContentBlock] = [{"type": "text", "text": "\n".join(lines)}]
             return blocks + [{"type": "tool_reference", "tool_name": n} for n in output.matches]

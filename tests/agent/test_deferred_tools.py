@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import pytest
 from pydantic import Field
 
 from bot.agent.cache import prompt_units, shares_cached_prefix
-from bot.interface.context import ToolUseContext
-from bot.interface.messages import Progress
+from bot.interface.context import ToolUseContext, make_context
+from bot.interface.messages import Progress, ToolUseBlock
 from bot.interface.tool import Tool, ToolInput, ToolResult
+from bot.permissions.engine import PolicyEngine
+from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
+from bot.runtime.single_call import flag_permission_context
+from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools
 from tests.agent.conftest import Harness
 from tests.cassettes.scripts import TRACKER_TOOL
 
@@ -87,3 +92,42 @@ async def test_without_server_side_search_a_found_tool_is_appended_after_the_cac
     assert shares_cached_prefix(second, third)
     search_text = second["messages"][-1]["content"][0]["content"]
     assert isinstance(search_text, str) and TRACKER_TOOL in search_text
+
+
+def _pipeline_call(
+    tracker: TrackerTool, state: DeferredTools | None, name: str, raw: dict[str, Any]
+) -> ToolCallOutcome:
+    from pathlib import Path
+    from tempfile import mkdtemp
+
+    from bot.tools.tool_search import ToolSearchTool
+
+    pool = ToolPool([ToolSearchTool(), tracker])
+    context = make_context(
+        Path(mkdtemp()), permission=flag_permission_context(("mcp__tracker",), (), ()), tools=tuple(pool)
+    )
+    if state is not None:
+        context.services[TOOL_SEARCH_SERVICE] = state
+    return anyio.run(ToolRunner(pool, PolicyEngine()).run, ToolUseBlock("toolu_t", name, raw), context)
+
+
+TICKET = {"title": "add() subtracts", "body": "1 + 1 == 0"}
+
+
+def test_a_deferred_tool_called_before_tool_search_loaded_it_is_an_error_that_says_how_to_load_it() -> None:
+    tracker, state = TrackerTool(), DeferredTools(server_side=True)
+    outcome = _pipeline_call(tracker, state, TRACKER_TOOL, TICKET)
+    assert outcome.result.is_error and tracker.created == []
+    assert outcome.record.error_kind == "DeferredToolNotLoaded"
+    assert f'ToolSearch (query "select:{TRACKER_TOOL}")' in outcome.result.text
+
+    found = _pipeline_call(tracker, state, "ToolSearch", {"query": f"select:{TRACKER_TOOL}"})
+    assert not found.result.is_error and state.discovered == [TRACKER_TOOL]
+    called = _pipeline_call(tracker, state, TRACKER_TOOL, TICKET)
+    assert not called.result.is_error and tracker.created == ["add() subtracts"]
+
+
+def test_without_an_agent_loop_nothing_is_deferred() -> None:
+    tracker = TrackerTool()
+    outcome = _pipeline_call(tracker, None, TRACKER_TOOL, TICKET)
+    assert not outcome.result.is_error and tracker.created == ["add() subtracts"]

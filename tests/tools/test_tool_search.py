@@ -85,8 +85,28 @@ def test_server_side_results_are_tool_references_and_discoveries_are_recorded(co
 def test_client_side_results_are_text_and_only_deferred_tools_are_searched(context: ToolUseContext) -> None:
     context = context.with_(tools=(TOOL, *POOL))
     context.services[TOOL_SEARCH_SERVICE] = DeferredTools(server_side=False)
-    text = run(context, "select:NotebookEdit,ToolSearch")
-    assert isinstance(text, str) and "- NotebookEdit: Edit a cell" in text and "Unknown names: ToolSearch" in text
+    text = run(context, "select:NotebookEdit,Nope")
+    assert isinstance(text, str) and "- NotebookEdit: Edit a cell" in text and "Unknown names: Nope" in text
+
+
+def test_select_of_a_loaded_tool_confirms_it_is_loaded(context: ToolUseContext) -> None:
+    from bot.tools.read import ReadTool
+
+    context = context.with_(tools=(TOOL, ReadTool(), *POOL))
+    context.services[TOOL_SEARCH_SERVICE] = DeferredTools(server_side=True)
+    assert run(context, "select:Read") == "Already loaded (call directly, no search needed): Read."
+    mixed = run(context, "select:Read,NotebookEdit,ToolSearch")
+    assert isinstance(mixed, list)
+    assert "Already loaded (call directly, no search needed): Read, ToolSearch." in mixed[0]["text"]
+    assert mixed[1:] == [{"type": "tool_reference", "tool_name": "NotebookEdit"}]
+    assert "Unknown" not in mixed[0]["text"]
+
+
+def test_select_of_loaded_and_unknown_names_says_both() -> None:
+    from bot.tools.read import ReadTool
+
+    result = search_tools("select:read,Nope", POOL, loaded=[ReadTool()])
+    assert result.already_loaded == ("Read",) and result.unknown == ("Nope",) and result.matches == ()
 
 
 def test_no_match_says_how_many_tools_are_deferred(context: ToolUseContext) -> None:
