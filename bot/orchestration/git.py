@@ -400,13 +400,7 @@ class GitWorkspace:
             return None
         trailers = "\n".join(dict.fromkeys(c.trailer() for c in co_authors))
         full = message.strip() + (f"\n\n{trailers}" if trailers else "") + "\n"
-        who = {
-            "GIT_AUTHOR_NAME": self.identity.name,
-            "GIT_AUTHOR_EMAIL": self.identity.email,
-            "GIT_COMMITTER_NAME": self.identity.name,
-            "GIT_COMMITTER_EMAIL": self.identity.email,
-        }
-        self._git("commit", "--quiet", "--no-verify", "-m", full, env=who)
+        self._git("commit", "--quiet", "--no-verify", "-m", full, env=self._identity_env())
         return CommitInfo(self.head_sha(), full, checkpoint)
 
     def _stage_all(self) -> None:
@@ -517,6 +511,93 @@ class GitWorkspace:
             )
         how = "created" if flag == "*" else "up-to-date" if flag == "=" else "updated"
         return PushResult(branch, sha, how)
+
+    # ----- refs beside branches (stored sessions, bot.orchestration.session_store) -----------------
+
+    def fetch_ref(self, ref: str) -> str | None:
+        """Fetch ``ref`` (a ref outside ``refs/heads``) from the remote into the same local ref; its
+        commit, or ``None`` when the remote has none (a local copy is then dropped too)."""
+        try:
+            self._git(
+                "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", self.remote, f"+{ref}:{ref}", remote=True
+            )
+        except GitError as error:
+            if "couldn't find remote ref" not in str(error).lower():
+                raise
+            self.set_ref(ref, None)
+            return None
+        return self.local_ref(ref)
+
+    def local_ref(self, ref: str) -> str | None:
+        done = self._run(("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"))
+        return (done.stdout.decode("ascii", errors="replace").strip() or None) if done.returncode == 0 else None
+
+    def read_blob(self, rev: str, path: str, max_bytes: int) -> bytes | None:
+        """A file of a commit, as stored; ``None`` when the commit has no such file. Larger than
+        ``max_bytes`` is a :class:`GitError` (the size is checked before the content is read)."""
+        spec = f"{rev}:{path}"
+        size = self._run(("cat-file", "-s", spec))
+        if size.returncode != 0:
+            return None
+        n = int(size.stdout.decode("ascii", errors="replace").strip() or "0")
+        if n > max_bytes:
+            raise GitError(f"{spec} is {n:,} bytes, more than the {max_bytes:,} it may be")
+        done = self._run(("cat-file", "blob", spec))
+        if done.returncode != 0:
+            raise GitError(self._describe(("cat-file", "blob"), done))
+        return done.stdout
+
+    def write_snapshot(self, files: Mapping[str, bytes], message: str) -> str:
+        """A parentless commit holding ``files`` (name → content), written as the bot without the
+        work tree or its index: a temporary index, blobs hashed ``--no-filters`` (no clean filter
+        or attribute from the workspace applies)."""
+        with tempfile.TemporaryDirectory(prefix="bot-snapshot-") as tmp:
+            index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            for name, data in files.items():
+                blob = Path(tmp) / "blob"
+                blob.write_bytes(data)
+                sha = self._git("hash-object", "-w", "--no-filters", str(blob))
+                self._git("update-index", "--add", "--cacheinfo", f"100644,{sha},{name}", env=index)
+            tree = self._git("write-tree", env=index)
+            return self._git("commit-tree", tree, "-m", message, env=self._identity_env())
+
+    def set_ref(self, ref: str, commit: str | None) -> None:
+        """Point ``ref`` at ``commit`` (``None``: delete it; absent is fine)."""
+        if commit is None:
+            self._run(("update-ref", "-d", ref))
+        else:
+            self._git("update-ref", ref, commit)
+
+    def push_refs(self, updates: Mapping[str, str | None]) -> None:
+        """Force each ``ref`` to its commit on the remote (``None``: delete it), in one push."""
+        specs = [f"+{commit}:{ref}" if commit else f":{ref}" for ref, commit in updates.items()]
+        done = self._run(("push", "--porcelain", "--no-verify", self.remote, *specs), remote=True)
+        if done.returncode != 0:
+            raise GitError(self._describe(("push", self.remote, *updates), done))
+
+    def list_refs(self, prefix: str) -> list[tuple[str, str, int]]:
+        """Local refs under ``prefix``: (ref, commit, committer time)."""
+        out = self._git("for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)", prefix)
+        rows = [line.split("\0") for line in out.splitlines() if line]
+        return [(r[0], r[1], int(r[2] or 0)) for r in rows if len(r) == 3]
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        """``older`` is ``newer`` or one of its ancestors (both must exist)."""
+        return self._is_ancestor(older, newer)
+
+    def commits_since(self, old: str, new: str = "HEAD", *, limit: int = 100) -> list[tuple[str, str, str, str]]:
+        """Commits in ``old..new``, newest first: (sha, author name, author e-mail, subject)."""
+        out = self._git("log", "--no-color", f"--max-count={limit}", "--format=%H%x00%an%x00%ae%x00%s", f"{old}..{new}")
+        rows = [line.split("\0") for line in out.splitlines() if line]
+        return [(r[0], r[1], r[2], r[3]) for r in rows if len(r) == 4]
+
+    def _identity_env(self) -> dict[str, str]:
+        return {
+            "GIT_AUTHOR_NAME": self.identity.name,
+            "GIT_AUTHOR_EMAIL": self.identity.email,
+            "GIT_COMMITTER_NAME": self.identity.name,
+            "GIT_COMMITTER_EMAIL": self.identity.email,
+        }
 
 
 def _inside(root: Path, paths: Iterable[Path]) -> list[str]:
