@@ -16,6 +16,8 @@ sys.path.insert(0, str(HERE.parent))
 from bot.testing.cassettes import Text, ToolCall, Turn, Usage, write_cassette  # noqa: E402
 
 MODEL = "claude-sonnet-5-5"
+#: The task the session answers (README's command): recorded, so a replay with another prompt says so.
+PROMPT = "Fix the failing test"
 TESTS = "python3 -m unittest -q"
 TODOS = [
     {"content": "Read stats.py and its tests", "status": "completed", "activeForm": "Reading the code"},
@@ -60,5 +62,5 @@ SCRIPT = [
 ]
 
 if __name__ == "__main__":
-    path = write_cassette(HERE / "demo.cassette.yaml", SCRIPT, seed="demo")
+    path = write_cassette(HERE / "demo.cassette.yaml", SCRIPT, seed="demo", prompt=PROMPT)
     print(f"wrote {path}")

@@ -56,4 +56,46 @@ def _model_of(body: Any) -> str | None:
     return model if isinstance(model, str) else None
 
 
-__all__ = ["use_cassette"]
+def recorded_prompt(path: str | Path) -> str | None:
+    """The task the cassette was recorded for: the text of the first user message of its first
+    request, or ``None`` when the recording does not hold one."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        body = data["interactions"][0]["request"]["body"]
+        request = json.loads(body if isinstance(body, str) else (body or {}).get("string") or "")
+    except (OSError, ValueError, yaml.YAMLError, LookupError, TypeError, AttributeError):
+        return None
+    messages = request.get("messages") if isinstance(request, dict) else None
+    first = messages[0] if isinstance(messages, list) and messages else None
+    if not isinstance(first, dict) or first.get("role") != "user":
+        return None
+    content = first.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [str(b["text"]) for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        return "\n".join(texts) if texts else None
+    return None
+
+
+def prompt_mismatch(path: str | Path, prompt: str) -> str | None:
+    """What to tell the operator when ``--prompt`` is not the task the cassette recorded: the
+    replayed model answers the recording, whatever the prompt says. ``None`` when it is (the
+    recorded first message contains the prompt) or when the recording holds no prompt."""
+    recorded = recorded_prompt(path)
+    if recorded is None or " ".join(prompt.split()) in " ".join(recorded.split()):
+        return None
+    shown = " ".join(recorded.split())
+    shown = shown if len(shown) <= MAX_SHOWN_PROMPT else shown[: MAX_SHOWN_PROMPT - 1] + "…"
+    return (
+        f"--prompt {prompt!r} differs from the task {Path(path).name} was recorded for ({shown!r}): "
+        "the replayed model answers the recording, not this prompt"
+    )
+
+
+#: How much of a recorded task a mismatch note quotes: one terminal line.
+MAX_SHOWN_PROMPT = 80
+
+__all__ = ["prompt_mismatch", "recorded_prompt", "use_cassette"]

@@ -7,8 +7,11 @@ included), 2 for usage errors (bad flags, bad JSON, a bad rule or config file), 
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from bot.cli.fleet import fleet_app
 from bot.cli.mcp import mcp_app
 from bot.cli.policy import policy_app
 from bot.cli.run import run_app
@@ -21,10 +24,31 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"bot {version('headless-bot')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """A headless coding-agent runner for GitHub and CI."""
+
+
 app.add_typer(tools_app, name="tools")
 app.add_typer(policy_app, name="policy")
 app.add_typer(mcp_app, name="mcp")
 app.add_typer(run_app, name="run")
+app.add_typer(fleet_app, name="fleet")
 
 
 def main() -> None:

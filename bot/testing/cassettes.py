@@ -366,12 +366,18 @@ def script_responses(script: Sequence[ScriptItem], seed: str | int = 0) -> list[
     return out
 
 
-def build_cassette(script: Sequence[ScriptItem], seed: str | int = 0, url: str = API_URL) -> dict[str, Any]:
+def build_cassette(
+    script: Sequence[ScriptItem], seed: str | int = 0, url: str = API_URL, prompt: str | None = None
+) -> dict[str, Any]:
     """A vcrpy cassette (as a dict) for a script. The recorded request bodies hold only the model and
-    ``stream``: enough to match concurrent agents' requests by model (:func:`bot.testing.model.use_cassette`)."""
+    ``stream``: enough to match concurrent agents' requests by model (:func:`bot.testing.model.use_cassette`);
+    with ``prompt``, the first also holds it as its user message, so a replay with another prompt can say so."""
     interactions = []
-    for response in script_responses(script, seed):
-        request_body = json.dumps({"model": response.model, "stream": True})
+    for n, response in enumerate(script_responses(script, seed)):
+        recorded: dict[str, Any] = {"model": response.model, "stream": True}
+        if prompt is not None and n == 0:
+            recorded["messages"] = [{"role": "user", "content": prompt}]
+        request_body = json.dumps(recorded)
         interactions.append(
             {
                 "request": {
@@ -402,15 +408,19 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _ReadableDumper.add_representer(str, _str)
 
 
-def cassette_yaml(script: Sequence[ScriptItem], seed: str | int = 0) -> str:
+def cassette_yaml(script: Sequence[ScriptItem], seed: str | int = 0, prompt: str | None = None) -> str:
     header = "# Authored with bot.testing.cassettes from a script of turns; regenerate it, do not edit it.\n"
     body = yaml.dump(
-        build_cassette(script, seed), Dumper=_ReadableDumper, sort_keys=False, allow_unicode=True, width=1000
+        build_cassette(script, seed, prompt=prompt),
+        Dumper=_ReadableDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1000,
     )
     return header + body
 
 
-def write_cassette(path: Path, script: Sequence[ScriptItem], seed: str | int = 0) -> Path:
+def write_cassette(path: Path, script: Sequence[ScriptItem], seed: str | int = 0, prompt: str | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(cassette_yaml(script, seed), encoding="utf-8")
+    path.write_text(cassette_yaml(script, seed, prompt), encoding="utf-8")
     return path

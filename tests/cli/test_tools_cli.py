@@ -34,9 +34,12 @@ def test_tools_call_prints_the_tool_result(tmp_path: Path) -> None:
 
 
 def test_an_error_result_still_exits_zero(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("hello\n")
-    result = runner.invoke(app, ["tools", "call", "Read", '{"file_path": "a.txt"}', "-w", str(tmp_path)])
+    # A write no rule allows: denied, and the denial is an error result.
+    result = runner.invoke(
+        app, ["tools", "call", "Write", '{"file_path": "a.txt", "content": "x"}', "-w", str(tmp_path)]
+    )
     assert result.exit_code == 0
+    assert not (tmp_path / "a.txt").exists()
     out = json.loads(result.stdout)
     assert out["tool_result"]["is_error"] is True
     assert out["decision"] == "deny"
