@@ -38,13 +38,32 @@ def run(
     ] = None,
     allow: AllowOpt = None,
     deny: DenyOpt = None,
-    model: Annotated[str | None, typer.Option("--model", envvar="BOT_MODEL")] = None,
-    max_turns: Annotated[int | None, typer.Option("--max-turns", envvar="BOT_MAX_TURNS", min=1)] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", envvar="BOT_MODEL", help="The model (overrides the policy's bot.model).")
+    ] = None,
+    max_turns: Annotated[
+        int | None,
+        typer.Option(
+            "--max-turns", envvar="BOT_MAX_TURNS", min=1, help="Most model turns (overrides the policy's limit)."
+        ),
+    ] = None,
     max_budget_usd: Annotated[
-        float | None, typer.Option("--max-budget-usd", envvar="BOT_MAX_BUDGET_USD", min=0)
+        float | None,
+        typer.Option(
+            "--max-budget-usd",
+            envvar="BOT_MAX_BUDGET_USD",
+            min=0,
+            help="Most spend in US dollars (overrides the policy's limit).",
+        ),
     ] = None,
     timeout_minutes: Annotated[
-        float | None, typer.Option("--timeout-minutes", envvar="BOT_TIMEOUT_MINUTES", min=0.1)
+        float | None,
+        typer.Option(
+            "--timeout-minutes",
+            envvar="BOT_TIMEOUT_MINUTES",
+            min=0.1,
+            help="Wall-time limit in minutes (overrides the policy's limit).",
+        ),
     ] = None,
     mcp_config: Annotated[
         str | None,
@@ -60,14 +79,51 @@ def run(
         ),
     ] = Path("bot-output"),
     branch: Annotated[str | None, typer.Option("--branch", help="Local mode: the branch to work on.")] = None,
-    event_name: Annotated[str | None, typer.Option("--event-name", envvar="GITHUB_EVENT_NAME")] = None,
-    event_path: Annotated[Path | None, typer.Option("--event-path", envvar="GITHUB_EVENT_PATH")] = None,
-    trigger_phrase: Annotated[str, typer.Option("--trigger-phrase", envvar="BOT_TRIGGER_PHRASE")] = "@bot",
-    allowed_bots: Annotated[list[str] | None, typer.Option("--allowed-bots", envvar="BOT_ALLOWED_BOTS")] = None,
-    label_trigger: Annotated[str | None, typer.Option("--label-trigger", envvar="BOT_LABEL_TRIGGER")] = None,
-    assignee_trigger: Annotated[str | None, typer.Option("--assignee-trigger", envvar="BOT_ASSIGNEE_TRIGGER")] = None,
-    bot_login: Annotated[str, typer.Option("--bot-login", envvar="BOT_LOGIN")] = "github-actions[bot]",
-    reply_on_refusal: Annotated[bool, typer.Option("--reply-on-refusal", envvar="BOT_REPLY_ON_REFUSAL")] = False,
+    event_name: Annotated[
+        str | None, typer.Option("--event-name", envvar="GITHUB_EVENT_NAME", help="The GitHub event (Actions sets it).")
+    ] = None,
+    event_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--event-path", envvar="GITHUB_EVENT_PATH", help="The event payload's JSON file (Actions sets it)."
+        ),
+    ] = None,
+    trigger_phrase: Annotated[
+        str, typer.Option("--trigger-phrase", envvar="BOT_TRIGGER_PHRASE", help="The mention that starts a run.")
+    ] = "@bot",
+    allowed_bots: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-bots",
+            envvar="BOT_ALLOWED_BOTS",
+            help="Bot logins allowed to trigger (still permission-checked); * for all. Repeatable.",
+        ),
+    ] = None,
+    label_trigger: Annotated[
+        str | None,
+        typer.Option(
+            "--label-trigger", envvar="BOT_LABEL_TRIGGER", help="An issue label that starts a run when added."
+        ),
+    ] = None,
+    assignee_trigger: Annotated[
+        str | None,
+        typer.Option(
+            "--assignee-trigger",
+            envvar="BOT_ASSIGNEE_TRIGGER",
+            help="A login that starts a run when an issue is assigned to it.",
+        ),
+    ] = None,
+    bot_login: Annotated[
+        str, typer.Option("--bot-login", envvar="BOT_LOGIN", help="The bot's own login: its comments never trigger.")
+    ] = "github-actions[bot]",
+    reply_on_refusal: Annotated[
+        bool,
+        typer.Option(
+            "--reply-on-refusal",
+            envvar="BOT_REPLY_ON_REFUSAL",
+            help="Reply once when someone without write access mentions the bot.",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Decide whether the event triggers; change nothing.")
     ] = False,
@@ -107,6 +163,11 @@ def run(
                 raise fail(f"--repo {repo}: no such directory")
             from bot.local.run import LocalRun, run_local
 
+            if replay is not None:
+                from bot.agent.replay import prompt_mismatch
+
+                if (note := prompt_mismatch(replay, prompt)) is not None:
+                    typer.echo(f"note: {note}", err=True)
             local_run = LocalRun(
                 repo=repo, prompt=prompt, output_dir=output_dir.resolve(), config=config, replay=replay, branch=branch
             )
