@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import pytest
+
 from bot.interface.tool import AnyTool
 from bot.runtime.assembly import assemble_tool_pool, get_tools
 from bot.runtime.single_call import flag_permission_context
@@ -90,3 +92,54 @@ def test_an_mcp_server_deny_removes_all_its_tools() -> None:
         assert [n for n in names(pool) if n.startswith("mcp__")] == ["mcp__time__now"], rule
     pool = assemble_tool_pool(flag_permission_context([], ["mcp__github__list"], []), mcp, base())
     assert [n for n in names(pool) if n.startswith("mcp__")] == ["mcp__github__create_issue", "mcp__time__now"]
+
+
+@pytest.mark.parametrize(
+    ("description", "value", "simple"),
+    [
+        ("1 switches it on", "1", True),
+        ("true, any case", "TRUE", True),
+        ("yes", "yes", True),
+        ("0 leaves it off", "0", False),
+        ("false leaves it off", "false", False),
+        ("empty leaves it off", "", False),
+    ],
+)
+def test_claude_code_simple_switches_simple_mode_on(description: str, value: str, simple: bool) -> None:
+    perm = flag_permission_context([], [], [])
+    pool = names(assemble_tool_pool(perm, base_tools=all_base_tools(), environ={"CLAUDE_CODE_SIMPLE": value}))
+    assert (pool == ["Bash", "Edit", "Read"]) is simple, (description, pool)
+
+
+def test_simple_mode_keeps_mcp_tools_and_tool_search_when_one_is_deferred() -> None:
+    perm = flag_permission_context([], [], [])
+    plain = mcp_tool("mcp__time__now")
+    attributes = {"name": "mcp__tracker__create", "is_mcp": True, "should_defer": True}
+    deferred: AnyTool = type("mcp__tracker__create", (EchoTool,), attributes)()
+    environ = {"CLAUDE_CODE_SIMPLE": "1"}
+    assert names(assemble_tool_pool(perm, [plain], all_base_tools(), environ=environ)) == [
+        "Bash",
+        "Edit",
+        "Read",
+        "mcp__time__now",
+    ]
+    assert names(assemble_tool_pool(perm, [plain, deferred], all_base_tools(), environ=environ)) == [
+        "Bash",
+        "Edit",
+        "Read",
+        "ToolSearch",
+        "mcp__time__now",
+        "mcp__tracker__create",
+    ]
+
+
+def test_bot_tools_list_honours_claude_code_simple() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    result = CliRunner().invoke(app, ["tools", "list", "--json"], env={"CLAUDE_CODE_SIMPLE": "1"})
+    assert result.exit_code == 0, result.output
+    assert [t["name"] for t in json.loads(result.stdout)] == ["Bash", "Edit", "Read"]
