@@ -13,8 +13,10 @@ Bedrock (needs ``anthropic[bedrock]``) and Google Vertex, through the SDK's clie
 from __future__ import annotations
 
 import email.utils
+import html
 import importlib.util
 import json
+import re
 import time
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
@@ -347,7 +349,8 @@ def _status_error(exc: anthropic.APIStatusError) -> ModelError:
     should_retry = headers.get("x-should-retry")
     if should_retry in ("true", "false"):
         retryable = should_retry == "true"  # the server knows best (the SDK obeys this header too)
-    message = exc.api_message or str(exc)
+    message = error_reason(exc.body, exc.response.text, headers) if not isinstance(exc.body, dict) else None
+    message = message or _one_line(exc.api_message or str(exc), MAX_REASON_CHARS)
     return ModelError(
         kind,
         message,
@@ -356,6 +359,34 @@ def _status_error(exc: anthropic.APIStatusError) -> ModelError:
         retry_after_s=parse_retry_after(headers) if status != 200 else None,
         request_id=exc.request_id,
     )
+
+
+#: An error's reason is one line of at most this many characters (it becomes a comment's heading).
+MAX_REASON_CHARS = 300
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_HEADING = re.compile(r"<h1[^>]*>(.*?)</h1>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def error_reason(body: object, text: str, headers: Mapping[str, str]) -> str | None:
+    """The reason of an error response that is not the API's JSON error, in one line: a proxy's or
+    CDN's HTML page becomes its title (or first heading) and who sent it, never the page itself."""
+    raw = text.strip()
+    if not raw:
+        return "an empty response body"
+    server = headers.get("server")
+    by = f" from {_one_line(server, 40)}" if server else ""
+    if "html" in headers.get("content-type", "").lower() or raw.startswith("<"):
+        found = _TITLE.search(raw) or _HEADING.search(raw)
+        title = _one_line(html.unescape(_TAG.sub(" ", found.group(1))), 120) if found else ""
+        return f"an HTML error page{by}, not the API" + (f": {title}" if title else "")
+    first = next((line for line in raw.splitlines() if line.strip()), raw)
+    return f"a non-JSON error body{by}: {_one_line(first, 200)}"
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

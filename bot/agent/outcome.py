@@ -15,7 +15,10 @@ from bot.agent.usage import ZERO_USAGE, Usage
 from bot.permissions.decision import Deny
 from bot.runtime.pipeline import ToolCallRecord
 
-StopReason = Literal["completed", "max_turns", "budget", "wall_time", "context_window", "error", "aborted"]
+#: ``needs_input``: the model asked the requester a question (AskUserQuestion); the run waits for the reply.
+StopReason = Literal[
+    "completed", "max_turns", "budget", "wall_time", "context_window", "error", "aborted", "needs_input"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,11 @@ class AgentOutcome:
         for turn in self.turns:
             total = total + turn.usage
         return total
+
+    @property
+    def model_retries(self) -> int:
+        """Model API attempts that failed and were retried (sub-agents' and compactions' included)."""
+        return sum(max(0, t.attempts - 1) for t in self.turns)
 
     @property
     def cost_usd(self) -> float:

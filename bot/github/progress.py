@@ -13,7 +13,7 @@ from typing import TextIO
 
 import anyio
 
-from bot.agent.events import RunEvent, TodosChanged, ToolFinished, TurnStarted
+from bot.agent.events import ModelRetrying, RunEvent, TodosChanged, ToolFinished, TurnFinished, TurnStarted
 from bot.orchestration.render import CallView, TodoView, render_progress
 
 #: Edits of the sticky comment are at least this far apart (GitHub asks integrators to keep
@@ -40,6 +40,9 @@ class StickyProgress:
         self._todos: tuple[TodoView, ...] = ()
         self._calls: list[CallView] = []
         self._turn = 0
+        #: The retry being waited for (what failed, when the next attempt is), and all retries so far.
+        self._retrying: ModelRetrying | None = None
+        self._retries = 0
         self._dirty = anyio.Event()
         self._closed = False
         self._closing = anyio.Event()
@@ -53,13 +56,20 @@ class StickyProgress:
                 self._calls.append(CallView(done.tool_name, done.summary, done.is_error, done.denied))
                 del self._calls[:-MAX_CALLS_SHOWN]
             case TurnStarted(turn=turn, agent_id=None):
-                self._turn = turn
+                self._turn, self._retrying = turn, None
+            case ModelRetrying() as retrying:
+                self._retrying = retrying
+                self._retries += 1
+            case TurnFinished(agent_id=None):
+                if self._retrying is None:
+                    return
+                self._retrying = None
             case _:
                 return
         self._dirty.set()
 
     def render(self, status: str | None = None) -> str:
-        status = status or f"Working… (turn {self._turn})"
+        status = status or f"Working… (turn {self._turn}){retry_status(self._retrying, self._retries)}"
         return render_progress(
             status, todos=self._todos, calls=self._calls, run_url=self._run_url, secrets=self._secrets
         )
@@ -94,6 +104,24 @@ class StickyProgress:
             print(f"warning: could not update the progress comment: {exc}", file=sys.stderr)
 
 
+def retry_status(retrying: ModelRetrying | None, retries: int) -> str:
+    """The status line's note on model API retries: the one being waited for, or how many there were."""
+    if retrying is not None:
+        who = f"{retrying.agent_id}: " if retrying.agent_id else ""
+        return (
+            f" — {who}the model API failed ({_short(retrying.reason)}); "
+            f"attempt {retrying.attempt + 1} in {retrying.delay_s:.0f} s"
+        )
+    if retries:
+        return f" — {retries} model API {'retry' if retries == 1 else 'retries'} so far"
+    return ""
+
+
+def _short(reason: str, limit: int = 160) -> str:
+    flat = " ".join(reason.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 class TerminalProgress:
     """Local runs: one line per finished tool call and per checklist change, on stderr."""
 
@@ -110,6 +138,12 @@ class TerminalProgress:
                 self._write(f"   {who}{done.tool_name} {done.summary[:100]} … {mark} ({done.duration_s:.2f}s)")
                 if done.denial:
                     self._write(f"      ↳ {done.denial[:200]}")
+            case ModelRetrying(agent_id=agent) as retrying:
+                who = f"[{agent}] " if agent else ""
+                self._write(
+                    f"   {who}↻ the model API failed: {_short(retrying.reason, 200)}; "
+                    f"attempt {retrying.attempt + 1} in {retrying.delay_s:.1f}s"
+                )
             case TodosChanged(todos=todos, agent_id=None):
                 for t in todos:
                     box = {"completed": "[x]", "in_progress": "[>]"}.get(t.status, "[ ]")

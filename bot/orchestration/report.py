@@ -89,9 +89,11 @@ def diff_paths(diff: DiffStats | None) -> list[str]:
 
 
 def conclusion(outcome: AgentOutcome | None, facts: RunFacts) -> str:
-    """success | partial | failure (refusals never reach a report)."""
+    """success | partial | failure | needs-input (refusals never reach a report)."""
     if facts.error or outcome is None or outcome.stop.reason == "error":
         return "failure"
+    if outcome.stop.reason == "needs_input" and not facts.cancelled:
+        return "needs-input"
     if outcome.stop.reason != "completed" or facts.cancelled or any(not ok for _, ok in facts.verification):
         return "partial"
     return "success"
@@ -110,6 +112,9 @@ def headline(outcome: AgentOutcome | None, facts: RunFacts) -> str:
         return f"Stopped at {_LIMIT_WORDS.get(stop.reason, stop.reason)} ({stop.detail})." + saved
     if stop.reason == "error":
         return f"The run ended with an error: {stop.detail}." + saved
+    if stop.reason == "needs_input":
+        who = f"@{facts.provenance.actor}" if facts.provenance.actor else "the requester"
+        return f"Waiting for an answer from {who} (the question is in the thread)." + saved
     failed = [cmd for cmd, ok in facts.verification if not ok]
     if failed:
         return "Done, but verification failed: " + ", ".join(f"`{c}`" for c in failed)
@@ -227,6 +232,7 @@ def outcome_data(
             for d in report.denials
         ],
         "turns": usage.turns,
+        "model_retries": outcome.model_retries if outcome else 0,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cache_read_tokens": usage.cache_read_tokens,

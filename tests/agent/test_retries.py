@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.agent.events import ModelRetrying
+from bot.agent.limits import RunLimits
 from bot.agent.loop import run_agent
 from bot.agent.prompts import AgentTask
 from bot.agent.retry import RetryPolicy
 from bot.testing.cassettes import HttpError, Text, Turn
 from bot.testing.replay import PacedReplay
 from tests.agent.conftest import Harness
+from tests.agent.wire import error_page
 from tests.cassettes.scripts import CALC_BUGGY
 
 pytestmark = pytest.mark.anyio
@@ -103,3 +107,68 @@ async def test_which_http_errors_are_retried(harness: Harness, case: str, error:
     if not retried:
         assert outcome.stop.reason == "error" and error.message in outcome.stop.detail
         assert len(replay.requests) == 1
+
+
+async def test_the_outcome_counts_the_retries(harness: Harness) -> None:
+    harness.write("calc.py", CALC_BUGGY)
+
+    outcome, _ = await harness.run("retries", harness.session(allow=("Read",)))
+
+    assert outcome.model_retries == 3
+
+
+# A CDN's error page, as Cloudflare serves one when the origin does not answer (trimmed styles).
+CDN_502 = """<!DOCTYPE html>
+<!--[if lt IE 7]> <html class="no-js ie6 oldie" lang="en-US"> <![endif]-->
+<html class="no-js" lang="en-US">
+<head>
+<title>api.anthropic.com | 502: Bad gateway</title>
+<meta charset="UTF-8" />
+<meta http-equiv="Content-Type" content="text/html; charset=UTF-8" />
+<style>body{margin:0;padding:0}#cf-wrapper .cf-error-overview{padding:2rem}</style>
+</head>
+<body>
+<div id="cf-wrapper">
+  <div id="cf-error-details" class="p-0">
+    <header class="mx-auto pt-10 lg:pt-6 lg:px-8 w-240 lg:w-full mb-8">
+      <h1 class="inline-block sm:block sm:mb-2 font-light text-60 lg:text-4xl text-black-dark leading-tight mr-2">
+        <span class="inline-block">Bad gateway</span>
+        <span class="code-label">Error code 502</span>
+      </h1>
+    </header>
+    <p>The web server reported a bad gateway error.</p>
+    <span class="cf-footer-item">Cloudflare Ray ID: <strong class="font-semibold">8f1a2b3c4d5e6f70</strong></span>
+  </div>
+</div>
+</body>
+</html>
+"""
+
+
+async def test_a_proxy_html_error_page_is_reduced_to_its_status_and_a_one_line_reason(harness: Harness) -> None:
+    model = PacedReplay([error_page(502, CDN_502, "text/html; charset=UTF-8"), error_page(502, CDN_502)])
+    session = harness.session(transport=model.transport(), retry=RetryPolicy(max_attempts=2, sleep=harness.sleep))
+
+    outcome = await run_agent(AgentTask("Say done."), session, harness.events)
+
+    assert outcome.stop.reason == "error"
+    detail = outcome.stop.detail
+    assert "\n" not in detail and "<" not in detail and len(detail) < 300, detail
+    assert "(HTTP 502)" in detail and "api.anthropic.com | 502: Bad gateway" in detail and "cloudflare" in detail
+    assert "<" not in harness.events.of(ModelRetrying)[0].reason
+
+
+async def test_a_retry_after_longer_than_the_time_left_says_that_is_why_it_gave_up(harness: Harness) -> None:
+    model = PacedReplay.from_script(
+        [HttpError(529, "overloaded_error", "Overloaded", retry_after=120), Turn([Text("Done.")], first_token_s=0)]
+    )
+    session = harness.session(transport=model.transport(), limits=RunLimits(wall_time_s=60))
+
+    outcome = await run_agent(AgentTask("Say done."), session, harness.events)
+
+    assert outcome.stop.reason == "error" and len(model.requests) == 1
+    assert outcome.stop.detail.startswith("the model API failed once; last error: overloaded (HTTP 529)")
+    assert re.search(
+        r"gave up because the API asked to wait 120 s .* only \d+ s of the run's wall time", outcome.stop.detail
+    )
+    assert harness.sleep.delays == []  # it did not wait for a retry that could not happen
