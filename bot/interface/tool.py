@@ -38,7 +38,7 @@ class ToolInput(BaseModel):
     """Base of every tool's input model: unknown keys are an error (the seeds' ``z.strictObject``),
     so internal-only fields can never be smuggled in by the model."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 InputT = TypeVar("InputT", bound=BaseModel)

@@ -81,8 +81,13 @@ def request_permission_context(request: CallRequest, policy: EffectivePolicy | N
     return policy.permission_context(Path(request.workspace).resolve())
 
 
-def pool_for(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = ()) -> ToolPool:
-    return ToolPool(assemble_tool_pool(permission, mcp_tools))
+def pool_for(permission: PermissionContext, mcp_tools: Sequence[AnyTool] = (), tool: str | None = None) -> ToolPool:
+    """The pool for a call of ``tool``: the built-in alone when it does not read the pool (so one
+    call imports one tool), else every tool, as in a run."""
+    from bot.tools.registry import all_base_tools, base_tools_for
+
+    base = base_tools_for(tool) if tool is not None else all_base_tools()
+    return ToolPool(assemble_tool_pool(permission, mcp_tools, base))
 
 
 async def call_tool(
@@ -96,7 +101,7 @@ async def call_tool(
     policy = request_policy(request) if permission is None else None
     permission = permission or request_permission_context(request, policy)
     engine = engine or PolicyEngine()
-    pool = pool_for(permission, mcp_tools)
+    pool = pool_for(permission, mcp_tools, request.tool)
     context = make_context(request.workspace, scratch_dir=request.scratch_dir, permission=permission, tools=pool.tools)
     hooks: HookRunner = NoHooks()
     if policy is not None:
