@@ -22,6 +22,11 @@ Gitignore semantics, as Claude Code's rules use them:
   directory is denied too;
 * a trailing ``/`` makes the pattern match directories only.
 
+The globbing of what follows the anchor is gitignore's, done by ``pathspec`` (its
+``GitIgnoreSpecPattern`` regex, matched against the path relative to the anchor); the anchors,
+``~``, the rule base, ``dir/**`` covering ``dir`` whatever it is, and symlink resolution are ours,
+on top.
+
 Paths are compared after symlinks are resolved (the literal prefix of an absolute pattern is
 resolved too, so ``//tmp/**`` still works where ``/tmp`` is a symlink). :func:`path_rule_matches`
 answers for the resolved path *and* the path as written (normalised, links not followed): a deny
@@ -37,6 +42,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
 #: Compiled patterns kept per (content, workspace, base, home); policies hold a few hundred rules.
 _PATTERN_CACHE_SIZE = 4_096
 
@@ -49,14 +56,21 @@ class PathRuleError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class PathPattern:
-    """A compiled path pattern. Match with :meth:`matches` on an absolute path."""
+    """A compiled path pattern. Match with :meth:`matches` on an absolute path.
+
+    Anchored patterns are a resolved directory (``prefix``) and, below it, the rest of the pattern
+    as a gitignore pattern anchored there; unanchored ones a gitignore pattern matched below the
+    workspace (``unanchored_base``) or, for a path outside it, anywhere in the absolute path."""
 
     content: str
-    regex: re.Pattern[str]
+    #: The gitignore part, compiled by ``pathspec`` (``None``: the prefix alone, and what is below it).
+    regex: re.Pattern[str] | None
     #: Unanchored patterns match the part of a path below this directory (the workspace) when the
-    #: path is inside it; ``None`` for anchored patterns (matched against the absolute path).
+    #: path is inside it; ``None`` for anchored patterns.
     unanchored_base: str | None
     dir_only: bool
+    #: Anchored patterns: the resolved directory the pattern starts from.
+    prefix: str | None = None
 
     def matches(self, path: Path | str, *, is_dir: bool | None = None) -> bool:
         """Does the pattern cover this absolute path (or a directory above it)?
@@ -65,20 +79,31 @@ class PathPattern:
         filesystem, only when the answer matters.
         """
         text = str(path)
-        if self.unanchored_base is not None:
-            base = self.unanchored_base
+        if self.prefix is not None:
+            head = self.prefix.rstrip("/")
+            if self.regex is None:
+                if text.startswith(head + "/"):
+                    return True
+                if text != head:
+                    return False
+                return not self.dir_only or (os.path.isdir(path) if is_dir is None else is_dir)
+            if not text.startswith(head + "/"):
+                return False
+            rel = text[len(head) + 1 :]
+        else:
+            base = (self.unanchored_base or "/").rstrip("/")
             if text == base:
                 return False
-            if text.startswith(base.rstrip("/") + "/"):
-                text = text[len(base.rstrip("/")) :]
-        m = self.regex.match(text)
-        if m is None:
-            return False
-        if not self.dir_only or m.group("below"):
+            rel = text[len(base) + 1 :] if text.startswith(base + "/") else text.lstrip("/")
+        assert self.regex is not None
+        if self.regex.match(rel):
             return True
-        if is_dir is None:
-            is_dir = os.path.isdir(path)
-        return is_dir
+        if not self.dir_only:
+            return False
+        # A directory-only pattern matches the directory itself only when it is one.
+        if self.regex.match(rel + "/") is None:
+            return False
+        return os.path.isdir(path) if is_dir is None else is_dir
 
 
 def validate_path_rule(content: str) -> None:
@@ -201,24 +226,40 @@ def _compile(content: str, workspace: str, rule_base: str | None, home: str) -> 
         anchor, rest = None, pattern
 
     if anchor is None:
-        segments = rest.split("/")
-        while len(segments) > 1 and segments[-1] == "**":
-            segments.pop()
+        segments = _without_trailing_globstar(rest.split("/"))
+        base = str(Path(workspace).resolve(strict=False))
         if segments in ([""], ["**"]):
-            regex = re.compile(r"(?P<below>/.*)\Z", re.DOTALL)
-        else:
-            regex = re.compile(rf"(?:.*/)?{_segments_regex(segments)}(?P<below>/.*)?\Z", re.DOTALL)
-        return PathPattern(content, regex, str(Path(workspace).resolve(strict=False)), dir_only)
+            return PathPattern(content, re.compile(r".", re.DOTALL), base, dir_only)
+        return PathPattern(content, _gitignore_regex("**/" + "/".join(segments), dir_only), base, dir_only)
 
     prefix, glob_segments = _split_literal_prefix(anchor, rest)
-    head = re.escape(prefix.rstrip("/"))
-    # `dir/**` covers everything below dir and dir itself (see the module docstring): the
-    # optional `below` group already says that.
-    while glob_segments and glob_segments[-1] == "**":
+    while glob_segments and glob_segments[-1] == "**":  # see _without_trailing_globstar
         glob_segments.pop()
-    body = f"/{_segments_regex(glob_segments)}" if glob_segments else ""
-    regex = re.compile(rf"{head}{body}(?P<below>/.*)?\Z", re.DOTALL)
-    return PathPattern(content, regex, None, dir_only)
+    if not glob_segments:
+        # Our extension: the literal prefix itself is covered (`src/**` covers `src`).
+        return PathPattern(content, None, None, dir_only, prefix)
+    return PathPattern(content, _gitignore_regex("/" + "/".join(glob_segments), dir_only), None, dir_only, prefix)
+
+
+def _without_trailing_globstar(segments: list[str]) -> list[str]:
+    """``dir/**`` covers ``dir`` itself as well (our extension to gitignore, where it covers only
+    what is below): a trailing ``**`` is dropped, and a match of ``dir`` covers what is below it."""
+    segments = list(segments)
+    while len(segments) > 1 and segments[-1] == "**":
+        segments.pop()
+    return segments
+
+
+def _gitignore_regex(pattern: str, dir_only: bool) -> re.Pattern[str]:
+    """The regex ``pathspec`` compiles from a gitignore pattern, matched against a relative path.
+
+    ``pathspec`` does gitignore's globbing (``*``, ``?``, classes, ``**``, escapes); anchoring,
+    home, rule bases and symlink resolution stay ours (the module docstring)."""
+    text = pattern + ("/" if dir_only else "")
+    regex, include = GitIgnoreSpecPattern.pattern_to_regex(text)
+    if regex is None or not include:
+        raise PathRuleError(f"path pattern {pattern!r} cannot be compiled")
+    return re.compile(regex, re.DOTALL)
 
 
 def _split_literal_prefix(anchor: str, rest: str) -> tuple[str, list[str]]:
@@ -233,49 +274,6 @@ def _split_literal_prefix(anchor: str, rest: str) -> tuple[str, list[str]]:
     # `..` after a glob segment cannot be folded; it only ever matches a literal `..`, which a
     # normalised path never contains, so it is harmless and left as is.
     return resolved, segments
-
-
-def _segments_regex(segments: list[str]) -> str:
-    """Segments joined by ``/``; callers have dropped a trailing ``**`` (the ``below`` group)."""
-    parts: list[str] = []
-    last = len(segments) - 1
-    for idx, seg in enumerate(segments):
-        if seg == "**":
-            parts.append("(?:[^/]+/)*")  # zero or more directories
-        else:
-            parts.append(_segment_regex(seg) + ("" if idx == last else "/"))
-    return "".join(parts)
-
-
-def _segment_regex(seg: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(seg):
-        c = seg[i]
-        if c == "\\" and i + 1 < len(seg):
-            out.append(re.escape(seg[i + 1]))
-            i += 2
-        elif c == "*":
-            while i < len(seg) and seg[i] == "*":
-                i += 1
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            end = _class_end(seg, i)
-            body = seg[i + 1 : end]
-            negate = body[:1] in ("!", "^")
-            if negate:
-                body = body[1:]
-            for special in ("\\", "[", "&", "~", "|"):
-                body = body.replace(special, "\\" + special)
-            out.append(f"[^/{body}]" if negate else f"[{body}]")
-            i = end + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
 
 
 def _class_end(text: str, start: int) -> int:

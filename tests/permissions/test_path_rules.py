@@ -72,6 +72,38 @@ def test_path_patterns_follow_gitignore(ws: Path, description: str, pattern: str
     assert path_rule_matches(pattern, Path(path), workspace=ws) is expected, description
 
 
+def test_a_negated_class_may_hold_a_closing_bracket(ws: Path) -> None:
+    # git's wildmatch: `[!]]` is any one character but `]` (the hand-written matcher refused all).
+    assert path_rule_matches("[!]]x", ws / "ax", workspace=ws)
+    assert not path_rule_matches("[!]]x", ws / "]x", workspace=ws)
+    assert path_rule_matches("[]]x", ws / "]x", workspace=ws)
+
+
+def test_globbing_agrees_with_pathspec_except_for_the_documented_extension(ws: Path) -> None:
+    """Every case of the gitignore table that plain gitignore can express (a pattern and a path
+    relative to the workspace; a directory written with its trailing ``/``) decides as
+    ``pathspec``'s GitIgnoreSpec does. Our extensions are the anchors (``//``, ``~/``, ``./``, a
+    rule base for ``/``) and that ``dir/**`` covers the name ``dir`` whatever it is."""
+    import pathspec
+
+    marks = test_path_patterns_follow_gitignore.pytestmark  # type: ignore[attr-defined]
+    cases = next(m.args[1] for m in marks if m.name == "parametrize")
+    compared, different = 0, []
+    for description, pattern, path, expected in cases:
+        if pattern.startswith(("//", "~", "..", "./")) or path.startswith(("/", "..")) or ".." in path:
+            continue
+        is_dir = (ws / path).is_dir()
+        gitignore = pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(path + ("/" if is_dir else ""))
+        compared += 1
+        if gitignore != expected:
+            different.append(description)
+    assert compared == 27 and different == []
+    # The extension: `gen/**` covers `gen` when it is a file or does not exist yet (gitignore: no),
+    # so a rule over a directory also covers creating or replacing the directory's own name.
+    assert path_rule_matches("gen/**", ws / "gen", workspace=ws)
+    assert not pathspec.GitIgnoreSpec.from_lines(["gen/**"]).match_file("gen")
+
+
 def test_an_unanchored_name_never_matches_directories_above_the_workspace(tmp_path: Path) -> None:
     ws = (tmp_path / "secrets" / "repo").resolve()
     ws.mkdir(parents=True)
