@@ -84,3 +84,140 @@ def test_production_code_never_imports_the_testing_package() -> None:
             if any(n == "bot.testing" or n.startswith("bot.testing.") for n in names):
                 offenders.append(f"{path.relative_to(BOT.parent)}:{node.lineno}")
     assert offenders == []
+
+
+# ----- layers: every import runs downward -----------------------------------------------------------
+
+#: The packages of ``bot``, bottom first. A module may import its own package and any package in
+#: a lower tier; packages in one tier do not import each other. ``docs/architecture.md`` draws it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors",),
+    ("core",),
+    ("permissions",),
+    ("interface",),
+    ("shell",),
+    ("tools",),
+    ("mcp",),
+    ("runtime",),
+    ("agent",),
+    ("orchestration",),
+    ("github",),
+    ("local", "fleet"),
+    ("testing",),
+    ("cli",),
+)
+TIER = {package: tier for tier, packages in enumerate(LAYERS) for package in packages}
+
+
+def _package_of(path: Path) -> str | None:
+    parts = path.relative_to(BOT).with_suffix("").parts
+    if parts == ("__init__",):
+        return None
+    return parts[0]
+
+
+def _imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every ``bot.*`` import in a module, module-level or inside a function, with its line."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot."):
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("bot.")]
+    return found
+
+
+def upward_imports() -> list[str]:
+    offenders = []
+    for path in sorted(BOT.rglob("*.py")):
+        own = _package_of(path)
+        if own is None:
+            continue
+        for line, module in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            target = module.split(".")[1]
+            if target != own and TIER[target] >= TIER[own]:
+                offenders.append(f"{path.relative_to(BOT.parent)}:{line} imports {module}")
+    return offenders
+
+
+def test_every_package_of_bot_has_a_layer() -> None:
+    packages = {p.name for p in BOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    packages |= {p.stem for p in BOT.glob("*.py") if p.stem != "__init__"}
+    assert packages == set(TIER)
+
+
+def test_every_import_runs_downward() -> None:
+    assert upward_imports() == []
+
+
+def test_the_layer_check_finds_an_upward_import(tmp_path: Path) -> None:
+    tree = ast.parse("from bot.agent.loop import run_agent\n")
+    assert [(1, "bot.agent.loop")] == _imports(tree)
+    assert TIER["agent"] > TIER["tools"]
+
+
+def _module_graph() -> dict[str, set[str]]:
+    modules = {}
+    for path in BOT.rglob("*.py"):
+        name = ".".join(path.relative_to(BOT.parent).with_suffix("").parts).removesuffix(".__init__")
+        modules[name] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # what runs at import time
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot"):
+                targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            graph[name] |= {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return cycles
+
+
+def test_no_import_cycle_between_modules() -> None:
+    assert import_cycles(_module_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -70,6 +70,11 @@ def hash_bytes(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
+#: The seeds' conversion between characters and tokens for tool results and their caps
+#: (100,000 tokens ≈ 400 KB): one figure for Read, the result budget and MCP output.
+CHARS_PER_TOKEN = 4
+
+
 @dataclass(frozen=True, slots=True)
 class ToolLimits:
     """Per-call limits. Tool-specific limits (Bash's timeout, Read's token cap) live with the tool."""

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 from PIL import Image, UnidentifiedImageError
 
+from bot.interface.context import CHARS_PER_TOKEN
 from bot.interface.messages import ContentBlock
-from bot.runtime.results import CHARS_PER_TOKEN
 
 #: Anthropic's vision pricing: an image costs about width × height / 750 tokens…
 IMAGE_PIXELS_PER_TOKEN = 750

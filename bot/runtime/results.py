@@ -20,6 +20,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from bot.interface.context import CHARS_PER_TOKEN
 from bot.interface.messages import ContentBlock, ToolResultBlock, ToolResultContent, content_text
 from bot.interface.tool import AnyTool
 from bot.tools.files.persisted import TOOL_RESULTS_DIR as TOOL_RESULTS_DIR
@@ -29,8 +30,6 @@ from bot.tools.files.persisted import results_dir
 DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000
 #: Seeds 4.8: no tool result may exceed this many tokens ("about 400KB").
 MAX_TOOL_RESULT_TOKENS = 100_000
-#: The seeds' own conversion for the absolute cap (100,000 tokens ≈ 400 KB).
-CHARS_PER_TOKEN = 4
 MAX_TOOL_RESULT_CHARS = MAX_TOOL_RESULT_TOKENS * CHARS_PER_TOKEN
 #: Seeds 4.8: the aggregate of all tool results in one message.
 MAX_TOOL_RESULTS_PER_MESSAGE_CHARS = 200_000

@@ -23,7 +23,7 @@ from pathlib import Path
 from pydantic import Field
 
 from bot.errors import ToolInputError, describe_os_error
-from bot.interface.context import ToolUseContext
+from bot.interface.context import CHARS_PER_TOKEN, ToolUseContext
 from bot.interface.messages import ContentBlock, Progress
 from bot.interface.tool import VALID, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.tools.coercion import SemanticInt
@@ -45,8 +45,6 @@ MAX_FILE_SIZE_BYTES = 256 * 1024
 MAX_READABLE_BYTES = 256 * 1024 * 1024
 #: Token cap of one read (Claude Code's default ``maxTokens`` for Read).
 MAX_READ_TOKENS = 25_000
-#: Rough token estimate for the cap, as the seeds use for results (4 characters per token).
-CHARS_PER_TOKEN = 4
 
 ReadOutput = str | list[ContentBlock]
 
