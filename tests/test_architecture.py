@@ -109,8 +109,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 TIER = {package: tier for tier, packages in enumerate(LAYERS) for package in packages}
 
 
-def _package_of(path: Path) -> str | None:
-    parts = path.relative_to(BOT).with_suffix("").parts
+def _package_of(path: Path, root: Path) -> str | None:
+    parts = path.relative_to(root).with_suffix("").parts
     if parts == ("__init__",):
         return None
     return parts[0]
@@ -127,16 +127,16 @@ def _imports(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def upward_imports() -> list[str]:
+def upward_imports(root: Path = BOT) -> list[str]:
     offenders = []
-    for path in sorted(BOT.rglob("*.py")):
-        own = _package_of(path)
+    for path in sorted(root.rglob("*.py")):
+        own = _package_of(path, root)
         if own is None:
             continue
         for line, module in _imports(ast.parse(path.read_text(encoding="utf-8"))):
             target = module.split(".")[1]
             if target != own and TIER[target] >= TIER[own]:
-                offenders.append(f"{path.relative_to(BOT.parent)}:{line} imports {module}")
+                offenders.append(f"{path.relative_to(root.parent)}:{line} imports {module}")
     return offenders
 
 
@@ -150,10 +150,12 @@ def test_every_import_runs_downward() -> None:
     assert upward_imports() == []
 
 
-def test_the_layer_check_finds_an_upward_import(tmp_path: Path) -> None:
-    tree = ast.parse("from bot.agent.loop import run_agent\n")
-    assert [(1, "bot.agent.loop")] == _imports(tree)
-    assert TIER["agent"] > TIER["tools"]
+def test_the_layer_check_finds_an_upward_import_even_inside_a_function(tmp_path: Path) -> None:
+    tools = tmp_path / "bot" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "x.py").write_text("import os\n\n\ndef f():\n    from bot.agent.loop import run_agent\n")
+    (tools / "y.py").write_text("from bot.shell.api import analyze_bash\nfrom bot.tools.x import f\n")
+    assert upward_imports(tmp_path / "bot") == ["bot/tools/x.py:5 imports bot.agent.loop"]
 
 
 def _module_graph() -> dict[str, set[str]]:
