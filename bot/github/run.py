@@ -5,60 +5,43 @@ The order matters and is the trust model in code:
 1. the event decides whether anything happens (:func:`decide_trigger`) — nothing is called yet;
 2. the actor is authorized (collaborator permission) before any reaction, comment or checkout;
 3. policy, hooks, MCP config and instructions come from the default branch, never a PR's head;
-4. the agent runs; whatever happens, the workspace is committed (a checkpoint when unfinished)
-   and pushed, and the comment says what happened.
+4. the agent runs (:func:`bot.orchestration.run.drive`, with :class:`GitHubAdapter` as its mode);
+   whatever happens, the workspace is committed (a checkpoint when unfinished) and pushed, and the
+   comment says what happened.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import traceback
-from contextlib import AsyncExitStack, ExitStack
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from bot.agent.events import EventLog, RunEvent
-from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask, QuotedData
-from bot.core.host_git import GitDirTampered
 from bot.core.secrets import process_secrets, secret
-from bot.errors import BotError, CanaryTripped, GitError, PushRejected, canary_tripped_in, first_error
+from bot.errors import BotError, CanaryTripped
 from bot.github.api import GitHubApi, PyGithubApi
-from bot.github.authorize import authorize
+from bot.github.authorize import Refused, authorize
 from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger, load_event_text
 from bot.github.outputs import mask, write_outputs, write_step_summary
 from bot.github.progress import StickyProgress
+from bot.github.publish import prepare_workspace, publish
 from bot.github.redacting_api import RedactingGitHubApi
-from bot.interface.abort import AbortSignal
-from bot.orchestration.egress import Egress
-from bot.orchestration.git import CoAuthor, DiffStats, GitWorkspace, PublishTooLarge
-from bot.orchestration.render import (
-    GITHUB_COMMENT_LIMIT,
-    JOB_SUMMARY_LIMIT,
-    Provenance,
-    RunReport,
-    finalize,
-    render_progress,
-    render_result,
-)
-from bot.orchestration.report import (
-    RunFacts,
-    action_outputs,
-    build_report,
-    commit_message,
-    diff_paths,
-    sensitive_changes,
-)
+from bot.orchestration.adapter import Checkout, Ending, EventSink, Work
+from bot.orchestration.conclusion import Conclusion
+from bot.orchestration.git import CoAuthor, GitWorkspace
+from bot.orchestration.render import GITHUB_COMMENT_LIMIT, Provenance, render_progress, render_result
+from bot.orchestration.report import RunFacts, action_outputs, commit_message
+from bot.orchestration.run import drive
 from bot.orchestration.safety import RunSafety, start_safety
-from bot.orchestration.session import PreparedRun, RunConfig, TrustedFiles, prepare_run, replaying
-from bot.orchestration.signals import cancel_on_signals
-from bot.orchestration.verify import run_verification
+from bot.orchestration.session import RunConfig, TrustedFiles
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,372 +113,184 @@ def build_task(trigger: Trigger, repository: str) -> AgentTask:
 async def run_github(run: GitHubRun) -> int:
     payload = load_event(run.event_path)
     trigger = decide_trigger(run.event_name, payload, run.settings)
-    out = sys.stdout
     if not trigger.triggered:
-        print(f"not triggered: {trigger.reason}", file=out)
-        write_outputs({"conclusion": "skipped"})
+        print(f"not triggered: {trigger.reason}")
+        write_outputs({"conclusion": Conclusion.SKIPPED})
         return 0
     secrets = list(process_secrets().values())
-    mask(secrets, out)
+    mask(secrets, sys.stdout)
     safety = start_safety()
     # From here every line printed, every comment and file goes through the egress boundary.
     restore_streams = safety.egress.install_stream_redaction()
     try:
         raw_api = await anyio.to_thread.run_sync(lambda: PyGithubApi.from_environment())
-        return await _authorize_and_run(run, trigger, RedactingGitHubApi(raw_api, safety.egress), safety, secrets)
+        api = RedactingGitHubApi(raw_api, safety.egress)
+        verdict = await anyio.to_thread.run_sync(authorize, trigger, api)
+        if isinstance(verdict, Refused):
+            return await _refused(run, trigger, api, verdict)
+        adapter = GitHubAdapter(run, trigger, api, safety, verdict.permission)
+        await adapter.announce()
+        return await drive(adapter, run.config, safety, replay=run.replay)
     finally:
         restore_streams()
 
 
-async def _authorize_and_run(
-    run: GitHubRun, trigger: Trigger, api: GitHubApi, safety: RunSafety, secrets: list[str]
-) -> int:
-    out = sys.stdout
-    verdict = await anyio.to_thread.run_sync(authorize, trigger, api)
-    if not verdict.allowed:
-        print(f"refused: {verdict.reason}", file=out)
-        if run.reply_on_refusal and trigger.issue is not None:
-            text = f"Sorry @{trigger.actor}, only people with write access can ask me to do things here."
-            await _quietly(api.create_issue_comment, trigger.issue, text)
-        write_outputs({"conclusion": "refused"})
-        return 0
-    return await _authorized_run(run, trigger, api, getattr(verdict, "permission", None), secrets, safety)
+async def _refused(run: GitHubRun, trigger: Trigger, api: GitHubApi, verdict: Refused) -> int:
+    """A refusal says so in the job log, the outputs and the job summary. A permission check that
+    could not be made is a failure (exit 1): the requester was not told no, the check is broken."""
+    if verdict.kind == "check_failed":
+        text = f"The run did not start: {verdict.reason}."
+        print(f"failure: {text}")
+        write_step_summary(f"❌ {text}")
+        write_outputs({"conclusion": Conclusion.FAILURE})
+        return 1
+    print(f"refused: {verdict.reason}")
+    write_step_summary(f"⛔ Not run: {verdict.reason}.")
+    if run.reply_on_refusal and trigger.issue is not None:
+        text = f"Sorry @{trigger.actor}, only people with write access can ask me to do things here."
+        await _quietly(api.create_issue_comment, trigger.issue, text)
+    write_outputs({"conclusion": Conclusion.REFUSED})
+    return 0
 
 
-async def _authorized_run(
-    run: GitHubRun, trigger: Trigger, api: GitHubApi, permission: str | None, secrets: list[str], safety: RunSafety
-) -> int:
-    env = os.environ
-    url = run_url(env)
-    repository = trigger.repository or api.repository
-    await _react(api, trigger)
-    sticky_id: int | None = None
-    if trigger.issue is not None:
-        comment = await _quietly(
-            api.create_issue_comment, trigger.issue, render_progress("Working…", run_url=url, secrets=secrets)
+class GitHubAdapter:
+    """The GitHub mode of :func:`bot.orchestration.run.drive`: a branch pushed to ``origin``, a pull
+    request, the sticky comment as progress and result, Actions outputs and the job summary."""
+
+    report_file = "summary.md"
+    artifact_hint = "the workflow run's `bot-run-…` artifact"
+
+    def __init__(
+        self, run: GitHubRun, trigger: Trigger, api: GitHubApi, safety: RunSafety, permission: str | None
+    ) -> None:
+        self.run = run
+        self.trigger = trigger
+        self.api = api
+        self.safety = safety
+        self.output_dir = run.output_dir
+        self.permission = permission
+        self.url = run_url(os.environ)
+        self.repository = trigger.repository or api.repository
+        self.secrets = list(process_secrets().values())
+        self.sticky_id: int | None = None
+        self._log = EventLog()
+
+    # ----- before the run --------------------------------------------------------------------------
+
+    async def announce(self) -> None:
+        """The requester sees the run start: a reaction, and the sticky comment that becomes the result."""
+        trigger = self.trigger
+        if trigger.comment_id is not None:
+            target = "issue_comment" if trigger.comment_kind == "issue" else "review_comment"
+            await _quietly(self.api.add_reaction, target, trigger.comment_id, "eyes")
+        elif trigger.issue is not None:
+            await _quietly(self.api.add_reaction, "issue", trigger.issue, "eyes")
+        if trigger.issue is not None:
+            working = render_progress("Working…", run_url=self.url, secrets=self.secrets)
+            comment = await _quietly(self.api.create_issue_comment, trigger.issue, working)
+            self.sticky_id = getattr(comment, "id", None)
+
+    def provenance(self) -> Provenance:
+        return Provenance(actor=self.trigger.actor, permission=self.permission, run_url=self.url)
+
+    def prepare(self) -> Checkout:
+        git = GitWorkspace(
+            self.run.config.workspace.resolve(),
+            token=secret("GITHUB_TOKEN"),
+            home=self.safety.host_home,
+            private=(self.output_dir,),
         )
-        sticky_id = getattr(comment, "id", None)
-
-    def post_sticky(text: str) -> None:
-        if sticky_id is not None:
-            api.update_issue_comment(sticky_id, text)
-
-    workspace = run.config.workspace.resolve()
-    git = GitWorkspace(workspace, token=secret("GITHUB_TOKEN"), home=safety.host_home, private=(run.output_dir,))
-    provenance = Provenance(actor=trigger.actor, permission=permission, run_url=url)
-    try:
-        branch, base, pr_number, notes = await anyio.to_thread.run_sync(_prepare_workspace, git, api, trigger)
-    except BotError as exc:
-        return await _finish(
-            run, api, trigger, None, None, RunFacts(error=str(exc), provenance=provenance), sticky_id, secrets, safety
+        branch, base, pr_number, notes = prepare_workspace(git, self.api, self.trigger)
+        trusted = TrustedFiles(
+            lambda path: git.read_file(base, path),
+            f"the default branch ({base})",
+            lambda directory: git.list_files(base, directory),
         )
-    before = git.head_sha()
-    trusted = TrustedFiles(lambda path: git.read_file(base, path), f"the default branch ({base})")
-    # What a PR's head changes is untrusted: hooks that run one of those files are not run.
-    untrusted = tuple(git.changed_files(base)) if trigger.pr is not None else ()
-    # From here on the model may run commands: the git directory is sealed as it is now.
-    seal = git.seal()
-    guard = safety.guard()
-    config = replace(run.config, untrusted_paths=untrusted, guard=guard, git_seal=seal)
-    abort = AbortSignal()
-    outcome: AgentOutcome | None = None
-    error: str | None = None
-    raised_trip: CanaryTripped | None = None
-    verification: tuple[tuple[str, bool], ...] = ()
-    hook_files: tuple[str, ...] = ()
-    image_hosts: tuple[str, ...] = ()
-    sticky = StickyProgress(post_sticky, run_url=url, secrets=secrets)
-    log = EventLog()
+        # What a PR's head changes is untrusted: hooks that run one of those files are not run.
+        untrusted = tuple(git.changed_files(base)) if self.trigger.pr is not None else ()
+        return Checkout(git, branch, base, git.head_sha(), trusted, untrusted, tuple(notes), pr_number)
 
-    def sink(event: RunEvent) -> None:
-        log(event)
-        sticky.sink(event)
+    def task(self, checkout: Checkout) -> AgentTask:
+        return build_task(self.trigger, self.repository)
 
-    config = replace(config, workspace=workspace, scratch_dir=run.output_dir / "scratch")
-    with ExitStack() as replay_stack:
-        if run.replay is not None:
-            cassette, config = replaying(run.replay, config)
-            replay_stack.enter_context(cassette)
-        try:
-            async with AsyncExitStack() as stack:
-                await stack.enter_async_context(cancel_on_signals(abort))
-                prepared: PreparedRun = await stack.enter_async_context(prepare_run(config, trusted, abort=abort))
-                notes += [f"Policy warning: {w}" for w in prepared.warnings]
-                provenance = _provenance(provenance, prepared)
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(sticky.run)
-                    try:
-                        outcome = await run_agent(build_task(trigger, repository), prepared.session, sink)
-                    finally:
-                        await sticky.close()
-                if outcome is not None and outcome.completed:
-                    verification = await run_verification(prepared, workspace)
-                notes += prepared.run_log_notes()
-                hook_files = prepared.hook_files()
-                image_hosts = prepared.image_hosts()
-        except Exception as exc:  # setup failures are ours; anything else is a bug: say so, keep the work
-            leaf = first_error(exc)
-            raised_trip = canary_tripped_in(exc)
-            if raised_trip is not None:
-                pass  # handled below, before anything is pushed
-            elif isinstance(leaf, BotError):
-                error = str(leaf)
-            else:
-                error = f"internal error ({type(leaf).__name__}: {leaf})"
-                safety.egress.write_file(run.output_dir / "error.txt", traceback.format_exc())
-    if outcome is not None and outcome.final_text:
-        safety.canaries.observe(outcome.final_text, "the model's final message")
-    tripped = safety.tripped or raised_trip
-    if tripped is not None:  # nothing more is committed, pushed or posted but the alert
-        return await _stopped_by_canary(run, api, trigger, sticky_id, safety, tripped)
-    if guard.counter.summary():
-        notes.append(str(guard.counter.summary()) + ".")
-    diff: DiffStats | None = None
-    try:
-        facts = await anyio.to_thread.run_sync(
-            _commit_and_push,
-            git,
-            api,
-            trigger,
-            outcome,
-            branch,
-            base,
-            pr_number,
-            verification,
-            abort.aborted,
-            safety.egress,
-            before,
-            hook_files,
+    # ----- while it runs ---------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def progress(self) -> AsyncIterator[EventSink]:
+        sticky = StickyProgress(self._post_sticky, run_url=self.url, secrets=self.secrets)
+
+        def sink(event: RunEvent) -> None:
+            self._log(event)
+            sticky.sink(event)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(sticky.run)
+            try:
+                yield sink
+            finally:
+                await sticky.close()
+
+    def _post_sticky(self, text: str) -> None:
+        if self.sticky_id is not None:
+            self.api.update_issue_comment(self.sticky_id, text)
+
+    # ----- the work --------------------------------------------------------------------------------
+
+    def _title(self) -> str:
+        return self.trigger.context.get("title") or self.trigger.prompt or "bot changes"
+
+    def commit_message(self, outcome: AgentOutcome | None, checkout: Checkout) -> str:
+        return commit_message(self._title(), outcome, issue=self.trigger.issue, finished=True)
+
+    def co_authors(self) -> Sequence[CoAuthor]:
+        trigger = self.trigger
+        return [CoAuthor(trigger.actor)] if trigger.actor and not trigger.actor_is_bot else []
+
+    def publish(self, checkout: Checkout, work: Work) -> RunFacts:
+        return publish(checkout, work, self.api, self.trigger, self._title(), self.safety.egress)
+
+    def outcome_extra(self, checkout: Checkout | None, outcome: AgentOutcome | None) -> dict[str, Any]:
+        return {}
+
+    # ----- the ending ------------------------------------------------------------------------------
+
+    async def deliver(self, ending: Ending) -> None:
+        egress = self.safety.egress
+        report = ending.report
+        comment = render_result(
+            report, limit=GITHUB_COMMENT_LIMIT, secrets=self.secrets, allowed_hosts=ending.image_hosts
         )
-        diff = await anyio.to_thread.run_sync(git.diff, before)
-    except GitDirTampered as exc:  # nothing is committed or pushed from a reconfigured repository
-        facts = RunFacts(branch=branch, error=str(exc))
-    except CanaryTripped as exc:  # in a commit message or the pull request's text
-        return await _stopped_by_canary(run, api, trigger, sticky_id, safety, exc)
-    facts = replace(
-        facts,
-        error=facts.error or error,
-        notes=tuple(notes) + facts.notes,
-        provenance=provenance,
-        verification=verification,
-        cancelled=abort.aborted,
-        artifact_hint="the workflow run's `bot-run-…` artifact",
-    )
-    return await _finish(run, api, trigger, outcome, diff, facts, sticky_id, secrets, safety, image_hosts)
+        comment = egress.text(comment, "the result comment")
+        summary = egress.text(ending.markdown, "the job summary")
+        await self._post_result(comment)
+        write_step_summary(summary)
+        write_outputs({k: egress.quietly(v, "a step output") for k, v in action_outputs(report).items()})
+        print(f"{report.conclusion}: {report.headline}")
 
+    async def delivery_failed(self, ending: Ending, error: BaseException) -> None:
+        egress = self.safety.egress
+        report = ending.report
+        write_step_summary(egress.quietly(ending.markdown, "the job summary"))
+        outputs = action_outputs(report) | {"conclusion": str(Conclusion.FAILURE)}
+        write_outputs({k: egress.quietly(v, "a step output") for k, v in outputs.items()})
+        print(f"failure: {report.headline} (and the result could not be posted: {error})")
 
-async def _stopped_by_canary(
-    run: GitHubRun, api: GitHubApi, trigger: Trigger, sticky_id: int | None, safety: RunSafety, tripped: CanaryTripped
-) -> int:
-    alert = safety.leave_alert(run.output_dir, "summary.md", tripped)
-    await _post_result(api, trigger, sticky_id, alert)
-    write_step_summary(alert)
-    write_outputs({"conclusion": "failure"})
-    print(f"failure: {tripped}")
-    return 1
+    async def deliver_alert(self, alert: str, tripped: CanaryTripped) -> None:
+        await self._post_result(alert)
+        write_step_summary(alert)
+        write_outputs({"conclusion": Conclusion.FAILURE})
+        print(f"failure: {tripped}")
 
-
-def _prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> tuple[str, str, int | None, list[str]]:
-    """The work branch (a PR's head, or the issue's branch, reused on re-runs) and the trusted base."""
-    git.configure_identity()
-    base = api.default_branch()
-    git.fetch(base)
-    notes: list[str] = []
-    if trigger.pr is not None:
-        pull = api.get_pull(trigger.pr)
-        if pull.head_repository != api.repository:
-            raise GitError(
-                f"pull request #{trigger.pr} comes from a fork ({pull.head_repository or 'deleted'}); "
-                "the bot cannot push to a fork's branch. Ask for the change on an issue instead, or "
-                "push the branch to this repository and mention the bot on a PR from it."
-            )
-        git.prepare_branch(pull.head_ref)
-        changed = git.changed_paths(base)
-        if changed:
-            notes.append(
-                "This pull request changes " + ", ".join(f"`{p}`" for p in changed) + "; the run used "
-                f"the versions on `{base}` (configuration is never taken from a pull request's head)."
-            )
-        return pull.head_ref, base, pull.number, notes
-    branch = trigger.branch or f"bot/run-{os.environ.get('GITHUB_RUN_ID', 'local')}"
-    git.prepare_branch(branch, base=base)
-    existing = api.find_open_pull(branch)
-    return branch, base, existing.number if existing else None, notes
-
-
-def _commit_and_push(
-    git: GitWorkspace,
-    api: GitHubApi,
-    trigger: Trigger,
-    outcome: AgentOutcome | None,
-    branch: str,
-    base: str,
-    pr_number: int | None,
-    verification: tuple[tuple[str, bool], ...],
-    cancelled: bool,
-    egress: Egress,
-    before: str = "HEAD",
-    hook_files: tuple[str, ...] = (),
-) -> RunFacts:
-    """Whatever happened, keep the work: commit (a checkpoint when unfinished), push, open or update the PR."""
-    finished = outcome is not None and outcome.completed and not cancelled
-    co_authors = [CoAuthor(trigger.actor)] if trigger.actor and not trigger.actor_is_bot else []
-    title = trigger.context.get("title") or trigger.prompt or "bot changes"
-    if git.has_changes():
-        if finished:
-            git.commit_all(
-                egress.text(commit_message(title, outcome, issue=trigger.issue, finished=True), "the commit message"),
-                co_authors=co_authors,
-            )
+    async def _post_result(self, text: str) -> None:
+        """The run's last word: the sticky progress comment becomes it, or a new comment on the thread."""
+        trigger = self.trigger
+        if trigger.issue is None:
+            return
+        if self.sticky_id is not None:
+            await _quietly(self.api.update_issue_comment, self.sticky_id, text)
         else:
-            reason = outcome.stop.reason if outcome is not None else "the run failed"
-            git.checkpoint(reason, co_authors=co_authors)
-    commit = git.head_sha()
-    changes = git.diff(base)
-    if not changes.files:
-        return RunFacts(branch=branch, commit=commit, notes=("No changes to push.",))
-    # A push publishes: the changes must hold no canary (that stops the run) and no known secret.
-    # Scanned as git stores them, not as the diff shows them (a binary file shows no content), and
-    # with NULs dropped too: an ASCII value written as UTF-16 is its bytes with a NUL between each.
-    try:
-        published = git.published_text(base)
-    except PublishTooLarge as exc:
-        return RunFacts(
-            branch=branch,
-            commit=commit,
-            error=f"{exc}, so they were not pushed; the commit {commit[:12]} is kept in the workflow's checkout only",
-        )
-    holder = None
-    for view in (published, published.replace("\0", "")):
-        egress.canaries.check(view, "the changes about to be pushed")
-        holder = holder or egress.secret_in(view)
-    if holder is not None:
-        return RunFacts(
-            branch=branch,
-            commit=commit,
-            error=f"the changes hold the value of a secret ({holder}), so they were not pushed; the "
-            f"commit {commit[:12]} is kept in the workflow's checkout only",
-        )
-    try:
-        git.push(branch)
-    except PushRejected as exc:
-        return RunFacts(
-            branch=branch,
-            commit=commit,
-            error=f"the push of `{branch}` was rejected ({exc}); the commit {commit[:12]} is kept in "
-            "the workflow's checkout and its diff in the run's artifact",
-        )
-    # What the run itself changed (not what a PR's head already did) among the bot's and CI's config.
-    sensitive = tuple(sensitive_changes(diff_paths(git.diff(before)), hook_scripts=hook_files))
-    draft = not finished or any(not ok for _, ok in verification) or bool(sensitive)
-    # Redacted before it is neutralised, as every comment is: a redaction marker can complete an image.
-    body = finalize(_pr_body(trigger, outcome), list(process_secrets().values()))
-    if pr_number is not None:
-        pull = api.update_pull(pr_number, body=body) if trigger.pr is None else api.get_pull(pr_number)
-    else:
-        pull = api.create_pull(head=branch, base=base, title=_pr_title(trigger, title), body=body, draft=draft)
-    return RunFacts(branch=branch, commit=commit, pushed=True, pr_url=pull.html_url, sensitive_paths=sensitive)
-
-
-def _pr_title(trigger: Trigger, title: str) -> str:
-    first = title.strip().splitlines()[0][:200] if title.strip() else "bot changes"
-    return f"{first} (#{trigger.issue})" if trigger.issue is not None else first
-
-
-def _pr_body(trigger: Trigger, outcome: AgentOutcome | None) -> str:
-    from bot.orchestration.render import defuse_mentions
-
-    summary = defuse_mentions(outcome.final_text.strip()) if outcome is not None and outcome.final_text else ""
-    lines = [summary or "_The run did not finish; this pull request holds its work so far._", ""]
-    if trigger.issue is not None and trigger.pr is None:
-        lines.append(f"Fixes #{trigger.issue}")
-    if trigger.actor:
-        lines.append(f"Requested by @{trigger.actor}.")
-    return "\n".join(lines)
-
-
-async def _finish(
-    run: GitHubRun,
-    api: GitHubApi,
-    trigger: Trigger,
-    outcome: AgentOutcome | None,
-    diff: DiffStats | None,
-    facts: RunFacts,
-    sticky_id: int | None,
-    secrets: list[str],
-    safety: RunSafety,
-    image_hosts: tuple[str, ...] = (),
-) -> int:
-    report = build_report(outcome, diff, facts)
-    comment = render_result(report, limit=GITHUB_COMMENT_LIMIT, secrets=secrets, allowed_hosts=image_hosts)
-    summary = render_result(report, limit=JOB_SUMMARY_LIMIT, secrets=secrets, allowed_hosts=image_hosts)
-    try:
-        _write_artifacts(run.output_dir, report, outcome, diff, summary, safety.egress)
-        comment = safety.egress.text(comment, "the result comment")
-        summary = safety.egress.text(summary, "the job summary")
-    except CanaryTripped as tripped:
-        return await _stopped_by_canary(run, api, trigger, sticky_id, safety, tripped)
-    await _post_result(api, trigger, sticky_id, comment)
-    write_step_summary(summary)
-    write_outputs({k: safety.egress.quietly(v, "a step output") for k, v in action_outputs(report).items()})
-    print(f"{report.conclusion}: {report.headline}")
-    return 1 if report.conclusion == "failure" else 0
-
-
-async def _post_result(api: GitHubApi, trigger: Trigger, sticky_id: int | None, text: str) -> None:
-    """The run's last word: the sticky progress comment becomes it, or a new comment on the thread."""
-    if trigger.issue is None:
-        return
-    if sticky_id is not None:
-        await _quietly(api.update_issue_comment, sticky_id, text)
-    else:
-        await _quietly(api.create_issue_comment, trigger.pr if trigger.pr is not None else trigger.issue, text)
-
-
-def _write_artifacts(
-    output_dir: Path,
-    report: RunReport,
-    outcome: AgentOutcome | None,
-    diff: DiffStats | None,
-    summary: str,
-    egress: Egress,
-) -> None:
-    """What the workflow uploads as the run's artifact, through the egress boundary: every file
-    already there (transcripts, task outputs, large results) scrubbed, every new one redacted."""
-    output_dir.mkdir(parents=True, exist_ok=True)
-    egress.scrub_tree(output_dir)
-    egress.canaries.raise_if_tripped()
-    egress.write_file(output_dir / "summary.md", summary)
-    if diff is not None:
-        egress.write_file(output_dir / "changes.diff", "".join(f.patch + "\n" for f in diff.files))
-    from bot.orchestration.report import outcome_data
-
-    egress.write_file(output_dir / "outcome.json", json.dumps(outcome_data(report, outcome), indent=2) + "\n")
-
-
-def _provenance(base: Provenance, prepared: PreparedRun) -> Provenance:
-    import hashlib
-
-    limits = prepared.limits
-    shown = tuple(
-        (k, f"{v:g}" if isinstance(v, float) else str(v))
-        for k, v in (
-            ("max_turns", limits.max_turns),
-            ("max_budget_usd", limits.max_budget_usd),
-            ("wall_time_s", limits.wall_time_s),
-        )
-        if v is not None
-    )
-    files = tuple((label, hashlib.sha256(text.encode()).hexdigest()) for label, text in prepared.policy_sources)
-    return replace(base, policy_files=files, model=prepared.session.model, limits=shown)
-
-
-async def _react(api: GitHubApi, trigger: Trigger) -> None:
-    if trigger.comment_id is not None:
-        target = "issue_comment" if trigger.comment_kind == "issue" else "review_comment"
-        await _quietly(api.add_reaction, target, trigger.comment_id, "eyes")
-    elif trigger.issue is not None:
-        await _quietly(api.add_reaction, "issue", trigger.issue, "eyes")
+            target = trigger.pr if trigger.pr is not None else trigger.issue
+            await _quietly(self.api.create_issue_comment, target, text)
 
 
 async def _quietly(fn: Any, *args: Any) -> Any:
@@ -505,3 +300,6 @@ async def _quietly(fn: Any, *args: Any) -> Any:
     except BotError as exc:
         print(f"warning: {exc}", file=sys.stderr)
         return None
+
+
+__all__ = ["GitHubAdapter", "GitHubRun", "build_task", "dry_run_decision", "load_event", "run_github", "run_url"]

@@ -1,0 +1,130 @@
+"""The GitHub side of a run's branch: which branch it works on, and publishing the committed work
+(the secret and canary scan of what is pushed, the push, the pull request)."""
+
+from __future__ import annotations
+
+import os
+
+from bot.core.secrets import process_secrets
+from bot.errors import BotError, GitError, PushRejected
+from bot.github.api import GitHubApi
+from bot.github.events import Trigger
+from bot.orchestration.adapter import Checkout, Work
+from bot.orchestration.egress import Egress
+from bot.orchestration.git import GitWorkspace, PublishTooLarge
+from bot.orchestration.render import defuse_mentions, finalize
+from bot.orchestration.report import RunFacts
+
+
+def prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> tuple[str, str, int | None, list[str]]:
+    """The work branch (a PR's head, or the issue's branch, reused on re-runs) and the trusted base."""
+    git.configure_identity()
+    base = api.default_branch()
+    git.fetch(base)
+    notes: list[str] = []
+    if trigger.pr is not None:
+        pull = api.get_pull(trigger.pr)
+        if pull.head_repository != api.repository:
+            raise GitError(
+                f"pull request #{trigger.pr} comes from a fork ({pull.head_repository or 'deleted'}); "
+                "the bot cannot push to a fork's branch. Ask for the change on an issue instead, or "
+                "push the branch to this repository and mention the bot on a PR from it."
+            )
+        git.prepare_branch(pull.head_ref)
+        changed = git.changed_paths(base)
+        if changed:
+            notes.append(
+                "This pull request changes " + ", ".join(f"`{p}`" for p in changed) + "; the run used "
+                f"the versions on `{base}` (configuration is never taken from a pull request's head)."
+            )
+        return pull.head_ref, base, pull.number, notes
+    branch = trigger.branch or f"bot/run-{os.environ.get('GITHUB_RUN_ID', 'local')}"
+    git.prepare_branch(branch, base=base)
+    existing = api.find_open_pull(branch)
+    return branch, base, existing.number if existing else None, notes
+
+
+def publish(checkout: Checkout, work: Work, api: GitHubApi, trigger: Trigger, title: str, egress: Egress) -> RunFacts:
+    """Push the committed work and open (or update) the pull request. A failure after the push
+    says that the branch is on GitHub and where."""
+    git, branch, base, commit = checkout.git, checkout.branch, checkout.base, work.commit
+    changes = git.diff(base)
+    if not changes.files:
+        return RunFacts(branch=branch, commit=commit, notes=("No changes to push.",))
+    # A push publishes: the changes must hold no canary (that stops the run) and no known secret.
+    # Scanned as git stores them, not as the diff shows them (a binary file shows no content), and
+    # with NULs dropped too: an ASCII value written as UTF-16 is its bytes with a NUL between each.
+    try:
+        published = git.published_text(base)
+    except PublishTooLarge as exc:
+        return RunFacts(
+            branch=branch,
+            commit=commit,
+            error=f"{exc}, so they were not pushed; the commit {commit[:12]} is kept in the workflow's checkout only",
+        )
+    holder = None
+    for view in (published, published.replace("\0", "")):
+        egress.canaries.check(view, "the changes about to be pushed")
+        holder = holder or egress.secret_in(view)
+    if holder is not None:
+        return RunFacts(
+            branch=branch,
+            commit=commit,
+            error=f"the changes hold the value of a secret ({holder}), so they were not pushed; the "
+            f"commit {commit[:12]} is kept in the workflow's checkout only",
+        )
+    try:
+        git.push(branch)
+    except PushRejected as exc:
+        return RunFacts(
+            branch=branch,
+            commit=commit,
+            error=f"the push of `{branch}` was rejected ({exc}); the commit {commit[:12]} is kept in "
+            "the workflow's checkout and its diff in the run's artifact",
+        )
+    draft = not work.finished or any(not ok for _, ok in work.verification) or bool(work.sensitive_paths)
+    # Redacted before it is neutralised, as every comment is: a redaction marker can complete an image.
+    body = finalize(pr_body(trigger, work), list(process_secrets().values()))
+    try:
+        if checkout.pr_number is not None:
+            pr = checkout.pr_number
+            pull = api.update_pull(pr, body=body) if trigger.pr is None else api.get_pull(pr)
+        else:
+            pull = api.create_pull(head=branch, base=base, title=pr_title(trigger, title), body=body, draft=draft)
+    except BotError as exc:
+        return RunFacts(
+            branch=branch,
+            commit=commit,
+            pushed=True,
+            sensitive_paths=work.sensitive_paths,
+            error=f"the branch {branch_link(api, branch)} was pushed (commit {commit[:12]}), but the pull "
+            f"request could not be {'updated' if checkout.pr_number is not None else 'opened'} ({exc}); "
+            "open it from the branch",
+        )
+    return RunFacts(
+        branch=branch, commit=commit, pushed=True, pr_url=pull.html_url, sensitive_paths=work.sensitive_paths
+    )
+
+
+def branch_link(api: GitHubApi, branch: str) -> str:
+    server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    return f"[`{branch}`]({server}/{api.repository}/tree/{branch})"
+
+
+def pr_title(trigger: Trigger, title: str) -> str:
+    first = title.strip().splitlines()[0][:200] if title.strip() else "bot changes"
+    return f"{first} (#{trigger.issue})" if trigger.issue is not None else first
+
+
+def pr_body(trigger: Trigger, work: Work) -> str:
+    outcome = work.outcome
+    summary = defuse_mentions(outcome.final_text.strip()) if outcome is not None and outcome.final_text else ""
+    lines = [summary or "_The run did not finish; this pull request holds its work so far._", ""]
+    if trigger.issue is not None and trigger.pr is None:
+        lines.append(f"Fixes #{trigger.issue}")
+    if trigger.actor:
+        lines.append(f"Requested by @{trigger.actor}.")
+    return "\n".join(lines)
+
+
+__all__ = ["branch_link", "pr_body", "pr_title", "prepare_workspace", "publish"]

@@ -1,0 +1,195 @@
+"""The stages every run goes through, in either mode: :func:`drive`.
+
+1. the adapter checks out the work branch (:meth:`RunAdapter.prepare`); nothing the model wrote has
+   run yet, so the git directory is sealed as it is now;
+2. the run is prepared from trusted files (policy, MCP, hooks, model) and the agent works, with the
+   adapter's progress; verification runs when it finished;
+3. whatever happened, the work is committed (a checkpoint when unfinished) and the adapter publishes
+   it;
+4. one finaliser (:func:`bot.orchestration.finish.finish`) reports the ending.
+
+An exception anywhere in 1-3, our own bugs included, still reaches step 4 as a failure that says
+what raised, with the work kept; a canary tripped anywhere ends with the alert alone.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from contextlib import AsyncExitStack, ExitStack
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import anyio
+
+from bot.agent.loop import run_agent
+from bot.agent.outcome import AgentOutcome
+from bot.core.host_git import GitDirTampered
+from bot.errors import BotError, CanaryTripped, canary_tripped_in, first_error
+from bot.interface.abort import AbortSignal
+from bot.orchestration.adapter import Checkout, Ending, RunAdapter, Work
+from bot.orchestration.finish import build_ending, finish, stopped_by_canary
+from bot.orchestration.git import DiffStats
+from bot.orchestration.provenance import with_policy
+from bot.orchestration.render import Provenance
+from bot.orchestration.report import RunFacts, diff_paths, sensitive_changes
+from bot.orchestration.safety import RunSafety
+from bot.orchestration.session import PreparedRun, RunConfig, prepare_run, replaying
+from bot.orchestration.signals import cancel_on_signals
+from bot.orchestration.verify import run_verification
+
+
+@dataclass(slots=True)
+class _State:
+    """What the stages learnt so far: whatever stage fails, the ending is built from this."""
+
+    provenance: Provenance
+    checkout: Checkout | None = None
+    outcome: AgentOutcome | None = None
+    error: str | None = None
+    verification: tuple[tuple[str, bool], ...] = ()
+    notes: list[str] = field(default_factory=list)
+    hook_files: tuple[str, ...] = ()
+    image_hosts: tuple[str, ...] = ()
+    cancelled: bool = False
+    facts: RunFacts | None = None
+    diff: DiffStats | None = None
+
+
+async def drive(adapter: RunAdapter, config: RunConfig, safety: RunSafety, *, replay: Path | None = None) -> int:
+    """One run through ``adapter``; returns the exit code (see :func:`bot.orchestration.conclusion.exit_code`)."""
+    state = _State(adapter.provenance())
+    try:
+        await _stages(adapter, config, safety, replay, state)
+    except CanaryTripped as tripped:
+        return await stopped_by_canary(adapter, safety, tripped)
+    except Exception as exc:  # our own bug past the stages' own handling: still one ending
+        inner = canary_tripped_in(exc)
+        if inner is not None:
+            return await stopped_by_canary(adapter, safety, inner)
+        state.error = state.error or _internal(exc, adapter, safety)
+    if safety.tripped is not None:
+        return await stopped_by_canary(adapter, safety, safety.tripped)
+    return await finish(adapter, _ending(adapter, state), safety)
+
+
+async def _stages(
+    adapter: RunAdapter, config: RunConfig, safety: RunSafety, replay: Path | None, state: _State
+) -> None:
+    try:
+        checkout = await anyio.to_thread.run_sync(adapter.prepare)
+    except BotError as exc:
+        state.error = str(exc)
+        return
+    state.checkout = checkout
+    state.notes += checkout.notes
+    git = checkout.git
+    # From here on the model may run commands: the git directory is sealed as it is now.
+    seal = git.seal()
+    guard = safety.guard()
+    config = replace(
+        config,
+        workspace=git.root,
+        scratch_dir=adapter.output_dir / "scratch",
+        untrusted_paths=checkout.untrusted_paths,
+        guard=guard,
+        git_seal=seal,
+    )
+    abort = AbortSignal()
+    with ExitStack() as replay_stack:
+        if replay is not None:
+            cassette, config = replaying(replay, config)
+            replay_stack.enter_context(cassette)
+        try:
+            await _agent_stage(adapter, config, checkout, abort, state)
+        except Exception as exc:  # a setup failure is reported as itself; anything else is a bug
+            tripped = canary_tripped_in(exc)
+            if tripped is not None:
+                raise tripped from None
+            state.error = _failure_text(exc, adapter, safety)
+    state.cancelled = abort.aborted
+    if state.outcome is not None and state.outcome.final_text:
+        safety.canaries.observe(state.outcome.final_text, "the model's final message")
+    if safety.tripped is not None:  # nothing more is committed, pushed or posted but the alert
+        raise safety.tripped
+    if guard.counter.summary():
+        state.notes.append(str(guard.counter.summary()) + ".")
+    try:
+        work = await anyio.to_thread.run_sync(_commit, adapter, checkout, state, safety)
+        state.facts = await anyio.to_thread.run_sync(adapter.publish, checkout, work)
+        state.diff = await anyio.to_thread.run_sync(git.diff, checkout.before)
+    except GitDirTampered as exc:  # nothing is committed or pushed from a reconfigured repository
+        state.facts = RunFacts(branch=checkout.branch, error=str(exc))
+
+
+async def _agent_stage(
+    adapter: RunAdapter, config: RunConfig, checkout: Checkout, abort: AbortSignal, state: _State
+) -> None:
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(cancel_on_signals(abort))
+        prepared: PreparedRun = await stack.enter_async_context(prepare_run(config, checkout.trusted, abort=abort))
+        for warning in prepared.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        state.notes += [f"Policy warning: {w}" for w in prepared.warnings]
+        state.provenance = with_policy(state.provenance, prepared)
+        state.hook_files = prepared.hook_files()
+        state.image_hosts = prepared.image_hosts()
+        async with adapter.progress() as sink:
+            state.outcome = await run_agent(adapter.task(checkout), prepared.session, sink)
+        if state.outcome.completed and not abort.aborted:
+            state.verification = await run_verification(prepared, checkout.git.root)
+        state.notes += prepared.run_log_notes()
+
+
+def _commit(adapter: RunAdapter, checkout: Checkout, state: _State, safety: RunSafety) -> Work:
+    """Whatever happened, keep the work: a commit when the agent finished, else a checkpoint."""
+    git = checkout.git
+    outcome = state.outcome
+    finished = outcome is not None and outcome.completed and not state.cancelled
+    co_authors = adapter.co_authors()
+    if git.has_changes():
+        if finished:
+            message = safety.egress.text(adapter.commit_message(outcome, checkout), "the commit message")
+            git.commit_all(message, co_authors=co_authors)
+        else:
+            reason = outcome.stop.reason if outcome is not None else "the run failed"
+            git.checkpoint(reason, co_authors=co_authors)
+    # What the run itself changed (not what a PR's head already did) among the bot's and CI's config.
+    sensitive = tuple(sensitive_changes(diff_paths(git.diff(checkout.before)), hook_scripts=state.hook_files))
+    return Work(outcome, finished, git.head_sha(), state.verification, sensitive)
+
+
+def _ending(adapter: RunAdapter, state: _State) -> Ending:
+    checkout = state.checkout
+    facts = state.facts or RunFacts(branch=checkout.branch if checkout else None)
+    facts = replace(
+        facts,
+        error=facts.error or state.error,
+        notes=tuple(state.notes) + facts.notes,
+        provenance=state.provenance,
+        verification=state.verification,
+        cancelled=state.cancelled,
+        artifact_hint=adapter.artifact_hint,
+    )
+    return build_ending(adapter, state.outcome, state.diff, facts, checkout, state.image_hosts)
+
+
+def _failure_text(exc: BaseException, adapter: RunAdapter, safety: RunSafety) -> str:
+    leaf = first_error(exc)
+    if isinstance(leaf, BotError):
+        return str(leaf)
+    return _internal(exc, adapter, safety)
+
+
+def _internal(exc: BaseException, adapter: RunAdapter, safety: RunSafety) -> str:
+    """A bug of ours: said as one line, the traceback kept in the output directory."""
+    leaf = first_error(exc)
+    try:
+        adapter.output_dir.mkdir(parents=True, exist_ok=True)
+        safety.egress.write_file(adapter.output_dir / "error.txt", "".join(traceback.format_exception(exc)))
+    except OSError:
+        pass
+    return f"internal error ({type(leaf).__name__}: {leaf}); the traceback is in error.txt of the run's output"
+
+
+__all__ = ["drive"]
