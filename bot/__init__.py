@@ -1,9 +1,9 @@
 """A headless coding-agent runner for GitHub and CI.
 
-Layers (see ``design.md``): ``bot.tools`` (the Tool interface and built-in tools),
-``bot.permissions`` (rules and decisions), ``bot.shell`` (command analysis and execution),
-``bot.runtime`` (assembly, pipeline, scheduling, results), ``bot.mcp``, ``bot.agent``,
-``bot.github``, and ``bot.cli`` on top.
+Layers, bottom first (``docs/architecture.md`` maps them; ``tests/test_architecture.py`` keeps every
+import running downward): ``errors``, ``core``, ``permissions``, ``interface`` (the Tool interface),
+``shell``, ``tools``, ``mcp``, ``runtime``, ``agent``, ``orchestration``, then the adapters
+``github``, ``local`` and ``fleet``, and ``cli`` on top. ``testing`` holds the fakes we ship.
 """
 
 __version__ = "0.1.0"
