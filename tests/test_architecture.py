@@ -223,3 +223,20 @@ def test_no_import_cycle_between_modules() -> None:
 
 def test_the_cycle_check_finds_a_cycle() -> None:
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_a_package_that_re_exports_says_so_in_all() -> None:
+    """A package's ``__init__`` either re-exports nothing or lists its public surface in ``__all__``
+    (the CLI's registers its commands, which is not a re-export)."""
+    unlisted = []
+    for init in sorted(BOT.rglob("__init__.py")):
+        if init.parent in (BOT, BOT / "cli"):
+            continue
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+        names = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        if [
+            n for n in imports if not (isinstance(n, ast.ImportFrom) and n.module == "__future__")
+        ] and "__all__" not in names:
+            unlisted.append(str(init.relative_to(BOT.parent)))
+    assert unlisted == []
