@@ -82,6 +82,8 @@ class Trigger:
     head_repository: str | None = None
     #: Untrusted text for the prompt, each quoted as data: title, body, comment, diff hunk.
     context: dict[str, str] = field(default_factory=dict)
+    #: A new comment without the phrase: the text of a possible reply to a pending question.
+    reply_text: str | None = None
 
     @property
     def is_fork(self) -> bool:
@@ -346,7 +348,10 @@ def _comment_trigger(
         return Trigger(False, refusal, **base)
     phrase = settings.trigger_phrase
     if not mentions(body, phrase):
-        return Trigger(False, f"the {noun} does not mention {phrase}", **base)
+        # It may still answer a question a stored session waits on (docs/sessions.md): the run
+        # layer checks, since only the session knows.
+        reply = visible_text(body).strip() if action == "created" and kind != "review" else None
+        return Trigger(False, f"the {noun} does not mention {phrase}", reply_text=reply or None, **base)
     if action == "edited":
         changes = payload.get("changes")
         before = changes.get("body", {}).get("from") if isinstance(changes, Mapping) else None
