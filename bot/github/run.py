@@ -286,11 +286,13 @@ class GitHubAdapter:
         trigger = self.trigger
         if trigger.issue is None:
             return
-        if self.sticky_id is not None:
-            await _quietly(self.api.update_issue_comment, self.sticky_id, text)
-        else:
-            target = trigger.pr if trigger.pr is not None else trigger.issue
-            await _quietly(self.api.create_issue_comment, target, text)
+        # When the sticky comment cannot be edited, the result is a new comment: a thread left on
+        # "Working…" says the run is still going when it is over.
+        if self.sticky_id is not None and await _quietly(self.api.update_issue_comment, self.sticky_id, text):
+            return
+        target = trigger.pr if trigger.pr is not None else trigger.issue
+        if await _quietly(self.api.create_issue_comment, target, text) is None:
+            print("warning: the run's result could not be posted on the thread; it is in the job summary")
 
 
 async def _quietly(fn: Any, *args: Any) -> Any:
