@@ -175,7 +175,7 @@ def test_toolchain_roots_bring_a_bin_directorys_parent_and_never_what_holds_the_
 def test_top_level_files_holding_a_credential_are_found_but_not_a_tracked_example(tmp_path: Path) -> None:
     import subprocess
 
-    from bot.shell.sandbox.root import workspace_credentials
+    from bot.shell.sandbox.credentials import workspace_credentials
 
     example = "ghp_" + "x" * 36
     root = tmp_path / "repo"

@@ -58,8 +58,9 @@ from bot.core.services import ServiceKey
 from bot.errors import ConfigError, RunError
 from bot.interface.context import ToolUseContext
 from bot.shell.execute.env import protect_own_environ
+from bot.shell.sandbox.credentials import HOME_CREDENTIALS
 from bot.shell.sandbox.probe import PROBE_TIMEOUT_S, BwrapProbe, Diagnosis, diagnose, probe_bwrap
-from bot.shell.sandbox.root import HOME_CREDENTIALS, SandboxSpec, build_spec, bwrap_argv, sandbox_scratch
+from bot.shell.sandbox.root import SandboxSpec, build_spec, bwrap_argv, sandbox_scratch
 from bot.shell.sandbox.selftest import Check, SelfTestReport, self_test
 
 log = logging.getLogger(__name__)
