@@ -33,6 +33,7 @@ from bot.agent.model import (
     TextChunk,
     ToolUseReady,
 )
+from bot.agent.providers import provider_model_id
 from bot.agent.usage import Usage
 from bot.core.bounded import json_nesting_problem
 from bot.core.secrets import full_environ, secret
@@ -128,7 +129,7 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
         case "bedrock":
             from anthropic.lib.bedrock import AsyncAnthropicBedrock
 
-            if importlib.util.find_spec("botocore") is None:
+            if not _installed("botocore"):
                 raise ConfigError(
                     "the Bedrock provider needs the `anthropic[bedrock]` extra (pip install 'headless-bot[bedrock]')"
                 )
@@ -149,6 +150,11 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
 
             if not config.vertex_region:
                 raise ConfigError("the Vertex provider needs a region (CLOUD_ML_REGION)")
+            if not config.vertex_access_token and not _installed("google.auth"):
+                raise ConfigError(
+                    "the Vertex provider needs google-auth to sign in (pip install 'headless-bot[vertex]'), "
+                    "or an access token"
+                )
             sdk = AsyncAnthropicVertex(
                 region=config.vertex_region,
                 project_id=config.vertex_project_id or anthropic.NOT_GIVEN,
@@ -158,16 +164,30 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
                 timeout=config.timeout_s,
                 http_client=http_client,
             )
-    return AnthropicModel(sdk, provider=config.provider, supports_tool_search=config.supports_tool_search)
+    return AnthropicModel(
+        sdk, provider=config.provider, supports_tool_search=config.supports_tool_search, region=config.aws_region
+    )
+
+
+def _installed(module: str) -> bool:
+    """Is an optional dependency importable? (Checked when the client is built, so a missing extra
+    is one line before the first model call, not an ImportError in the middle of a turn.)"""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package is missing (``google`` for ``google.auth``)
+        return False
 
 
 class AnthropicModel:
     """:class:`bot.agent.model.ModelClient` over an SDK client."""
 
-    def __init__(self, sdk: Any, *, provider: str = "anthropic", supports_tool_search: bool = True) -> None:
+    def __init__(
+        self, sdk: Any, *, provider: str = "anthropic", supports_tool_search: bool = True, region: str | None = None
+    ) -> None:
         self._sdk = sdk
         self.provider = provider
         self.supports_tool_search = supports_tool_search
+        self._region = region
 
     async def aclose(self) -> None:
         await self._sdk.close()
@@ -178,7 +198,8 @@ class AnthropicModel:
         import httpx2
 
         params: dict[str, Any] = {
-            "model": request.model,
+            # The Anthropic id as this provider spells it (bot.agent.providers).
+            "model": provider_model_id(self.provider, request.model, self._region),
             "max_tokens": request.max_tokens,
             "system": list(request.system),
             "messages": list(request.messages),
