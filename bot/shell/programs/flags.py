@@ -31,12 +31,12 @@ from collections.abc import Callable, Sequence
 
 from bot.shell.parse.syntax import DYN, Word
 from bot.shell.programs.awk import awk_facts
+from bot.shell.programs.docker import docker_facts
 from bot.shell.programs.everyday import (
     DPKG,
     SORT,
     ansible_facts,
     apt_facts,
-    docker_facts,
     editor_facts,
     man_facts,
     named_flags,
