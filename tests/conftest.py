@@ -13,6 +13,28 @@ from bot.interface.context import ToolUseContext, make_context
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "upstream"
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failure's report parses the test's source (pytest's statement ranges). On CPython < 3.11.8
+    a garbage collection inside that parse can run a finaliser that parses too (pytest's
+    unraisable-exception hook formats a traceback, and 3.11's traceback module parses the line for
+    its carets); the nested parse corrupts the AST constructor's shared recursion counter
+    (CPython gh-106905) and the report ends in an INTERNALERROR instead of naming the failure. So
+    the test's garbage is collected first, and no collection runs while the report is made."""
+    if call.excinfo is None:
+        return (yield)
+    import gc
+
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"

@@ -126,8 +126,11 @@ async def run_hook_command(
     finally:
         if process.returncode is None:
             _kill_group(process)
-            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                await process.wait()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            # Closing the pipes closes the event loop's transport too: left open (a timed-out hook's
+            # output was never read to its end), it is finalised after the loop ended and raises
+            # "Event loop is closed" from whatever garbage collection comes next.
+            await process.aclose()
     return HookRun(
         hook,
         None if timed_out else process.returncode,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
 
 import anyio
+import httpx2
 import pytest
 from pydantic import Field
 
@@ -71,6 +72,35 @@ def index_of(events: list[object], match: Callable[[object], bool]) -> int:
     return next(i for i, e in enumerate(events) if match(e))
 
 
+class HeldAfterFirstBlock(httpx2.AsyncBaseTransport):
+    """The first response's stream pauses after its first block stops until ``release`` is set: what
+    follows is still unsent, so whatever happens meanwhile happened while the model was writing
+    (by order, not by a race between the stream's pace and the tool's speed on a busy machine)."""
+
+    def __init__(self, replay: PacedReplay, release: anyio.Event) -> None:
+        self._inner = replay.transport()
+        self._release = release
+        self._held = False
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        if self._held:
+            return response
+        self._held = True
+        inner, release = response.stream, self._release
+
+        class Held(httpx2.AsyncByteStream):
+            async def __aiter__(self) -> AsyncIterator[bytes]:
+                async for chunk in inner:  # type: ignore[union-attr]
+                    yield chunk
+                    if b"event: content_block_stop" in chunk and b'"index":0' in chunk:
+                        # Bounded only against a hang: a tool that waits for the message's end never finishes.
+                        with anyio.fail_after(60):
+                            await release.wait()
+
+        return httpx2.Response(response.status_code, headers=response.headers, stream=Held())
+
+
 async def test_a_tool_starts_at_its_block_stop_while_the_model_is_still_writing(harness: Harness) -> None:
     replay = paced(
         Turn(
@@ -78,9 +108,17 @@ async def test_a_tool_starts_at_its_block_stop_while_the_model_is_still_writing(
         ),
         Turn([Text("Done.")], first_token_s=0.01),
     )
-    session = harness.session(allow=("Gate",), extra_tools=[GateTool()], transport=replay.transport())
+    tool_finished = anyio.Event()
 
-    outcome = await run_agent(AgentTask("Go."), session, harness.events)
+    def sink(event: object) -> None:
+        harness.events(event)  # type: ignore[arg-type]
+        if isinstance(event, ToolFinished):
+            tool_finished.set()
+
+    transport = HeldAfterFirstBlock(replay, tool_finished)
+    session = harness.session(allow=("Gate",), extra_tools=[GateTool()], transport=transport)
+
+    outcome = await run_agent(AgentTask("Go."), session, sink)
 
     assert outcome.stop.reason == "completed"
     events = harness.events.events
