@@ -1,4 +1,4 @@
-"""``bot policy check``, ``bot policy test`` and ``bot policy show``."""
+"""``bot policy check``, ``bot policy test``, ``bot policy show`` and ``bot policy schema``."""
 
 from __future__ import annotations
 
@@ -197,3 +197,12 @@ def policy_show(
         typer.echo(json.dumps(policy_json(merged), ensure_ascii=False, indent=2))
     else:
         typer.echo(policy_text(merged))
+
+
+@policy_app.command("schema")
+def policy_schema() -> None:
+    """The JSON Schema of a policy file, for editors: point "$schema" in .github/bot-policy.json at
+    it (the repository keeps a copy in policies/bot-policy.schema.json)."""
+    from bot.permissions.settings_model import schema_text
+
+    typer.echo(schema_text(), nl=False)

@@ -12,6 +12,11 @@ An existing ``.claude/settings.json`` loads unchanged. What we read:
   end), ``scheduled_task`` (the prompt of scheduled runs), ``allow_git_dir_writes``,
   ``allow_workflow_writes``.
 
+The shapes and types are pydantic models (:mod:`bot.permissions.settings_model`, which also gives
+the JSON Schema editors use: ``bot policy schema``); this module adds what a model cannot say —
+which top-level keys are warnings, rule syntax, hook events, ``bot.env`` names — and turns the
+result into a :class:`PolicyFile` whose every setting knows its file and line.
+
 What is an error and what is a warning follows one principle: ignoring something may only ever
 grant *less*. So, as Claude Code does, keys we do not read are warnings (Claude Code keys we do
 not use: one warning per file; keys nobody here knows: one warning per key, with its line), an
@@ -31,10 +36,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from pydantic import ValidationError
+
 from bot.errors import ConfigError, json_type_name
-from bot.permissions.context import PERMISSION_MODES, PermissionMode
+from bot.permissions.context import PermissionMode
 from bot.permissions.documents import Document, read_document
 from bot.permissions.rules import Behavior, Rule, RuleSyntaxError, make_rule
+from bot.permissions.settings_model import Bot, Limits, Permissions, first_error, parse_settings
 
 #: Where a policy comes from, weakest first (``session``: grants made during the run itself).
 PolicySource = Literal["session", "preset", "repository", "organisation", "flag", "cliArg"]
@@ -105,32 +113,9 @@ CLAUDE_CODE_UNUSED_KEYS = frozenset(
     }
 )
 _SILENT_KEYS = frozenset({"$schema"})
-_PERMISSION_KEYS = frozenset(
-    {"allow", "deny", "ask", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
-)
 _PERMISSION_UNUSED_KEYS = frozenset({"disableAutoMode"})
-_BOT_KEYS = frozenset(
-    {
-        "extends",
-        "limits",
-        "model",
-        "sandbox",
-        "env",
-        "verify",
-        "scheduled_task",
-        "allow_git_dir_writes",
-        "allow_workflow_writes",
-        # the shell's knobs (bot.shell reads them from PermissionContext.extra)
-        "network",
-        "allow_unsandboxed",
-        "excluded_commands",
-        "secret_env",
-        "install_scripts",
-    }
-)
-_LIMIT_KEYS = frozenset({"max_turns", "max_budget_usd", "timeout_minutes", "context_window"})
-#: The smallest ``bot.limits.context_window`` (tokens) that still holds a prompt, tools and a summary.
-_MIN_CONTEXT_WINDOW = 4_000
+#: The keys of ``permissions`` and ``bot`` (``bot.limits`` too), their types and their error
+#: wording are the pydantic models of :mod:`bot.permissions.settings_model`: a new key goes there.
 #: The top-level keys we read. An unknown key close to one of these is an error, not a warning.
 _READ_KEYS = ("permissions", "hooks", "disableAllHooks", "mcpServers", "bot")
 #: How close (difflib ratio) an unknown key must be to one we read to count as its misspelling.
@@ -247,6 +232,9 @@ def validate_document(doc: Document, source: str) -> PolicyFile:
 
 
 class _Validator:
+    """The checks pydantic does not do (which keys are warnings, rule syntax, hook events, env
+    names), around :func:`~bot.permissions.settings_model.parse_settings`."""
+
     def __init__(self, doc: Document, source: str) -> None:
         self.doc = doc
         self.source = source
@@ -258,17 +246,13 @@ class _Validator:
     def origin(self, *path: str | int) -> Origin:
         return Origin(self.source, self.doc.path, self.doc.line(*path))
 
-    def mapping(self, value: Any, *path: str | int) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            where = ".".join(str(p) for p in path) or "the document"
-            raise self.error(f"{where} must be an object (a mapping), got {json_type_name(value)}", *path)
-        for key in value:
-            if not isinstance(key, str):
-                raise self.error(f"keys must be strings, got {key!r}", *path)
-        return value
-
     def run(self) -> PolicyFile:
-        data = self.mapping(self.doc.data)
+        data = self.doc.data
+        if not isinstance(data, Mapping):
+            raise self.error(f"the document must be an object (a mapping), got {json_type_name(data)}")
+        for key in data:
+            if not isinstance(key, str):
+                raise self.error(f"keys must be strings, got {key!r}")
         unused: list[str] = []
         for key in data:
             if key in _SILENT_KEYS or key in _READ_KEYS:
@@ -277,19 +261,27 @@ class _Validator:
                 unused.append(key)
                 continue
             self.unknown_key(key)
+        checked = dict(data)
+        if isinstance(data.get("hooks"), Mapping):
+            checked["hooks"] = self.known_events(data["hooks"])
+        try:
+            model = parse_settings(checked)
+        except ValidationError as exc:
+            loc, message = first_error(exc)
+            raise self.error(message, *loc) from None
         out: dict[str, Any] = {}
-        if "permissions" in data:
-            out.update(self.permissions(self.mapping(data["permissions"], "permissions"), unused))
-        if "hooks" in data:
-            out["hooks"] = self.hooks(data["hooks"])
-        if "disableAllHooks" in data:
-            out["disable_all_hooks"] = Setting(
-                self.boolean(data["disableAllHooks"], "disableAllHooks"), self.origin("disableAllHooks")
-            )
-        if "mcpServers" in data:
-            out["mcp_servers"] = self.mcp_servers(data["mcpServers"])
-        if "bot" in data:
-            out.update(self.bot(self.mapping(data["bot"], "bot")))
+        if model.permissions is not None:
+            out.update(self.permissions(model.permissions, data["permissions"], unused))
+        if model.hooks is not None:
+            out["hooks"] = self.hooks(checked["hooks"])
+        if model.disableAllHooks is not None:
+            out["disable_all_hooks"] = Setting(model.disableAllHooks, self.origin("disableAllHooks"))
+        if model.mcpServers is not None:
+            out["mcp_servers"] = {
+                name: Setting(config, self.origin("mcpServers", name)) for name, config in model.mcpServers.items()
+            }
+        if model.bot is not None:
+            out.update(self.bot(model.bot, data["bot"]))
         if unused:
             self.warnings.append(
                 f"{self.doc.path}: Claude Code settings this bot does not use, ignored: " + ", ".join(sorted(unused))
@@ -313,50 +305,27 @@ class _Validator:
 
     # ----- permissions --------------------------------------------------------------------------
 
-    def permissions(self, perms: Mapping[str, Any], unused: list[str]) -> dict[str, Any]:
+    def permissions(self, perms: Permissions, raw: Mapping[str, Any], unused: list[str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        unused.extend(f"permissions.{key}" for key in raw if key in _PERMISSION_UNUSED_KEYS)
         rules: list[Rule] = []
-        for key in perms:
-            if key in _PERMISSION_UNUSED_KEYS:
-                unused.append(f"permissions.{key}")
-                continue
-            if key not in _PERMISSION_KEYS:
-                raise self.error(
-                    f"unknown key 'permissions.{key}' (expected one of: {', '.join(sorted(_PERMISSION_KEYS))})",
-                    "permissions",
-                    key,
-                )
         for behavior in ("allow", "deny", "ask"):
-            if behavior in perms:
-                rules.extend(self.rules(perms[behavior], behavior))
+            texts = getattr(perms, behavior)
+            if texts is not None:
+                rules.extend(self.rules(texts, behavior))
         out["rules"] = tuple(rules)
-        if "defaultMode" in perms:
-            mode = perms["defaultMode"]
-            if mode not in PERMISSION_MODES:
-                raise self.error(
-                    f"permissions.defaultMode {mode!r} is not one of {', '.join(PERMISSION_MODES)}",
-                    "permissions",
-                    "defaultMode",
-                )
-            out["default_mode"] = Setting(mode, self.origin("permissions", "defaultMode"))
-        if "additionalDirectories" in perms:
-            dirs = self.strings(perms["additionalDirectories"], "permissions", "additionalDirectories")
+        if perms.defaultMode is not None:
+            out["default_mode"] = Setting(perms.defaultMode, self.origin("permissions", "defaultMode"))
+        if perms.additionalDirectories is not None:
             out["additional_directories"] = tuple(
-                Setting(d, self.origin("permissions", "additionalDirectories", i)) for i, d in enumerate(dirs)
+                Setting(d, self.origin("permissions", "additionalDirectories", i))
+                for i, d in enumerate(perms.additionalDirectories)
             )
-        if "disableBypassPermissionsMode" in perms:
-            value = perms["disableBypassPermissionsMode"]
-            if value != "disable":
-                raise self.error(
-                    'permissions.disableBypassPermissionsMode must be "disable"',
-                    "permissions",
-                    "disableBypassPermissionsMode",
-                )
+        if perms.disableBypassPermissionsMode is not None:
             out["disable_bypass"] = Setting(True, self.origin("permissions", "disableBypassPermissionsMode"))
         return out
 
-    def rules(self, value: Any, behavior: Behavior) -> list[Rule]:
-        texts = self.strings(value, "permissions", behavior)
+    def rules(self, texts: list[str], behavior: Behavior) -> list[Rule]:
         rules = []
         for index, text in enumerate(texts):
             line = self.doc.line("permissions", behavior, index)
@@ -373,52 +342,32 @@ class _Validator:
                 )
         return rules
 
-    # ----- hooks and MCP servers (raw, shape-checked) -------------------------------------------
+    # ----- hooks (kept raw for the hooks runner, validated by the model) ------------------------
 
-    def hooks(self, value: Any) -> HookSet:
-        events = self.mapping(value, "hooks")
-        out: dict[str, tuple[Mapping[str, Any], ...]] = {}
+    def known_events(self, events: Mapping[Any, Any]) -> dict[Any, Any]:
+        """The hook events Claude Code has; every other one is warned about and dropped."""
+        known: dict[Any, Any] = {}
+        for event, groups in events.items():
+            if event in HOOK_EVENTS or not isinstance(event, str):
+                known[event] = groups  # a non-string key is the model's error
+                continue
+            self.warnings.append(
+                f"{self.doc.path}:{self.doc.line('hooks', event)}: unknown hook event "
+                f"{event!r} (not a Claude Code event{did_you_mean(event, HOOK_EVENTS)}): "
+                "never fired headless, ignored"
+            )
+        return known
+
+    def hooks(self, events: Mapping[str, list[Mapping[str, Any]]]) -> HookSet:
         lines: dict[str, int] = {}
         self._line_of(lines, "hooks", ("hooks",))
         for event, groups in events.items():
-            if event not in HOOK_EVENTS:
-                self.warnings.append(
-                    f"{self.doc.path}:{self.doc.line('hooks', event)}: unknown hook event "
-                    f"{event!r} (not a Claude Code event{did_you_mean(event, HOOK_EVENTS)}): "
-                    "never fired headless, ignored"
-                )
-                continue
-            if not isinstance(groups, list):
-                raise self.error(f"hooks.{event} must be a list of matcher groups", "hooks", event)
             self._line_of(lines, f"hooks.{event}", ("hooks", event))
-            checked = []
             for i, group in enumerate(groups):
-                group = self.mapping(group, "hooks", event, i)
                 self._line_of(lines, f"hooks.{event}[{i}]", ("hooks", event, i))
-                matcher = group.get("matcher")
-                if matcher is not None and not isinstance(matcher, str):
-                    raise self.error(f"hooks.{event}[{i}].matcher must be a string", "hooks", event, i, "matcher")
-                handlers = group.get("hooks")
-                if not isinstance(handlers, list) or not handlers:
-                    raise self.error(f"hooks.{event}[{i}].hooks must be a non-empty list", "hooks", event, i)
-                for j, handler in enumerate(handlers):
-                    handler = self.mapping(handler, "hooks", event, i, "hooks", j)
+                for j, _ in enumerate(group["hooks"]):
                     self._line_of(lines, f"hooks.{event}[{i}].hooks[{j}]", ("hooks", event, i, "hooks", j))
-                    kind = handler.get("type")
-                    if not isinstance(kind, str):
-                        raise self.error(f'hooks.{event}[{i}].hooks[{j}] needs a "type"', "hooks", event, i, "hooks", j)
-                    if kind == "command" and not (isinstance(handler.get("command"), str) and handler["command"]):
-                        raise self.error(
-                            f'hooks.{event}[{i}].hooks[{j}] of type command needs a "command"',
-                            "hooks",
-                            event,
-                            i,
-                            "hooks",
-                            j,
-                        )
-                checked.append(group)
-            out[event] = tuple(checked)
-        return HookSet(out, self.origin("hooks"), lines)
+        return HookSet({event: tuple(groups) for event, groups in events.items()}, self.origin("hooks"), lines)
 
     def _line_of(self, lines: dict[str, int], key: str, path: tuple[str | int, ...]) -> None:
         """Record the line of ``path`` under the dotted ``key``, when the document has that very path."""
@@ -426,86 +375,39 @@ class _Validator:
         if line is not None:
             lines[key] = line
 
-    def mcp_servers(self, value: Any) -> dict[str, Setting[Mapping[str, Any]]]:
-        servers = self.mapping(value, "mcpServers")
-        out = {}
-        for name, config in servers.items():
-            out[name] = Setting(self.mapping(config, "mcpServers", name), self.origin("mcpServers", name))
-        return out
-
     # ----- bot --------------------------------------------------------------------------------
 
-    def bot(self, bot: Mapping[str, Any]) -> dict[str, Any]:
+    def bot(self, bot: Bot, raw: Mapping[str, Any]) -> dict[str, Any]:
         settings: dict[str, Setting[Any]] = {}
         out: dict[str, Any] = {"settings": settings}
-        for key, value in bot.items():
-            if key not in _BOT_KEYS:
-                raise self.error(
-                    f"unknown key 'bot.{key}' (expected one of: {', '.join(sorted(_BOT_KEYS))})", "bot", key
-                )
+        for key in raw:  # in the order written
             origin = self.origin("bot", key)
+            value = getattr(bot, key)
             match key:
                 case "extends":
-                    out["extends"] = Setting(self.nonempty(value, "bot", key), origin)
+                    out["extends"] = Setting(value, origin)
                 case "limits":
-                    for name, limit in self.mapping(value, "bot", "limits").items():
-                        settings[f"limits.{name}"] = Setting(
-                            self.limit(name, limit), self.origin("bot", "limits", name)
-                        )
-                case "model" | "scheduled_task":
-                    settings[key] = Setting(self.nonempty(value, "bot", key), origin)
-                case "sandbox":
-                    if value not in SANDBOX_SETTINGS:
-                        raise self.error(f"bot.sandbox must be one of {', '.join(SANDBOX_SETTINGS)}", "bot", key)
-                    settings[key] = Setting(value, origin)
-                case "verify":
-                    commands = self.strings(value, "bot", key)
-                    if any(not c.strip() for c in commands):
-                        raise self.error("bot.verify: empty command", "bot", key)
-                    settings[key] = Setting(tuple(commands), origin)
-                case (
-                    "allow_git_dir_writes"
-                    | "allow_workflow_writes"
-                    | "network"
-                    | "allow_unsandboxed"
-                    | "install_scripts"
-                ):
-                    settings[key] = Setting(self.boolean(value, "bot", key), origin)
-                case "excluded_commands" | "secret_env":
-                    settings[key] = Setting(tuple(self.strings(value, "bot", key)), origin)
+                    assert isinstance(value, Limits)
+                    for name in raw["limits"]:
+                        settings[f"limits.{name}"] = Setting(getattr(value, name), self.origin("bot", "limits", name))
                 case "env":
-                    out["env"] = self.env(value)
+                    out["env"] = self.env(raw["env"])
+                case "verify" | "excluded_commands" | "secret_env":
+                    settings[key] = Setting(tuple(value), origin)
+                case _:
+                    settings[key] = Setting(value, origin)
         return out
-
-    def limit(self, name: str, value: Any) -> int | float:
-        path = ("bot", "limits", name)
-        if name not in _LIMIT_KEYS:
-            raise self.error(
-                f"unknown limit 'bot.limits.{name}' (expected one of: {', '.join(sorted(_LIMIT_KEYS))})", *path
-            )
-        if name == "max_turns":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise self.error("bot.limits.max_turns must be a whole number of at least 1", *path)
-            return value
-        if name == "context_window":
-            if isinstance(value, bool) or not isinstance(value, int) or value < _MIN_CONTEXT_WINDOW:
-                raise self.error(
-                    f"bot.limits.context_window must be a whole number of tokens, at least {_MIN_CONTEXT_WINDOW:,}",
-                    *path,
-                )
-            return value
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise self.error(f"bot.limits.{name} must be a number greater than 0", *path)
-        return float(value)
 
     def env(self, value: Any) -> dict[str, Setting[str | None]]:
         """A list of names (the runner's value passes through) or a mapping name → value (``null``:
         pass through)."""
-        items: list[tuple[str, Any, tuple[str | int, ...]]]
+        items: list[tuple[Any, Any, tuple[str | int, ...]]]
         if isinstance(value, list):
             items = [(n, None, ("bot", "env", i)) for i, n in enumerate(value)]
+        elif isinstance(value, Mapping):
+            items = [(n, v, ("bot", "env", n)) for n, v in value.items()]
         else:
-            items = [(n, v, ("bot", "env", n)) for n, v in self.mapping(value, "bot", "env").items()]
+            raise self.error(f"bot.env must be an object (a mapping), got {json_type_name(value)}", "bot", "env")
         out: dict[str, Setting[str | None]] = {}
         for name, val, path in items:
             if not isinstance(name, str) or not _ENV_NAME.match(name):
@@ -516,24 +418,3 @@ class _Validator:
                 raise self.error(f"bot.env.{name} must be a string (or null to pass the runner's value through)", *path)
             out[name] = Setting(None if val is None else str(val), self.origin(*path))
         return out
-
-    # ----- scalars ----------------------------------------------------------------------------
-
-    def strings(self, value: Any, *path: str | int) -> list[str]:
-        name = ".".join(str(p) for p in path)
-        if not isinstance(value, list):
-            raise self.error(f"{name} must be a list of strings, got {json_type_name(value)}", *path)
-        for i, item in enumerate(value):
-            if not isinstance(item, str):
-                raise self.error(f"{name}[{i}] must be a string, got {json_type_name(item)}", *path, i)
-        return value
-
-    def nonempty(self, value: Any, *path: str | int) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(f"{'.'.join(str(p) for p in path)} must be a non-empty string", *path)
-        return value
-
-    def boolean(self, value: Any, *path: str | int) -> bool:
-        if not isinstance(value, bool):
-            raise self.error(f"{'.'.join(str(p) for p in path)} must be true or false", *path)
-        return value

@@ -154,7 +154,10 @@ def preset_path(name: str) -> Path:
 def list_presets() -> list[str]:
     if not PRESETS_DIR.is_dir():
         return []
-    return sorted({p.stem for p in PRESETS_DIR.iterdir() if p.suffix in FORMATS and p.is_file()})
+    # `bot-policy.schema.json` lives beside the presets and is not one (its name is not a preset name).
+    return sorted(
+        {p.stem for p in PRESETS_DIR.iterdir() if p.suffix in FORMATS and p.is_file() and _PRESET_NAME.match(p.stem)}
+    )
 
 
 def find_repository_policy(root: Path) -> Path | None:
