@@ -14,7 +14,6 @@ from typing import Any
 
 from bot.agent.cache import CacheTTL
 from bot.agent.compaction import Compaction, ToolResultClearing
-from bot.agent.definitions import BUILTIN_AGENTS, DEFAULT_MODEL_ALIASES, AgentDefinition
 from bot.agent.lifecycle import LifecycleHooks, NoLifecycleHooks
 from bot.agent.limits import Clock, LimitHit, RunLimits, monotonic
 from bot.agent.model import ModelClient
@@ -27,6 +26,7 @@ from bot.permissions.chain import PermissionEngine
 from bot.permissions.engine import PolicyEngine
 from bot.runtime.hooks import HookRunner, NoHooks
 from bot.runtime.pipeline import ToolPool
+from bot.tools.agent_definitions import BUILTIN_AGENTS, DEFAULT_MODEL_ALIASES, AgentDefinition
 
 #: Output tokens per response. Large enough for a whole-file Write; Claude Code's default is 32k.
 DEFAULT_MAX_OUTPUT_TOKENS = 32_000

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import anyio
 
-from bot.agent.definitions import AgentDefinition, find_definition, resolve_model, stricter_mode
 from bot.agent.events import EventSink
 from bot.agent.limits import RunLimits
 from bot.agent.outcome import AgentOutcome
@@ -35,8 +34,10 @@ from bot.interface.abort import AbortSignal
 from bot.interface.context import ReadFileState, ToolUseContext
 from bot.interface.messages import Progress
 from bot.runtime.pipeline import ToolPool
+from bot.runtime.results import write_persisted
 from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
 from bot.shell.execute.background import BackgroundTask, BackgroundTasks, TaskLimitReached
+from bot.tools.agent_definitions import AgentDefinition, find_definition, resolve_model, stricter_mode
 from bot.tools.agent_tool import (
     SUBAGENT_SERVICE,
     AgentTool,
@@ -45,6 +46,7 @@ from bot.tools.agent_tool import (
     WorktreeReport,
     render_report,
 )
+from bot.tools.files.persisted import results_dir
 
 #: The kind of background task a sub-agent is (task ids read ``agent-1``, ``agent-2``...).
 BACKGROUND_KIND = "agent"
@@ -131,8 +133,8 @@ class SubagentRunner:
             outcome = await self._run_agent(AgentTask(_task_prompt(request, worktree)), session, self._events)
             if worktree is not None:
                 diff = await worktree_diff(worktree)
-                path = parent.scratch_dir / "agents" / f"{agent_id}.diff"
-                _write(path, diff.diff)
+                # Where the model can read it: the persisted-results grant covers exactly these files.
+                path = write_persisted(results_dir(parent.scratch_dir), f"agent-{agent_id}.diff", diff.diff)
                 report = WorktreeReport(worktree.base, diff.diff, diff.stat, diff.files_changed, str(path))
         finally:
             if worktree is not None:

@@ -373,6 +373,20 @@ class GitWorkspace:
             return None
         return done.stdout.decode("utf-8", errors="replace")
 
+    def list_files(self, branch: str, directory: str) -> list[str]:
+        """The names of the regular files directly in ``directory`` on ``branch`` (no links, no
+        subdirectories), without checking it out; empty when the branch has no such directory."""
+        rev = self.ref_for(branch)
+        done = self._run(("ls-tree", "-z", f"{rev}:{directory}"))
+        if done.returncode != 0:
+            return []
+        names = []
+        for entry in done.stdout.decode("utf-8", errors="replace").split("\0"):
+            meta, _, name = entry.partition("\t")
+            if meta.split(" ")[:2] in (["100644", "blob"], ["100755", "blob"]):
+                names.append(name)
+        return sorted(names)
+
     def changed_paths(self, base_branch: str, *, paths: Iterable[str] = TRUSTED_PATHS, head: str = "HEAD") -> list[str]:
         """Which of ``paths`` ``head`` changes relative to the default branch (from their merge
         base; when a shallow clone has no merge base, relative to the branch itself)."""

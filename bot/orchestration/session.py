@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from bot.agent.client import ProviderConfig, make_model_client
-from bot.agent.definitions import DEFAULT_MODEL_ALIASES
 from bot.agent.lifecycle import CommandLifecycle, LifecycleHooks, NoLifecycleHooks
 from bot.agent.limits import RunLimits
 from bot.agent.model import ModelClient
@@ -45,6 +44,7 @@ from bot.runtime.hook_runner import CommandHookRunner, HookLogEntry, hooks_from_
 from bot.runtime.pipeline import ToolPool
 from bot.shell.execute.background import SERVICE_KEY as TASKS_SERVICE
 from bot.shell.execute.background import BackgroundTasks
+from bot.tools.agent_definitions import DEFAULT_MODEL_ALIASES, load_trusted_definitions
 
 #: The model when neither the workflow nor the policy names one.
 DEFAULT_MODEL = DEFAULT_MODEL_ALIASES["sonnet"]
@@ -55,10 +55,12 @@ MCP_CONFIG_PATH = ".mcp.json"
 
 @dataclass(frozen=True, slots=True)
 class TrustedFiles:
-    """How to read a trusted file: ``read(path) -> text | None``, and what to call it in messages."""
+    """How to read a trusted file: ``read(path) -> text | None``, what to call it in messages, and
+    ``list_dir(directory)``: the names of the files directly in a directory (agent definitions)."""
 
     read: Callable[[str], str | None]
     label: str
+    list_dir: Callable[[str], Sequence[str]] = lambda directory: ()
 
 
 def working_tree_files(root: Path) -> TrustedFiles:
@@ -68,7 +70,13 @@ def working_tree_files(root: Path) -> TrustedFiles:
             return None
         return target.read_text(encoding="utf-8", errors="replace")
 
-    return TrustedFiles(read, f"the working tree at {root}")
+    def list_dir(directory: str) -> list[str]:
+        folder = root / directory
+        if not folder.is_dir() or folder.is_symlink():
+            return []
+        return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.is_symlink())
+
+    return TrustedFiles(read, f"the working tree at {root}", list_dir)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,9 +253,13 @@ async def prepare_run(
         if sandbox is not None:
             warnings.extend(getattr(sandbox, "warnings", ()))
         model = config.model or policy.setting("model") or DEFAULT_MODEL
+        # Read now, before the model runs: from the default branch on GitHub, never the PR head.
+        agents, agent_warnings = load_trusted_definitions(trusted.read, trusted.list_dir, trusted.label)
+        warnings.extend(agent_warnings)
         session = AgentSession(
             context=context,
             pool=pool,
+            agent_definitions=agents,
             client=client or make_model_client(config.provider),
             model=model,
             engine=PolicyEngine(),

@@ -18,13 +18,13 @@ from typing import Literal, Protocol
 
 from pydantic import Field
 
-from bot.agent.definitions import BUILTIN_AGENTS, GENERAL_PURPOSE, AgentDefinition, find_definition
 from bot.core.services import ServiceKey
 from bot.errors import ToolExecutionError
 from bot.interface.context import ToolUseContext
 from bot.interface.messages import Progress
 from bot.interface.tool import Tool, ToolInput, ToolResult
 from bot.permissions.decision import Allow, PermissionResult
+from bot.tools.agent_definitions import BUILTIN_AGENTS, GENERAL_PURPOSE, AgentDefinition, find_definition
 from bot.tools.coercion import SemanticBool
 
 SUBAGENT_SERVICE: ServiceKey[SubagentLauncher] = ServiceKey("subagents")
@@ -68,7 +68,7 @@ class WorktreeReport:
     diff: str
     stat: str
     files_changed: int
-    #: The whole diff, for ``git apply``.
+    #: The whole diff, in the run's persisted results (readable with Read and Grep).
     diff_path: str
 
 
@@ -172,11 +172,16 @@ def render_report(report: SubagentReport) -> str:
             diff = wt.diff
             cut = ""
             if len(diff) > MAX_INLINE_DIFF_CHARS:
-                diff, cut = diff[:MAX_INLINE_DIFF_CHARS], f"\n… (diff cut; the whole diff is in {wt.diff_path})"
+                diff = diff[:MAX_INLINE_DIFF_CHARS]
+                cut = f"\n… (diff cut; read the rest of {wt.diff_path} with Read, offset/limit, or search it with Grep)"
             fence = "````" if "```" in diff else "```"
+            # Not applied for you, and not `git apply`: the diff lies outside the workspace, where
+            # shell commands do not reach; taking changes with Edit/Write keeps every file change
+            # under the same permission rules as your own, and you decide what to keep.
             parts.append(
                 f"The agent worked in an isolated worktree (from commit {wt.base[:12]}, now removed) and changed "
-                f"{wt.files_changed} file(s). Its changes are NOT in your workspace; to take them, apply "
-                f"{wt.diff_path} (`git apply {wt.diff_path}`).\n{wt.stat}\n{fence}diff\n{diff}\n{fence}{cut}"
+                f"{wt.files_changed} file(s). Its changes are NOT in your workspace: to keep them, make them "
+                f"with Edit or Write. The whole diff is in {wt.diff_path} (Read and Grep can open it)."
+                f"\n{wt.stat}\n{fence}diff\n{diff}\n{fence}{cut}"
             )
     return "\n\n".join(parts)

@@ -10,6 +10,11 @@ import pytest
 
 from bot.agent.events import TextDelta, TurnStarted
 from bot.agent.prompts import SUBAGENT_SYSTEM_PROMPT
+from bot.interface.context import make_context
+from bot.interface.messages import ToolUseBlock
+from bot.permissions.engine import PolicyEngine
+from bot.runtime.pipeline import ToolPool, ToolRunner
+from bot.tools.registry import all_base_tools
 from tests.agent.conftest import Harness, git
 
 pytestmark = pytest.mark.anyio
@@ -29,6 +34,24 @@ async def test_a_worktree_sub_agent_edits_in_isolation_and_returns_its_diff(
     assert "-# Calculater" in result["content"] and "+# Calculator" in result["content"]
     diff_file = next(w for w in result["content"].split() if w.endswith(".diff"))
     git(harness.workspace, "apply", "--check", diff_file)
+    assert "git apply" not in result["content"]
+
+
+async def test_the_model_can_read_the_whole_diff_the_worktree_agent_names(
+    harness: Harness, git_repo: Callable[..., None]
+) -> None:
+    git_repo(**{"README.md": "# Calculater\n\nAdds numbers.\n"})
+
+    outcome, _ = await harness.run("subagent_worktree", harness.session(allow=("Read", "Edit")))
+
+    result = outcome.messages[2]["content"][0]["content"]
+    diff_file = next(w for w in result.split() if w.endswith(".diff"))
+    context = make_context(harness.workspace, scratch_dir=harness.scratch)
+    read = await ToolRunner(ToolPool(all_base_tools()), PolicyEngine()).run(
+        ToolUseBlock("toolu_r", "Read", {"file_path": diff_file}), context
+    )
+    assert not read.result.is_error, read.result.text
+    assert "+# Calculator" in read.result.text
 
 
 async def test_the_worktree_and_its_branch_are_removed_afterwards(

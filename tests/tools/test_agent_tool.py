@@ -3,11 +3,11 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from bot.agent.definitions import BUILTIN_AGENTS, AgentDefinition
 from bot.errors import ToolExecutionError
 from bot.interface.context import ToolUseContext
 from bot.interface.messages import Progress
 from bot.runtime.pipeline import ToolPool
+from bot.tools.agent_definitions import BUILTIN_AGENTS, AgentDefinition
 from bot.tools.agent_tool import (
     MAX_INLINE_DIFF_CHARS,
     AgentTool,
@@ -74,8 +74,9 @@ def test_a_report_says_when_the_agent_stopped_early() -> None:
 def test_a_large_worktree_diff_is_cut_inline_and_named_in_full() -> None:
     diff = "+x\n" * MAX_INLINE_DIFF_CHARS
     text = render_report(report(worktree=WorktreeReport("abc123", diff, "1 file changed", 1, "/s/a1.diff")))
-    assert "NOT in your workspace" in text and "git apply /s/a1.diff" in text
-    assert "(diff cut; the whole diff is in /s/a1.diff)" in text and len(text) < MAX_INLINE_DIFF_CHARS + 1_000
+    assert "NOT in your workspace" in text and "The whole diff is in /s/a1.diff (Read and Grep can open it)" in text
+    assert "git apply" not in text
+    assert "(diff cut; read the rest of /s/a1.diff with Read" in text and len(text) < MAX_INLINE_DIFF_CHARS + 1_000
 
 
 def test_a_worktree_without_changes_says_so() -> None:

@@ -17,7 +17,7 @@ promise:
 Everything else in the scratch directory (transcripts, the sandbox's ``/tmp``, markers, other
 runs' files) stays outside, as before. Nothing the model runs can write ``tool-results/``: a
 sandboxed command writes only the sandbox's corner of the scratch directory
-(:func:`bot.shell.sandbox.status.root.sandbox_scratch`).
+(:func:`bot.shell.sandbox.root.sandbox_scratch`).
 """
 
 from __future__ import annotations

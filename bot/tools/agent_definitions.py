@@ -7,13 +7,24 @@ the sub-agent's permission context is the parent's, never more.
 
 User-defined agents use Claude Code's file format — ``.claude/agents/<name>.md`` with YAML front
 matter (``name``, ``description``, ``tools``, ``disallowedTools``, ``model``, ``permissionMode``,
-``maxTurns``) and the system prompt as the body — read only from trusted directories (the default
-branch's tree, never a PR head).
+``maxTurns``; other keys such as ``color`` are Claude Code's display settings and ignored) and the
+system prompt as the body.
+
+Trust model: an agent file is a system prompt and a tool list, so it is configuration, read only
+from trusted files — the default branch's tree on GitHub, the maintainer's working tree locally —
+once, before the model runs (:func:`load_trusted_definitions`). Never from a pull request's head,
+never from the workspace after the model ran anything in it: a file the model wrote must not
+become a prompt.
+
+This module sits below the tools (the Agent tool lists the definitions in its description) and
+above nothing but the interface: the agent layer imports it, never the other way round.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,6 +146,13 @@ def merge_definitions(
 # ----- Claude Code's agent files ----------------------------------------------------------------
 
 
+#: Where Claude Code keeps a project's agent files.
+AGENTS_DIR = ".claude/agents"
+#: An agent file larger than this is not a prompt anybody wrote by hand (the largest real ones
+#: are a few tens of KB).
+MAX_AGENT_FILE_CHARS = 256 * 1024
+
+
 def load_agent_definitions(directory: Path) -> list[AgentDefinition]:
     """Every ``*.md`` agent file in a trusted directory, sorted by name. Raises :class:`ConfigError`."""
     if not directory.is_dir():
@@ -142,8 +160,64 @@ def load_agent_definitions(directory: Path) -> list[AgentDefinition]:
     return [parse_agent_file(path) for path in sorted(directory.glob("*.md"))]
 
 
+def load_trusted_definitions(
+    read: Callable[[str], str | None], list_dir: Callable[[str], Sequence[str]], where: str = ""
+) -> tuple[tuple[AgentDefinition, ...], list[str]]:
+    """The built-ins merged with the agent files of ``.claude/agents/`` as a trusted source has them.
+
+    ``list_dir(directory)`` names the files in a directory of the trusted tree, ``read(path)`` gives
+    one's text (``None``: not a regular file there). A file that cannot be used is skipped with a
+    warning that names it and the problem (as Claude Code skips it), so one bad file does not stop
+    the run nor hide the others. Returns the definitions and the warnings."""
+    found: list[AgentDefinition] = []
+    warnings: list[str] = []
+    names = sorted(n for n in list_dir(AGENTS_DIR) if n.endswith(".md") and "/" not in n)
+    for name in names:
+        path = f"{AGENTS_DIR}/{name}"
+        text = read(path)
+        if text is None:
+            continue
+        shown = f"{path} ({where})" if where else path
+        if len(text) > MAX_AGENT_FILE_CHARS:
+            warnings.append(f"{shown}: skipped, larger than {MAX_AGENT_FILE_CHARS // 1024} KB")
+            continue
+        try:
+            found.append(parse_agent_text(text, Path(path)))
+        except ConfigError as exc:
+            warnings.append(f"{shown}: skipped: {exc}")
+    return merge_definitions(BUILTIN_AGENTS, found), warnings
+
+
 def parse_agent_file(path: Path) -> AgentDefinition:
-    text = path.read_text(encoding="utf-8")
+    return parse_agent_text(path.read_text(encoding="utf-8"), path)
+
+
+#: A top-level ``key: value`` line of front matter whose value is a plain (unquoted) scalar.
+_PLAIN_ENTRY = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+(?![\"'\[{|>&*!%@`])(.+?)\s*$")
+
+
+def _front_matter(raw: str, path: Path) -> Any:
+    """YAML, as Claude Code reads it: when the text is not valid YAML because a plain value holds
+    ``: `` or `` #`` (the agent files Claude Code itself generated put ``Examples: <example>Context:
+    ...`` in one-line descriptions), each top-level plain value is read as the literal text it is."""
+    try:
+        return load_yaml(raw, source=str(path))
+    except (ConfigError, yaml.YAMLError):
+        lenient = "\n".join(
+            f"{m.group(1)}: {json.dumps(m.group(2))}" if (m := _PLAIN_ENTRY.match(line)) else line
+            for line in raw.split("\n")
+        )
+        if lenient == raw:
+            raise
+        try:
+            return load_yaml(lenient, source=str(path))
+        except (ConfigError, yaml.YAMLError):
+            pass
+        raise
+
+
+def parse_agent_text(text: str, path: Path) -> AgentDefinition:
+    """One agent file's definition. Raises :class:`ConfigError` naming ``path`` and the line."""
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         raise ConfigError("an agent file must start with YAML front matter between '---' lines", path=path, line=1)
@@ -152,7 +226,7 @@ def parse_agent_file(path: Path) -> AgentDefinition:
     except StopIteration:
         raise ConfigError("the front matter is not closed with '---'", path=path, line=1) from None
     try:
-        meta = load_yaml("\n".join(lines[1:end]), source=str(path)) or {}
+        meta = _front_matter("\n".join(lines[1:end]), path) or {}
     except ConfigError as exc:  # its line counts from the front matter, which starts on the file's line 2
         raise ConfigError(exc.detail, path=path, line=exc.line + 1 if exc.line is not None else None) from None
     except yaml.YAMLError as exc:
