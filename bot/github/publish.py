@@ -12,6 +12,7 @@ from bot.github.events import Trigger
 from bot.orchestration.adapter import Checkout, Work
 from bot.orchestration.egress import Egress
 from bot.orchestration.git import GitWorkspace, PublishTooLarge
+from bot.orchestration.push import push_work
 from bot.orchestration.render import defuse_mentions, finalize
 from bot.orchestration.report import RunFacts
 
@@ -74,7 +75,7 @@ def publish(checkout: Checkout, work: Work, api: GitHubApi, trigger: Trigger, ti
             f"commit {commit[:12]} is kept in the workflow's checkout only",
         )
     try:
-        git.push(branch)
+        pushed = push_work(git, branch)
     except PushRejected as exc:
         return RunFacts(
             branch=branch,
@@ -82,12 +83,16 @@ def publish(checkout: Checkout, work: Work, api: GitHubApi, trigger: Trigger, ti
             error=f"the push of `{branch}` was rejected ({exc}); the commit {commit[:12]} is kept in "
             "the workflow's checkout and its diff in the run's artifact",
         )
+    # Where the work is now: a rebase changed the commit, a refusal the branch (then the pull
+    # request is a new one, from that branch: the old one's branch does not hold this work).
+    branch, commit, notes = pushed.branch, pushed.commit, pushed.notes
+    pr_number = None if pushed.moved_from(checkout.branch) else checkout.pr_number
     draft = not work.finished or any(not ok for _, ok in work.verification) or bool(work.sensitive_paths)
     # Redacted before it is neutralised, as every comment is: a redaction marker can complete an image.
     body = finalize(pr_body(trigger, work), list(process_secrets().values()))
     try:
-        if checkout.pr_number is not None:
-            pr = checkout.pr_number
+        if pr_number is not None:
+            pr = pr_number
             pull = api.update_pull(pr, body=body) if trigger.pr is None else api.get_pull(pr)
         else:
             pull = api.create_pull(head=branch, base=base, title=pr_title(trigger, title), body=body, draft=draft)
@@ -97,12 +102,18 @@ def publish(checkout: Checkout, work: Work, api: GitHubApi, trigger: Trigger, ti
             commit=commit,
             pushed=True,
             sensitive_paths=work.sensitive_paths,
+            notes=notes,
             error=f"the branch {branch_link(api, branch)} was pushed (commit {commit[:12]}), but the pull "
-            f"request could not be {'updated' if checkout.pr_number is not None else 'opened'} ({exc}); "
+            f"request could not be {'updated' if pr_number is not None else 'opened'} ({exc}); "
             "open it from the branch",
         )
     return RunFacts(
-        branch=branch, commit=commit, pushed=True, pr_url=pull.html_url, sensitive_paths=work.sensitive_paths
+        branch=branch,
+        commit=commit,
+        pushed=True,
+        pr_url=pull.html_url,
+        sensitive_paths=work.sensitive_paths,
+        notes=notes,
     )
 
 

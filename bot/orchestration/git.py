@@ -42,6 +42,10 @@ class PublishTooLarge(GitError):
     """The changes are too large to be checked for secrets before a push: they are not pushed."""
 
 
+class PushBehind(PushRejected):
+    """The remote branch has commits the run's branch lacks (someone pushed meanwhile)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Identity:
     name: str
@@ -509,15 +513,15 @@ class GitWorkspace:
         done = self._run(("push", "--porcelain", "--no-verify", self.remote, f"HEAD:refs/heads/{branch}"), remote=True)
         flag, summary = _push_status(done.stdout.decode("utf-8", errors="replace"), branch)
         if flag is None or flag == "!" or done.returncode != 0:
-            detail = self.scrub(summary or done.stderr.decode("utf-8", errors="replace").strip())[:2000]
+            stderr = done.stderr.decode("utf-8", errors="replace")
+            # The remote's own words beside git's summary: a hook's message, "GH006: Protected branch".
+            said = " ".join(s[7:].strip() for s in stderr.splitlines() if s.startswith("remote:") and s[7:].strip())
+            detail = self.scrub(" ".join(p for p in (summary, said) if p) or stderr.strip())[:2000]
             if flag is None and "rejected" not in detail and "declined" not in detail:
                 raise GitError(self._describe(("push", self.remote, branch), done))
-            why = (
-                "the remote branch has commits this run does not have"
-                if "fetch first" in detail or "non-fast-forward" in detail
-                else "the remote refused it"
-            )
-            raise PushRejected(
+            behind = "fetch first" in detail or "non-fast-forward" in detail
+            why = "the remote branch has commits this run does not have" if behind else "the remote refused it"
+            raise (PushBehind if behind else PushRejected)(
                 f"the push of {branch} was rejected ({detail or 'no details'}): {why}. "
                 f"The work is kept in local commit {sha[:12]} on {self.current_branch() or 'HEAD'}.",
                 branch=branch,
@@ -525,6 +529,20 @@ class GitWorkspace:
             )
         how = "created" if flag == "*" else "up-to-date" if flag == "=" else "updated"
         return PushResult(branch, sha, how)
+
+    def rebase_onto_remote(self, branch: str) -> bool:
+        """Replay the commits of ``HEAD`` that the remote's ``branch`` lacks on top of it (someone
+        pushed to the branch while the run worked). ``False``, with the branch as it was, when they
+        do not apply cleanly or the remote has no such branch. No hook runs (the hardened config),
+        and the commits keep their author; the committer is the bot."""
+        if not self.fetch(branch):
+            return False
+        upstream = f"{self.remote}/{branch}"
+        done = self._run(("rebase", "--quiet", "--no-verify", "--no-autostash", upstream), env=self._identity_env())
+        if done.returncode == 0:
+            return True
+        self._run(("rebase", "--abort"))
+        return False
 
     # ----- refs beside branches (stored sessions, bot.orchestration.session_store) -----------------
 

@@ -105,3 +105,23 @@ def test_a_result_comment_that_cannot_be_posted_still_leaves_outputs_and_summary
     assert result.exit_code == 0, result.output
     assert world.outputs()["conclusion"] == "success"
     assert "✅ Done" in (world.tmp / "gh-summary").read_text()
+
+
+def test_a_protected_branch_puts_the_work_on_a_fresh_branch_with_its_own_pr(world: World) -> None:
+    hook = world.origin / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\nwhile read old new ref; do\n"
+        f'  if [ "$ref" = "refs/heads/{BRANCH}" ]; then echo "GH006: Protected branch update failed" >&2; exit 1; fi\n'
+        "done\n"
+    )
+    hook.chmod(0o755)
+    result = world.run("--replay", str(DEMO_CASSETTE))
+    assert result.exit_code == 0, result.output
+    (pull,) = world.gh.pulls(REPO)
+    assert pull.head_ref.startswith(BRANCH + "-")
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in world.origin_file(pull.head_ref, "stats.py")
+    comment = _result_comment(world)
+    assert f"The push to `{BRANCH}` was refused" in comment
+    assert "Protected branch update failed" in comment
+    assert f"`{pull.head_ref}`" in comment
+    assert world.outputs()["branch"] == pull.head_ref
