@@ -19,7 +19,7 @@ Where is … answered?
 - the 23 text-level checks of the seeds (4.6.1): ``judge/security_checks.py``
 - a ``Bash(npm run:*)`` rule against one command: ``judge/rule_match.py``; deny rules in every
   spelling (``/usr/bin/rm``, ``\\rm``): ``judge/deny_match.py``
-- ``find -exec CMD {} ;``: the inner command is found by ``launch/wrappers.py`` (``_find``) and
+- ``find -exec CMD {} ;``: the inner command is found by ``launch/per_item.py`` (``find_exec``) and
   judged by ``judge/command.py`` like any command, on what ``find`` can reach, which
   ``programs/find.py`` computes (start points, ``-name`` filters, links out); ``-delete`` there too
 - ``sed -i``/``awk`` programs under a wildcard rule: ``programs/sed.py``, ``programs/awk.py``

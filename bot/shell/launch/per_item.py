@@ -7,6 +7,8 @@ rule of its own and the command must be allowed on its own.
   word up to ``;``. The command gets a search result: a placeholder (``{}``, ``{/}``, ``{//}``,
   ``{.}``, ``{/.}``) becomes a value only known at run time, or one is appended when there is none.
   Short options bundle and take attached values (``-Hxwc`` is ``-H -x wc``; ``-tx`` is ``--type x``).
+* ``xargs`` runs its command once per batch of words read from stdin; ``find -exec CMD {} ;`` once
+  per file found (``-execdir``/``-ok``/``-okdir`` alike, ``{} +`` per batch).
 * ``cargo watch`` (``cargo-watch``): ``-x``/``--exec CMD`` runs ``cargo CMD`` and ``-s``/``--shell CMD``
   runs CMD, both with ``sh -c`` (judged as scripts); words after ``--`` are a command;
   ``--use-shell`` picks another shell (opaque). Without any of them it runs ``cargo check``.
@@ -18,10 +20,10 @@ from collections.abc import Sequence
 
 from bot.shell.judge.security_checks import posix_sh_differences
 from bot.shell.launch.inner import Inner
-from bot.shell.parse.syntax import DYN, Word
-from bot.shell.programs.getopt import options, short_letters
+from bot.shell.parse.syntax import DYN, Word, literal
+from bot.shell.programs.getopt import long_name, options, short_letters
 
-__all__ = ["cargo", "cargo_watch", "fd"]
+__all__ = ["XARGS_VALUE_NAMES", "cargo", "cargo_watch", "fd", "find_exec", "xargs", "xargs_options"]
 
 #: fd's short options that take a value (the rest of the word, or the next word).
 _FD_VALUE_LETTERS = "dtecjSoExX"
@@ -214,3 +216,114 @@ def _watch(argv: Sequence[Word], start: int) -> list[Inner]:
             return [Inner("opaque", at, reason=f"cargo watch runs the command with sh: {difference}")]
         inners.append(Inner("exec_each", at, script=script))
     return [*inners, trailing] if trailing is not None else inners
+
+
+#: xargs (GNU getopt, POSIX order): letters with a value, letters with an optional attached value.
+_XARGS_VALUE_LETTERS = "aEILnPsd"
+
+
+_XARGS_OPTIONAL_LETTERS = "eil"
+
+
+XARGS_VALUE_NAMES = frozenset(
+    {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}
+)
+
+
+_XARGS_NAMES = XARGS_VALUE_NAMES | {
+    "--null",
+    "--eof",
+    "--replace",
+    "--max-lines",
+    "--interactive",
+    "--verbose",
+    "--exit",
+    "--no-run-if-empty",
+    "--show-limits",
+    "--open-tty",
+    "--help",
+    "--version",
+}
+
+
+def xargs_options(values: Sequence[str]) -> tuple[list[tuple[str, str | None, int]], int]:
+    """xargs's options as ``(name, value, index of the value's word)`` and the index of the
+    command; ``--replace``/``-i``/``-I`` report the replacement string."""
+    found: list[tuple[str, str | None, int]] = []
+    i, n = 1, len(values)
+    while i < n:
+        value = values[i]
+        if value == "--":
+            return found, i + 1
+        if not value.startswith("-") or value == "-":
+            break
+        if value.startswith("--"):
+            written, eq, attached = value.partition("=")
+            name = long_name(written, _XARGS_NAMES) or written
+            if eq:
+                found.append((name, attached, i))
+            elif name in XARGS_VALUE_NAMES:
+                found.append((name, values[i + 1] if i + 1 < n else None, i + 1))
+                i += 1
+            else:
+                found.append((name, None, i))
+            i += 1
+            continue
+        consumed = False
+        for j in range(1, len(value)):
+            letter, rest = value[j], value[j + 1 :]
+            if letter in _XARGS_VALUE_LETTERS:
+                if rest:
+                    found.append(("-" + letter, rest, i))
+                else:
+                    found.append(("-" + letter, values[i + 1] if i + 1 < n else None, i + 1))
+                    consumed = True
+                break
+            if letter in _XARGS_OPTIONAL_LETTERS:
+                found.append(("-" + letter, rest or None, i))
+                break
+            found.append(("-" + letter, None, i))
+        i += 2 if consumed else 1
+    return found, i
+
+
+def xargs(argv: Sequence[Word]) -> list[Inner]:
+    found, i = xargs_options([w.value for w in argv])
+    n = len(argv)
+    replace: str | None = None
+    for name, value, _ in found:
+        if name == "-I" and value:
+            replace = value
+        elif name in ("-i", "--replace"):
+            replace = value or "{}"
+    inner = list(argv[i:]) if i < n else [literal("echo")]
+    if replace:
+        inner = [
+            Word(w.value.replace(replace, DYN), w.text, w.quoted, True) if replace in w.value else w for w in inner
+        ]
+    else:
+        inner.append(Word(DYN, "<stdin>", dynamic=True, splits=True))
+    return [Inner("exec_each", i if i < n else 0, tuple(inner))]
+
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def find_exec(argv: Sequence[Word]) -> list[Inner]:
+    inners: list[Inner] = []
+    i, n = 1, len(argv)
+    while i < n:
+        value = argv[i].value
+        if value in _FIND_EXEC:
+            j = i + 1
+            while j < n and not (argv[j].value == ";" or (argv[j].value == "+" and argv[j - 1].value == "{}")):
+                j += 1
+            if j == i + 1:
+                return [Inner("opaque", i, reason=f"find {value} without a command")]
+            inners.append(Inner("exec_each", i + 1, tuple(argv[i + 1 : j])))
+            i = j + 1
+            continue
+        if value == "-delete":
+            inners.append(Inner("exec_each", i, (literal("rm"), literal("--"), literal("{}"))))
+        i += 1
+    return inners

@@ -51,7 +51,8 @@ from bot.shell.launch.package_runners import (
     subcommand_runner,
     version_manager,
 )
-from bot.shell.parse.syntax import DYN, Assignment, Word, literal
+from bot.shell.launch.per_item import find_exec, xargs
+from bot.shell.parse.syntax import Assignment, Word
 from bot.shell.programs.getopt import long_name, options
 
 __all__ = ["OPAQUE_LAUNCHERS", "PRIVILEGE", "SHELLS", "Inner", "InnerKind", "unwrap"]
@@ -528,111 +529,6 @@ def _eval(argv: Sequence[Word]) -> list[Inner]:
     return [Inner("transparent", 1, script=" ".join(w.value for w in argv[1:]))]
 
 
-#: xargs (GNU getopt, POSIX order): letters with a value, letters with an optional attached value.
-_XARGS_VALUE_LETTERS = "aEILnPsd"
-_XARGS_OPTIONAL_LETTERS = "eil"
-XARGS_VALUE_NAMES = frozenset(
-    {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}
-)
-_XARGS_NAMES = XARGS_VALUE_NAMES | {
-    "--null",
-    "--eof",
-    "--replace",
-    "--max-lines",
-    "--interactive",
-    "--verbose",
-    "--exit",
-    "--no-run-if-empty",
-    "--show-limits",
-    "--open-tty",
-    "--help",
-    "--version",
-}
-
-
-def xargs_options(values: Sequence[str]) -> tuple[list[tuple[str, str | None, int]], int]:
-    """xargs's options as ``(name, value, index of the value's word)`` and the index of the
-    command; ``--replace``/``-i``/``-I`` report the replacement string."""
-    found: list[tuple[str, str | None, int]] = []
-    i, n = 1, len(values)
-    while i < n:
-        value = values[i]
-        if value == "--":
-            return found, i + 1
-        if not value.startswith("-") or value == "-":
-            break
-        if value.startswith("--"):
-            written, eq, attached = value.partition("=")
-            name = long_name(written, _XARGS_NAMES) or written
-            if eq:
-                found.append((name, attached, i))
-            elif name in XARGS_VALUE_NAMES:
-                found.append((name, values[i + 1] if i + 1 < n else None, i + 1))
-                i += 1
-            else:
-                found.append((name, None, i))
-            i += 1
-            continue
-        consumed = False
-        for j in range(1, len(value)):
-            letter, rest = value[j], value[j + 1 :]
-            if letter in _XARGS_VALUE_LETTERS:
-                if rest:
-                    found.append(("-" + letter, rest, i))
-                else:
-                    found.append(("-" + letter, values[i + 1] if i + 1 < n else None, i + 1))
-                    consumed = True
-                break
-            if letter in _XARGS_OPTIONAL_LETTERS:
-                found.append(("-" + letter, rest or None, i))
-                break
-            found.append(("-" + letter, None, i))
-        i += 2 if consumed else 1
-    return found, i
-
-
-def _xargs(argv: Sequence[Word]) -> list[Inner]:
-    found, i = xargs_options([w.value for w in argv])
-    n = len(argv)
-    replace: str | None = None
-    for name, value, _ in found:
-        if name == "-I" and value:
-            replace = value
-        elif name in ("-i", "--replace"):
-            replace = value or "{}"
-    inner = list(argv[i:]) if i < n else [literal("echo")]
-    if replace:
-        inner = [
-            Word(w.value.replace(replace, DYN), w.text, w.quoted, True) if replace in w.value else w for w in inner
-        ]
-    else:
-        inner.append(Word(DYN, "<stdin>", dynamic=True, splits=True))
-    return [Inner("exec_each", i if i < n else 0, tuple(inner))]
-
-
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-
-
-def _find(argv: Sequence[Word]) -> list[Inner]:
-    inners: list[Inner] = []
-    i, n = 1, len(argv)
-    while i < n:
-        value = argv[i].value
-        if value in _FIND_EXEC:
-            j = i + 1
-            while j < n and not (argv[j].value == ";" or (argv[j].value == "+" and argv[j - 1].value == "{}")):
-                j += 1
-            if j == i + 1:
-                return [Inner("opaque", i, reason=f"find {value} without a command")]
-            inners.append(Inner("exec_each", i + 1, tuple(argv[i + 1 : j])))
-            i = j + 1
-            continue
-        if value == "-delete":
-            inners.append(Inner("exec_each", i, (literal("rm"), literal("--"), literal("{}"))))
-        i += 1
-    return inners
-
-
 def _nix(argv: Sequence[Word]) -> list[Inner]:
     values = [w.value for w in argv]
     for flag in ("--run", "--command") if argv[0].value.endswith("nix-shell") else ("-c", "--command"):
@@ -685,8 +581,8 @@ _HANDLERS: dict[str, Handler] = {
     "taskset": _taskset,
     "flock": _flock,
     "watch": _watch,
-    "xargs": _xargs,
-    "find": _find,
+    "xargs": xargs,
+    "find": find_exec,
     "eval": _eval,
     "git": git,
     "hub": hub,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 
-from bot.shell.launch.wrappers import xargs_options
+from bot.shell.launch.per_item import xargs_options
 from bot.shell.parse.syntax import Word
 from bot.shell.paths.arguments import PathUse
 from bot.shell.programs.facts import Explicit, ProgramFacts, facts, path_use, program_name
