@@ -115,6 +115,11 @@ class Tool(ABC, Generic[InputT, OutputT]):
         except ValidationError as exc:
             raise InputSchemaError(format_validation_error(self.name, exc)) from None
 
+    def result_limit(self) -> float:
+        """Stage 6's persistence threshold before the 50,000 clamp: ``max_result_chars``, unless the
+        operator configures the tool's limit (Bash: ``BASH_MAX_OUTPUT_LENGTH``)."""
+        return float(self.max_result_chars)
+
     # ----- prompt -----------------------------------------------------------------------------
 
     def description(self) -> str:

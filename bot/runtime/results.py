@@ -41,7 +41,7 @@ _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
 def persistence_threshold(tool: AnyTool) -> float:
     """The size above which this tool's results are persisted (``inf`` = exempt up to the cap)."""
-    declared = float(tool.max_result_chars)
+    declared = tool.result_limit()
     if math.isinf(declared):
         return declared
     return min(declared, DEFAULT_MAX_RESULT_SIZE_CHARS)

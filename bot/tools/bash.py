@@ -9,8 +9,11 @@ semantics) belongs to :mod:`bot.shell.api`; this module runs it:
   streamed as ``progress("stdout"|"stderr", line=...)`` events, redacted;
 * from a persistent working directory: where the shell ends (``cd``) becomes the next command's
   directory through a context modifier, if it is inside the workspace or an additional directory;
-* output formatted as the seeds' ``formatOutput`` (head kept, 30,000 characters,
-  ``BASH_MAX_OUTPUT_LENGTH``), an image data URL returned as an image, secrets redacted;
+* output returned whole (up to what was captured), an image data URL as an image, secrets
+  redacted. One limit applies, once: stage 6 persists a result over 30,000 characters
+  (``BASH_MAX_OUTPUT_LENGTH``, at most the seeds' 50,000 clamp) to the run's ``tool-results/`` and
+  the model gets a preview and the file, which Read and Grep may open. Cutting here as well would
+  lose everything after the cut, because the persisted copy would hold only what was left;
 * ``run_in_background``: started as a task of the run (:mod:`bot.shell.execute.background`), output to a file,
   read with TaskOutput, stopped with TaskStop. The field is absent from the schema when background
   tasks are disabled (``BOT_DISABLE_BACKGROUND_TASKS``).
@@ -46,6 +49,8 @@ from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
 from bot.shell.execute.background import BackgroundTask, BackgroundTasks, TaskLimitReached, background_tasks_enabled
 from bot.shell.execute.env import build_child_env, policy_env_settings
 from bot.shell.execute.process import (
+    CAPTURE_LIMIT_BYTES,
+    FormattedOutput,
     ProcessResult,
     format_output,
     image_block,
@@ -118,7 +123,8 @@ class BashTool(Tool[BashInput, BashOutput]):
     """Executes a bash command in the workspace and returns its output. The working directory persists
     between commands (a `cd` inside the workspace carries over). Commands run in a sandbox when the
     policy requires it: read-only system, writable workspace, private /tmp, usually no network.
-    Output over 30000 characters is cut, keeping the start. Default timeout 2 minutes, at most 10
+    Output over 30000 characters is saved to a file: you see its start and the file's path, which
+    you can Read (offset/limit) or Grep. Default timeout 2 minutes, at most 10
     minutes. Prefer the Read, Edit, Glob and Grep tools for reading, editing and finding files."""
 
     name = "Bash"
@@ -130,6 +136,9 @@ class BashTool(Tool[BashInput, BashOutput]):
 
     def __init__(self, *, background_tasks: bool | None = None) -> None:
         self.background_tasks = background_tasks_enabled() if background_tasks is None else background_tasks
+
+    def result_limit(self) -> float:
+        return float(max_output_length())
 
     # ----- schema -------------------------------------------------------------------------------
 
@@ -384,8 +393,8 @@ def _output(
     """The output and whether it is an error (interrupted, or an exit code the command's semantics
     call an error: ``grep`` exiting 1 is not one)."""
     limit = max_output_length()
-    stdout = format_output(redact(_strip(result.stdout.text())), limit, dropped_lines=result.stdout.dropped_newlines)
-    stderr = format_output(redact(_strip(result.stderr.text())), limit, dropped_lines=result.stderr.dropped_newlines)
+    stdout = _whole(redact(_strip(result.stdout.text())), result.stdout.dropped_newlines)
+    stderr = _whole(redact(_strip(result.stderr.text())), result.stderr.dropped_newlines)
     is_image = stdout.is_image and len(stdout.content) <= MAX_IMAGE_DATA_CHARS
     if stdout.is_image and not is_image:
         stdout = format_output(stdout.content[: limit + 1] + "\n", limit)
@@ -411,6 +420,17 @@ def _output(
         notes=tuple(notes),
     )
     return output, is_error
+
+
+def _whole(text: str, dropped_lines: int) -> FormattedOutput:
+    """The captured text, not cut (stage 6 persists what is large); lines beyond the capture limit
+    were never kept, and the text says how many."""
+    if dropped_lines == 0:
+        return format_output(text, len(text))
+    note = (
+        f"... [{dropped_lines} more lines were not captured: output beyond {CAPTURE_LIMIT_BYTES // 1_048_576} MB] ..."
+    )
+    return FormattedOutput(text.count("\n") + 1 + dropped_lines, f"{text}\n\n{note}", truncated=True)
 
 
 def _strip(text: str) -> str:

@@ -16,11 +16,13 @@ from bot.interface.tool import InputSchemaError, ToolResult
 from bot.permissions.chain import RuleEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.decision import Allow, Deny
+from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import make_rule
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
 from bot.shell.api import interpret_exit_code
 from bot.shell.sandbox.status import SERVICE_KEY, SandboxStatus, probe_bwrap
 from bot.tools.bash import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, BashInput, BashOutput, BashTool, timeout_ms
+from bot.tools.read import ReadTool
 
 TOKEN = "ghs_" + "T0kenValue" * 4
 
@@ -132,16 +134,51 @@ def test_the_exit_code_is_judged_by_the_command_semantics(
     assert (meaning.message or f"Exit code {code}") in text
 
 
-def test_huge_output_keeps_the_head_and_says_how_many_lines_were_cut(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _run_in_pipeline(context: ToolUseContext, command: str) -> ToolCallOutcome:
+    permission = PermissionContext(allow=(make_rule("Bash", "allow", "session"),), extra=dict(context.permission.extra))
+    context = context.with_(permission=permission)
+
+    async def main() -> ToolCallOutcome:
+        runner = ToolRunner(ToolPool([BashTool(), ReadTool()]), RuleEngine())
+        return await runner.run(ToolUseBlock("toolu_big", "Bash", {"command": command}), context)
+
+    return anyio.run(main)
+
+
+def test_a_large_output_is_cut_once_and_kept_whole_where_the_model_can_read_it(tmp_path: Path) -> None:
+    # The case: 108,894 characters were cut to 30,033, then persisted as a 2,304-character
+    # preview of those; everything after the first 30,000 characters was lost.
+    context = bash_context(tmp_path)
+    outcome = _run_in_pipeline(context, "seq 1 20000")
+    text = outcome.result.text
+    assert text.startswith("<persisted-output>") and "lines truncated" not in text
+    assert "Output too large (108,893 characters)" in text
+    saved = Path(text.split("Full output saved to: ")[1].split()[0])
+    assert saved.read_text() == "\n".join(str(i) for i in range(1, 20_001))
+
+    async def read_back() -> ToolCallOutcome:
+        runner = ToolRunner(ToolPool([ReadTool()]), PolicyEngine())
+        raw = {"file_path": str(saved), "offset": 19_999, "limit": 2}
+        return await runner.run(ToolUseBlock("toolu_read", "Read", raw), context)
+
+    read = anyio.run(read_back)
+    assert not read.result.is_error, read.result.text
+    assert read.result.text == " 19999\t19999\n 20000\t20000"
+
+
+def test_bash_max_output_length_sets_where_output_is_persisted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BASH_MAX_OUTPUT_LENGTH", "1000")
+    outcome = _run_in_pipeline(bash_context(tmp_path), "seq 1 400")  # 1,491 characters
+    assert outcome.result.text.startswith("<persisted-output>")
+    monkeypatch.setenv("BASH_MAX_OUTPUT_LENGTH", "2000")
+    assert _run_in_pipeline(bash_context(tmp_path), "seq 1 400").result.text.startswith("1\n2\n")
+
+
+def test_the_tool_itself_no_longer_cuts_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BASH_MAX_OUTPUT_LENGTH", "1000")
     _, text = call(bash_context(tmp_path), {"command": "seq 1 100000"})
-    assert text.startswith("1\n2\n3\n")
-    assert text.endswith("lines truncated] ...")
-    assert len(text) < 1_100
-    dropped = int(text.rsplit("[", 1)[1].split()[0])
-    assert 99_000 < dropped < 100_000
+    assert text.startswith("1\n2\n3\n") and text.endswith("\n100000")
+    assert "truncated" not in text
 
 
 def test_binary_output_does_not_crash_the_tool(tmp_path: Path) -> None:
