@@ -34,6 +34,7 @@ from bot.agent.model import (
     ToolUseReady,
 )
 from bot.agent.providers import provider_model_id
+from bot.agent.thinking import ThinkingPolicy
 from bot.agent.usage import Usage
 from bot.core.bounded import json_nesting_problem
 from bot.core.secrets import full_environ, secret
@@ -100,9 +101,12 @@ class ProviderConfig:
         )
 
 
-def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient | None = None) -> AnthropicModel:
+def make_model_client(
+    config: ProviderConfig, *, http_client: httpx2.AsyncClient | None = None, thinking: ThinkingPolicy | None = None
+) -> AnthropicModel:
     """The SDK client for a provider, with the SDK's retries off. ``http_client`` lets tests and
-    benchmarks plug in a transport (vcrpy's, or a paced replay).
+    benchmarks plug in a transport (vcrpy's, or a paced replay); ``thinking`` is the run's extended
+    thinking setting, applied per request for the request's model.
 
     The SDK is imported here, when the first client is built, not with this module: importing it
     takes over a second, and most commands (``bot --help``, ``bot tools``, ``bot policy``) never
@@ -165,7 +169,11 @@ def make_model_client(config: ProviderConfig, *, http_client: httpx2.AsyncClient
                 http_client=http_client,
             )
     return AnthropicModel(
-        sdk, provider=config.provider, supports_tool_search=config.supports_tool_search, region=config.aws_region
+        sdk,
+        provider=config.provider,
+        supports_tool_search=config.supports_tool_search,
+        region=config.aws_region,
+        thinking=thinking,
     )
 
 
@@ -182,12 +190,19 @@ class AnthropicModel:
     """:class:`bot.agent.model.ModelClient` over an SDK client."""
 
     def __init__(
-        self, sdk: Any, *, provider: str = "anthropic", supports_tool_search: bool = True, region: str | None = None
+        self,
+        sdk: Any,
+        *,
+        provider: str = "anthropic",
+        supports_tool_search: bool = True,
+        region: str | None = None,
+        thinking: ThinkingPolicy | None = None,
     ) -> None:
         self._sdk = sdk
         self.provider = provider
         self.supports_tool_search = supports_tool_search
         self._region = region
+        self._thinking = thinking
 
     async def aclose(self) -> None:
         await self._sdk.close()
@@ -207,6 +222,10 @@ class AnthropicModel:
         }
         if request.tools:
             params["tools"] = list(request.tools)
+        if self._thinking is not None and "thinking" not in params:  # a request's own setting wins
+            for key, value in self._thinking.request_params(request.model, request.max_tokens).items():
+                current = params.get(key)
+                params[key] = {**current, **value} if isinstance(current, Mapping) else value
         request_id: str | None = None
         finished = False
         try:

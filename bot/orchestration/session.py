@@ -20,6 +20,7 @@ from bot.agent.limits import RunLimits
 from bot.agent.model import ModelClient
 from bot.agent.prompts import INSTRUCTION_FILES, Instruction
 from bot.agent.session import AgentSession
+from bot.agent.thinking import thinking_for_run
 from bot.agent.transcript import transcript_path_for
 from bot.core.bounded import load_json
 from bot.core.guard import GUARD_SERVICE, tool_redactor
@@ -260,7 +261,10 @@ async def prepare_run(
             context=context,
             pool=pool,
             agent_definitions=agents,
-            client=client or make_model_client(config.provider),
+            client=client
+            or make_model_client(
+                config.provider, thinking=thinking_for_run(config.environ, policy.settings.get("thinking"))
+            ),
             model=model,
             engine=PolicyEngine(),
             hooks=hooks,

@@ -132,6 +132,10 @@ class Bot(_Strict):
     extends: NonEmpty | None = Field(None, description="A preset name (read-only, fix, maintenance) or a path.")
     limits: Limits | None = None
     model: NonEmpty | None = None
+    #: Extended thinking: its meaning (budget, effort, per model) is checked by bot.agent.thinking.
+    thinking: int | str | dict[str, int | str] | None = Field(
+        None, description="A token budget, an effort (low … max), adaptive or off; or model → one of those."
+    )
     sandbox: SandboxName | None = None
     #: Checked name by name in bot.permissions.schema (each entry's line, secrets refused).
     env: EnvSetting = None
