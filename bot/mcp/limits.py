@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 #: Seeds 4.8/4.9: MCP output above this many tokens is truncated in place
-#: (``DEFAULT_MAX_MCP_OUTPUT_TOKENS``); ``BOT_MAX_MCP_OUTPUT_TOKENS`` overrides it.
+#: (``DEFAULT_MAX_MCP_OUTPUT_TOKENS``); ``BOT_MAX_MCP_OUTPUT_TOKENS`` overrides it, else the seeds'
+#: ``MAX_MCP_OUTPUT_TOKENS`` (so a workflow written for Claude Code means the same here).
 DEFAULT_MAX_MCP_OUTPUT_TOKENS = 25_000
 #: A server that has not answered ``initialize`` + ``tools/list`` by then is marked failed
 #: (Claude Code's ``MCP_TIMEOUT`` default is 30 s); ``BOT_MCP_CONNECT_TIMEOUT`` overrides it.
@@ -27,6 +28,7 @@ MAX_MCP_DESCRIPTION_CHARS = 2_048
 MAX_LIST_PAGES = 100
 
 ENV_MAX_OUTPUT_TOKENS = "BOT_MAX_MCP_OUTPUT_TOKENS"
+SEEDS_ENV_MAX_OUTPUT_TOKENS = "MAX_MCP_OUTPUT_TOKENS"
 ENV_CONNECT_TIMEOUT = "BOT_MCP_CONNECT_TIMEOUT"
 ENV_TOOL_TIMEOUT = "BOT_MCP_TOOL_TIMEOUT"
 
@@ -43,6 +45,8 @@ class McpLimits:
         is ignored (the default stays): a typo in a CI variable must not disable a limit."""
         env = os.environ if environ is None else environ
         tokens = _positive(env.get(ENV_MAX_OUTPUT_TOKENS))
+        if tokens is None:
+            tokens = _positive(env.get(SEEDS_ENV_MAX_OUTPUT_TOKENS))
         connect = _positive(env.get(ENV_CONNECT_TIMEOUT))
         tool = _positive(env.get(ENV_TOOL_TIMEOUT))
         return cls(

@@ -1,6 +1,7 @@
 """MCP output limits (seeds 4.8, ``truncateMcpContent``): cut in place, keep images within budget.
 
-Content over the limit (25,000 tokens by default; ``BOT_MAX_MCP_OUTPUT_TOKENS``) is truncated in
+Content over the limit (25,000 tokens by default; ``BOT_MAX_MCP_OUTPUT_TOKENS`` or the seeds'
+``MAX_MCP_OUTPUT_TOKENS``) is truncated in
 place, block by block, and ends with ``[OUTPUT TRUNCATED - exceeded N token limit]``. An image
 that does not fit the remaining budget is scaled down to fit (the seeds' ``compressImageBlock``)
 and dropped — with a one-line note — only when even that fails. Text that survives is still

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import math
 import os
 import stat
 import uuid
@@ -67,7 +68,7 @@ from bot.shell.sandbox.status import (
     sandbox_scratch,
     sandbox_settings,
 )
-from bot.tools.coercion import SemanticBool, SemanticInt
+from bot.tools.coercion import SemanticBool, SemanticFloat
 from bot.tools.paths import outside_allowed_roots
 
 #: Seeds 8.1.1: ``getDefaultTimeoutMs()`` / ``getMaxTimeoutMs()``; the variables override them.
@@ -81,7 +82,9 @@ MAX_IMAGE_DATA_CHARS = 5 * 1024 * 1024
 
 class BashInput(ToolInput):
     command: str = Field(description="The command to execute")
-    timeout: SemanticInt | None = Field(
+    # A number, as the seeds' semanticNumber: "4.2" and 4.2 are accepted (and rounded up to whole
+    # milliseconds), not only integers.
+    timeout: SemanticFloat | None = Field(
         default=None, ge=0, description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})"
     )
     description: str | None = Field(
@@ -319,12 +322,12 @@ class BashTool(Tool[BashInput, BashOutput]):
         return "\n".join(parts) if parts else "(no output)"
 
 
-def timeout_ms(requested: int | None, environ: Mapping[str, str] | None = None) -> int:
+def timeout_ms(requested: float | None, environ: Mapping[str, str] | None = None) -> int:
     """The call's timeout: the request (or the default), at most the maximum (seeds 8.1.1)."""
     environ = os.environ if environ is None else environ
     default = _positive_int(environ.get(DEFAULT_TIMEOUT_ENV)) or DEFAULT_TIMEOUT_MS
     ceiling = max(_positive_int(environ.get(MAX_TIMEOUT_ENV)) or MAX_TIMEOUT_MS, default)
-    value = requested if requested else default
+    value = math.ceil(requested) if requested else default
     return min(value, ceiling)
 
 

@@ -84,6 +84,12 @@ def test_run_in_background_disappears_when_background_tasks_are_disabled() -> No
 def test_model_inputs_are_coerced_and_unknown_fields_refused() -> None:
     parsed = BashTool().parse_input({"command": "ls", "timeout": "5000", "run_in_background": "false"})
     assert parsed == BashInput(command="ls", timeout=5000, run_in_background=False)
+    # The seeds' semantic numbers: a decimal string or number is a number, not a schema error.
+    for raw in ("4.2", 4.2):
+        parsed = BashTool().parse_input({"command": "ls", "timeout": raw})
+        assert parsed.timeout == 4.2 and timeout_ms(parsed.timeout, {}) == 5
+    with pytest.raises(InputSchemaError):
+        BashTool().parse_input({"command": "ls", "timeout": "soon"})
     with pytest.raises(InputSchemaError, match="_simulatedSedEdit"):
         BashTool().parse_input({"command": "ls", "_simulatedSedEdit": {"file": "x"}})
 
