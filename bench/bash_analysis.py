@@ -9,7 +9,8 @@ the figure includes tree-sitter, the walk, the 23 checks, rules, wrappers and pa
 
 Baseline, measured in the same run on the same commands: a bare tree-sitter parse
 (``Parser.parse`` of the encoded command). The ratio is total decision time over total parse
-time; the target is at most 3×.
+time. Targets (issue 17): on the benign workload, a median per command of at most 8× the bare
+parse, and a 99th percentile of at most 1 ms per decision.
 
 Also printed, as floors for that ratio: the parse plus reading every node of the tree once from
 Python (``type``, byte range, ``children``: the least any Python analysis of the tree does), the
@@ -154,7 +155,7 @@ def main() -> None:
     )
     print(
         f"ratio full/parse (cold): total {sum(cold) / sum(parse):.2f}x   median per command "
-        f"{statistics.median(ratios):.2f}x   (target <= 3x)"
+        f"{statistics.median(ratios):.2f}x"
     )
     for name, times in floors.items():
         print(f"  floor: {name:32} {sum(times) / sum(parse):.2f}x the bare parse")
@@ -167,6 +168,12 @@ def main() -> None:
     )
     for name, times in floors.items():
         print(f"  floor: {name:32} {sum(times[:benign]) / b_parse:.2f}x the bare parse")
+    b_ratios = sorted(ratios[:benign])
+    p99 = sorted(cold[:benign])[int(0.99 * (benign - 1))]
+    print(
+        f"benign targets: median per command {statistics.median(b_ratios):.2f}x the parse (target <= 8x), "
+        f"p99 decision {p99 * 1e3:.3f} ms (target <= 1 ms)"
+    )
 
 
 if __name__ == "__main__":
