@@ -69,6 +69,7 @@ from bot.agent.model import (
 )
 from bot.agent.outcome import AgentOutcome, Stop, ToolCallEntry, TurnRecord
 from bot.agent.prompts import AgentTask, build_system_prompt, gather_environment, render_task
+from bot.agent.resume import opening_messages
 from bot.agent.retry import RetryNotice, run_retried
 from bot.agent.session import AgentSession, RunLedger
 from bot.agent.stop_reasons import turn_ending
@@ -91,6 +92,7 @@ from bot.runtime.pipeline import ToolCallOutcome, tool_use_error
 from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
 from bot.shell.execute.background import BackgroundTasks
 from bot.tools.agent_tool import SUBAGENT_SERVICE
+from bot.tools.ask_user import QUESTION_SERVICE
 from bot.tools.todo_write import TODO_SERVICE, TodoItem, TodoList
 from bot.tools.tool_search import TOOL_SEARCH_SERVICE, DeferredTools
 
@@ -216,7 +218,9 @@ class _AgentRun:
             if submitted.block_reason:
                 return Stop("aborted", f"a UserPromptSubmit hook blocked the task: {submitted.block_reason}")
             first += [_reminder(c) for c in (*started.additional_context, *submitted.additional_context)]
-        self._append({"role": "user", "content": first})
+        # A resumed session (bot.agent.resume): the earlier conversation, then the new request.
+        for message in opening_messages(self.session.resumed if self.is_main else (), first):
+            self._append(message)
         self.first_message = self.messages[0]
         while True:
             stop = self._check_limits()
@@ -293,6 +297,9 @@ class _AgentRun:
             hook_stop = next((o.stop_reason for o in result.outcomes if o.stop_reason), None)
             if hook_stop:
                 return Stop("aborted", f"a hook stopped the run: {hook_stop}")
+            box = self.context.services.get(QUESTION_SERVICE) if self.is_main else None
+            if box is not None and box.pending is not None:  # AskUserQuestion: the run waits for the answer
+                return Stop("needs_input", box.pending.question)
             if ending != "window_full":
                 return None
         match ending:

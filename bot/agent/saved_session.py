@@ -15,6 +15,7 @@ Reading one back is reading untrusted-shaped data (anyone with push access can w
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -108,8 +109,8 @@ def session_from_json(raw: bytes, source: str) -> SavedSession:
     todos = read.value("todos", _is_todos, "a list of [content, status] pairs")
     return SavedSession(
         threads=tuple(read.value("threads", _is_ints, "a list of numbers")),
-        branch=read.text("branch", optional=True),
-        head=read.text("head", optional=True),
+        branch=read.optional("branch", _is_branch, "a branch name"),
+        head=read.optional("head", _is_sha, "a commit id (hex)"),
         policy_hash=read.text("policy_hash") or "",
         requester=read.text("requester", optional=True),
         stop_reason=read.text("stop_reason") or "",
@@ -215,6 +216,21 @@ def _is_message(value: Any) -> bool:
 def _blocks(message: Mapping[str, Any]) -> list[Any]:
     content = message.get("content")
     return content if isinstance(content, list) else []
+
+
+def _is_sha(value: Any) -> bool:
+    """A full commit id: the stored value reaches git's command line, where ``--output=…`` would be
+    an option."""
+    return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", value) is not None
+
+
+def _is_branch(value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,254}", value) is not None
+        and ".." not in value
+        and not value.endswith((".lock", "/", "."))
+    )
 
 
 def _is_int(value: Any) -> bool:

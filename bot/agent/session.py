@@ -58,6 +58,8 @@ class AgentSession:
     context_clearing: ToolResultClearing | None = None
     #: Passed through to every request (``thinking``, ``metadata``, ...).
     extra_params: Mapping[str, Any] = field(default_factory=dict)
+    #: The earlier conversation a follow-up run continues (:mod:`bot.agent.resume`); main agent only.
+    resumed: tuple[dict[str, Any], ...] = ()
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     clock: Clock = monotonic
     # ----- set for sub-agents by the sub-agent runner -----

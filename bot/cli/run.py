@@ -79,6 +79,13 @@ def run(
         ),
     ] = Path("bot-output"),
     branch: Annotated[str | None, typer.Option("--branch", help="Local mode: the branch to work on.")] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option("--resume", help="Local mode: continue the local session with this id (docs/sessions.md)."),
+    ] = None,
+    continue_: Annotated[
+        bool, typer.Option("--continue", help="Local mode: continue the most recent local session.")
+    ] = False,
     event_name: Annotated[
         str | None, typer.Option("--event-name", envvar="GITHUB_EVENT_NAME", help="The GitHub event (Actions sets it).")
     ] = None,
@@ -128,6 +135,9 @@ def run(
         bool, typer.Option("--dry-run", help="Decide whether the event triggers; change nothing.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --dry-run: print the decision as JSON.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="With --dry-run: add what a run under the policy may do.")
+    ] = False,
 ) -> None:
     """Start a run. Locally: `bot run --local --repo PATH --prompt TEXT [--replay CASSETTE]`.
     On GitHub: reads GITHUB_EVENT_NAME / GITHUB_EVENT_PATH and the rest of the Actions environment."""
@@ -169,7 +179,14 @@ def run(
                 if (note := prompt_mismatch(replay, prompt)) is not None:
                     typer.echo(f"note: {note}", err=True)
             local_run = LocalRun(
-                repo=repo, prompt=prompt, output_dir=output_dir.resolve(), config=config, replay=replay, branch=branch
+                repo=repo,
+                prompt=prompt,
+                output_dir=output_dir.resolve(),
+                config=config,
+                replay=replay,
+                branch=branch,
+                resume=resume,
+                continue_last=continue_,
             )
             raise typer.Exit(anyio.run(run_local, local_run))
         from bot.github.events import TriggerSettings
@@ -190,6 +207,10 @@ def run(
             )
         if dry_run:
             decision = dry_run_decision(event_name, event_path, settings, repo)
+            if explain:
+                from bot.cli.explain import dry_run_explanation
+
+                decision["explain"] = dry_run_explanation(config)
             typer.echo(json.dumps(decision, indent=None if as_json else 2, ensure_ascii=False))
             raise typer.Exit(0)
         github_run = GitHubRun(

@@ -100,6 +100,10 @@ class CommentInfo:
     author: str | None
 
 
+#: Comments read from one thread (a session's "what changed since"): ten pages of a hundred.
+MAX_LISTED_COMMENTS = 1_000
+
+
 class GitHubApi(Protocol):
     """One repository's GitHub, as the bot uses it. Every method raises ``GitHubError`` subclasses."""
 
@@ -127,6 +131,11 @@ class GitHubApi(Protocol):
         ...
 
     def get_issue_comment(self, comment_id: int) -> CommentInfo: ...
+
+    def list_issue_comments(self, issue: int, *, after_id: int = 0) -> list[CommentInfo]:
+        """The thread's comments with an id above ``after_id``, oldest first (at most
+        :data:`MAX_LISTED_COMMENTS`)."""
+        ...
 
     def update_issue_comment(self, comment_id: int, body: str) -> CommentInfo: ...
 
@@ -417,6 +426,19 @@ class PyGithubApi:
             f"comment on #{issue}",
             lambda: _comment_info(self._request("POST", f"/issues/{issue}/comments", {"body": body})),
         )
+
+    def list_issue_comments(self, issue: int, *, after_id: int = 0) -> list[CommentInfo]:
+        def read() -> list[CommentInfo]:
+            found: list[CommentInfo] = []
+            for page in range(1, MAX_LISTED_COMMENTS // 100 + 1):
+                data = self._request("GET", f"/issues/{issue}/comments?per_page=100&page={page}")
+                items = data if isinstance(data, list) else []
+                found += [c for c in map(_comment_info, items) if c.id > after_id]
+                if len(items) < 100:
+                    break
+            return found[:MAX_LISTED_COMMENTS]
+
+        return self._call(f"list the comments of #{issue}", read)
 
     def get_issue_comment(self, comment_id: int) -> CommentInfo:
         return self._call(

@@ -68,6 +68,9 @@ class RedactingGitHubApi:
     def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
         return self._api.create_issue_comment(issue, self._md(body, "comment"))
 
+    def list_issue_comments(self, issue: int, *, after_id: int = 0) -> list[CommentInfo]:
+        return self._api.list_issue_comments(issue, after_id=after_id)
+
     def get_issue_comment(self, comment_id: int) -> CommentInfo:
         return self._api.get_issue_comment(comment_id)
 

@@ -34,8 +34,10 @@ from bot.github.outputs import mask, write_outputs, write_step_summary
 from bot.github.progress import StickyProgress
 from bot.github.publish import prepare_workspace, publish
 from bot.github.redacting_api import RedactingGitHubApi
+from bot.github.sessions import as_reply, github_slot, waiting_question
 from bot.orchestration.adapter import Checkout, Ending, EventSink, Work
 from bot.orchestration.conclusion import Conclusion
+from bot.orchestration.continuity import Loaded
 from bot.orchestration.git import CoAuthor, GitWorkspace
 from bot.orchestration.render import GITHUB_COMMENT_LIMIT, Provenance, render_progress, render_result
 from bot.orchestration.report import RunFacts, action_outputs, commit_message
@@ -113,6 +115,10 @@ def build_task(trigger: Trigger, repository: str) -> AgentTask:
 async def run_github(run: GitHubRun) -> int:
     payload = load_event(run.event_path)
     trigger = decide_trigger(run.event_name, payload, run.settings)
+    # A comment without the phrase may answer a question a stored session waits on.
+    reply = await anyio.to_thread.run_sync(_waiting_reply, run, trigger) if trigger.reply_text else None
+    if reply is not None:
+        trigger = as_reply(trigger)
     if not trigger.triggered:
         print(f"not triggered: {trigger.reason}")
         write_outputs({"conclusion": Conclusion.SKIPPED})
@@ -126,13 +132,34 @@ async def run_github(run: GitHubRun) -> int:
         raw_api = await anyio.to_thread.run_sync(lambda: PyGithubApi.from_environment())
         api = RedactingGitHubApi(raw_api, safety.egress)
         verdict = await anyio.to_thread.run_sync(authorize, trigger, api)
+        if isinstance(verdict, Refused) and reply is not None and verdict.kind != "check_failed":
+            # Only the requester or someone with write access answers; anyone else's comment is ignored.
+            print(f"not triggered: {trigger.actor} cannot answer the bot's question ({verdict.reason})")
+            write_outputs({"conclusion": Conclusion.SKIPPED})
+            return 0
         if isinstance(verdict, Refused):
             return await _refused(run, trigger, api, verdict)
-        adapter = GitHubAdapter(run, trigger, api, safety, verdict.permission)
+        from bot.explain.comment import answer_explain, is_explain_request
+
+        if is_explain_request(trigger):  # `@bot explain`: the policy's explanation, no model call
+            return await answer_explain(run, trigger, api)
+        adapter = GitHubAdapter(run, trigger, api, safety, verdict.permission, reply=reply)
         await adapter.announce()
         return await drive(adapter, run.config, safety, replay=run.replay)
     finally:
         restore_streams()
+
+
+def _waiting_reply(run: GitHubRun, trigger: Trigger) -> Loaded | None:
+    """The stored session whose pending question this comment may answer (read with the bot's
+    hardened git, before anything else happens), or ``None``."""
+    try:
+        git = GitWorkspace(run.config.workspace.resolve(), token=secret("GITHUB_TOKEN"), private=(run.output_dir,))
+        loaded = waiting_question(git, trigger)
+    except BotError as exc:
+        print(f"warning: the stored session could not be checked for a pending question: {exc}", file=sys.stderr)
+        return None
+    return loaded if loaded.session is not None else None
 
 
 async def _refused(run: GitHubRun, trigger: Trigger, api: GitHubApi, verdict: Refused) -> int:
@@ -161,8 +188,17 @@ class GitHubAdapter:
     artifact_hint = "the workflow run's `bot-run-…` artifact"
 
     def __init__(
-        self, run: GitHubRun, trigger: Trigger, api: GitHubApi, safety: RunSafety, permission: str | None
+        self,
+        run: GitHubRun,
+        trigger: Trigger,
+        api: GitHubApi,
+        safety: RunSafety,
+        permission: str | None,
+        *,
+        reply: Loaded | None = None,
     ) -> None:
+        #: The stored session this run answers the question of (a reply without the phrase).
+        self.reply = reply
         self.run = run
         self.trigger = trigger
         self.api = api
@@ -208,7 +244,18 @@ class GitHubAdapter:
         )
         # What a PR's head changes is untrusted: hooks that run one of those files are not run.
         untrusted = tuple(git.changed_files(base)) if self.trigger.pr is not None else ()
-        return Checkout(git, branch, base, git.head_sha(), trusted, untrusted, tuple(notes), pr_number)
+        slot = github_slot(
+            git,
+            self.api,
+            self.trigger,
+            phrase=self.run.settings.trigger_phrase,
+            bot_login=self.run.settings.bot_login,
+            sticky_id=self.sticky_id,
+            run_url=self.url,
+            reply=self.reply,
+        )
+        head = git.head_sha()
+        return Checkout(git, branch, base, head, trusted, untrusted, tuple(notes), pr_number, continuity=slot)
 
     def task(self, checkout: Checkout) -> AgentTask:
         return build_task(self.trigger, self.repository)

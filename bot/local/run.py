@@ -24,6 +24,7 @@ from bot.core.host_git import hardened_args, host_git_env
 from bot.errors import CanaryTripped, ConfigError
 from bot.github.events import slugify
 from bot.github.progress import TerminalProgress
+from bot.local.sessions import local_slot
 from bot.orchestration.adapter import Checkout, Ending, EventSink, Work
 from bot.orchestration.git import CoAuthor, GitWorkspace
 from bot.orchestration.render import Provenance
@@ -43,6 +44,9 @@ class LocalRun:
     config: RunConfig
     replay: Path | None = None
     branch: str | None = None
+    #: ``--resume ID``: continue that local session; ``--continue``: the most recent one.
+    resume: str | None = None
+    continue_last: bool = False
 
 
 def ensure_repository(repo: Path, output_dir: Path, out: TextIO) -> Path:
@@ -116,11 +120,16 @@ class LocalAdapter:
         git = self.git
         git.configure_identity()
         base = git.current_branch() or "HEAD"
-        branch = self.run.branch or LOCAL_BRANCH_PREFIX + slugify(self.run.prompt)
+        slot = local_slot(
+            git, self.run.prompt, resume=self.run.resume, continue_last=self.run.continue_last, out=self.out
+        )
+        saved = slot.saved
+        default = saved.branch if saved is not None and saved.branch else LOCAL_BRANCH_PREFIX + slugify(self.run.prompt)
+        branch = self.run.branch or default
         git.prepare_branch(branch, base=base)
         before = git.head_sha()
-        print(f"branch {branch} (from {base} at {before[:12]})", file=self.out)
-        return Checkout(git, branch, base, before, working_tree_files(self.repo))
+        print(f"branch {branch} (from {base} at {before[:12]}); session {slot.keys[0]}", file=self.out)
+        return Checkout(git, branch, base, before, working_tree_files(self.repo), continuity=slot)
 
     def task(self, checkout: Checkout) -> AgentTask:
         return AgentTask(self.run.prompt)

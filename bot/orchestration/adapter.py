@@ -20,6 +20,7 @@ from bot.agent.events import RunEvent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
 from bot.errors import CanaryTripped
+from bot.orchestration.continuity import SessionSlot
 from bot.orchestration.git import CoAuthor, GitWorkspace
 from bot.orchestration.render import Provenance, RunReport
 from bot.orchestration.report import RunFacts
@@ -46,6 +47,9 @@ class Checkout:
     notes: tuple[str, ...] = ()
     #: An open pull request for the branch (a re-run), or the PR the run was asked on.
     pr_number: int | None = None
+    #: The task's stored session: the one this run resumes and where it leaves its own
+    #: (:mod:`bot.orchestration.continuity`); ``None``: the mode keeps none.
+    continuity: SessionSlot | None = None
 
 
 @dataclass(frozen=True, slots=True)

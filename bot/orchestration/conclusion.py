@@ -17,6 +17,8 @@ class Conclusion(StrEnum):
     #: Stopped at a limit, cancelled, or verification failed: the work so far is kept.
     PARTIAL = "partial"
     FAILURE = "failure"
+    #: The model asked the requester a question: the work so far is pushed, the session waits for the reply.
+    NEEDS_INPUT = "needs-input"
     #: Not triggered: nothing was done.
     SKIPPED = "skipped"
     #: Triggered by someone without write access: nothing was done.

@@ -115,7 +115,7 @@ class RunReport:
 #: Files listed in the configuration warning; the rest are counted.
 MAX_SENSITIVE_SHOWN = 20
 
-_ICONS = {"success": "✅", "partial": "⚠️", "failure": "❌", "refused": "⛔"}
+_ICONS = {"success": "✅", "partial": "⚠️", "failure": "❌", "refused": "⛔", "needs-input": "❓"}
 
 
 def defuse_mentions(text: str) -> str:

@@ -22,12 +22,15 @@ from pathlib import Path
 
 import anyio
 
+from bot.agent.events import RunEvent
 from bot.agent.loop import run_agent
 from bot.agent.outcome import AgentOutcome
+from bot.agent.session import AgentSession
 from bot.core.host_git import GitDirTampered
 from bot.errors import BotError, CanaryTripped, canary_tripped_in, first_error
 from bot.interface.abort import AbortSignal
-from bot.orchestration.adapter import Checkout, Ending, RunAdapter, Work
+from bot.orchestration.adapter import Checkout, Ending, EventSink, RunAdapter, Work
+from bot.orchestration.continuity import keep_session, resume_into, run_config_for
 from bot.orchestration.finish import build_ending, finish, stopped_by_canary
 from bot.orchestration.git import DiffStats
 from bot.orchestration.provenance import with_policy
@@ -53,6 +56,7 @@ class _State:
     image_hosts: tuple[str, ...] = ()
     cancelled: bool = False
     facts: RunFacts | None = None
+    session: AgentSession | None = None
     diff: DiffStats | None = None
 
 
@@ -88,7 +92,7 @@ async def _stages(
     seal = git.seal()
     guard = safety.guard()
     config = replace(
-        config,
+        run_config_for(checkout.continuity, config),
         workspace=git.root,
         scratch_dir=adapter.output_dir / "scratch",
         untrusted_paths=checkout.untrusted_paths,
@@ -117,6 +121,7 @@ async def _stages(
     try:
         work = await anyio.to_thread.run_sync(_commit, adapter, checkout, state, safety)
         state.facts = await anyio.to_thread.run_sync(adapter.publish, checkout, work)
+        state.notes += await anyio.to_thread.run_sync(_keep_session, checkout, work, state, safety)
         state.diff = await anyio.to_thread.run_sync(git.diff, checkout.before)
     except GitDirTampered as exc:  # nothing is committed or pushed from a reconfigured repository
         state.facts = RunFacts(branch=checkout.branch, error=str(exc))
@@ -134,11 +139,41 @@ async def _agent_stage(
         state.provenance = with_policy(state.provenance, prepared)
         state.hook_files = prepared.hook_files()
         state.image_hosts = prepared.image_hosts()
+        slot = checkout.continuity
+        task, notes = await anyio.to_thread.run_sync(resume_into, slot, prepared, checkout.git, adapter.task(checkout))
+        state.notes += notes
+        state.session = prepared.session
         async with adapter.progress() as sink:
-            state.outcome = await run_agent(adapter.task(checkout), prepared.session, sink)
+            tracked = sink if slot is None else _both(slot.todos, sink)
+            state.outcome = await run_agent(task, prepared.session, tracked)
         if state.outcome.completed and not abort.aborted:
             state.verification = await run_verification(prepared, checkout.git.root)
         state.notes += prepared.run_log_notes()
+
+
+def _keep_session(checkout: Checkout, work: Work, state: _State, safety: RunSafety) -> list[str]:
+    """The session the run leaves for a follow-up (a question posted first, when it ended on one)."""
+    facts = state.facts
+    pr = checkout.pr_number
+    if pr is None and facts is not None and facts.pr_url:
+        pr = int(facts.pr_url.rstrip("/").rsplit("/", 1)[-1])
+    return keep_session(
+        checkout.continuity,
+        state.outcome,
+        state.session,
+        branch=checkout.branch,
+        head=work.commit,
+        pr_number=pr,
+        egress=safety.egress,
+    )
+
+
+def _both(first: EventSink, second: EventSink) -> EventSink:
+    def sink(event: RunEvent) -> None:
+        first(event)
+        second(event)
+
+    return sink
 
 
 def _commit(adapter: RunAdapter, checkout: Checkout, state: _State, safety: RunSafety) -> Work:

@@ -46,6 +46,8 @@ from bot.runtime.pipeline import ToolPool
 from bot.shell.execute.background import SERVICE_KEY as TASKS_SERVICE
 from bot.shell.execute.background import BackgroundTasks
 from bot.tools.agent_definitions import DEFAULT_MODEL_ALIASES, load_trusted_definitions
+from bot.tools.ask_user import DEFAULT_MAX_QUESTIONS, QUESTION_SERVICE, AskUserQuestionTool, QuestionBox
+from bot.tools.registry import all_base_tools
 
 #: The model when neither the workflow nor the policy names one.
 DEFAULT_MODEL = DEFAULT_MODEL_ALIASES["sonnet"]
@@ -108,6 +110,11 @@ class RunConfig:
     git_seal: Any = None
     #: The bot's environment with its secrets (resolving ``${VAR}`` in trusted config; never a child's).
     environ: Mapping[str, str] = field(default_factory=full_environ)
+    #: Who AskUserQuestion asks (the requester of a comment-triggered run); ``None``: nobody can
+    #: answer, the tool is left out (scheduled and dispatched runs).
+    ask_requester: str | None = None
+    #: Questions earlier runs of the same task asked: they count against ``bot.limits.max_questions``.
+    questions_asked: int = 0
 
 
 @dataclass(slots=True)
@@ -193,6 +200,15 @@ def run_limits(config: RunConfig, policy: EffectivePolicy) -> RunLimits:
     )
 
 
+def question_box(config: RunConfig, policy: EffectivePolicy) -> QuestionBox | None:
+    """The run's AskUserQuestion box, when someone can answer and the policy allows questions."""
+    limit = policy.setting("limits.max_questions")
+    limit = DEFAULT_MAX_QUESTIONS if limit is None else int(limit)
+    if config.ask_requester is None or limit <= 0:
+        return None
+    return QuestionBox(limit=limit, asked_before=config.questions_asked, requester=config.ask_requester)
+
+
 def instructions_from(trusted: TrustedFiles) -> tuple[Instruction, ...]:
     found = []
     for name in INSTRUCTION_FILES:
@@ -217,12 +233,16 @@ async def prepare_run(
     permission = policy.permission_context(config.workspace)
     async with AsyncExitStack() as stack:
         mcp_tools, mcp_states = await _start_mcp(stack, config, trusted, policy, permission)
-        pool = ToolPool(assemble_tool_pool(permission, mcp_tools))
+        questions = question_box(config, policy)
+        base_tools = None if questions is None else [*all_base_tools(), AskUserQuestionTool()]
+        pool = ToolPool(assemble_tool_pool(permission, mcp_tools, base_tools))
         context = make_context(
             config.workspace, scratch_dir=config.scratch_dir, permission=permission, tools=pool.tools, abort=abort
         )
         if config.guard is not None:
             context.services[GUARD_SERVICE] = config.guard
+        if questions is not None:
+            context.services[QUESTION_SERVICE] = questions
         if config.git_seal is not None:
             context.services[GIT_SEAL_SERVICE] = config.git_seal
         session_id = str(uuid.uuid4())

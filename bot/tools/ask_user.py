@@ -81,17 +81,20 @@ class QuestionBox:
         return self.pending
 
 
-def render_question(question: AskedQuestion, requester: str | None, phrase: str) -> str:
-    """The comment that asks: addressed to the requester, with the choices numbered."""
+def render_question(
+    question: AskedQuestion, requester: str | None, phrase: str, *, reply_hint: str | None = None
+) -> str:
+    """The comment that asks: addressed to the requester, with the choices numbered, and how to
+    answer (``reply_hint``; by default: a comment on the thread)."""
     who = f"@{requester} " if requester else ""
     lines = [f"{who}I have a question before I go on:", "", *(f"> {line}" for line in question.question.splitlines())]
     if question.choices:
         lines += ["", *(f"{i}. {choice}" for i, choice in enumerate(question.choices, 1))]
-    lines += [
-        "",
+    hint = reply_hint or (
         "Reply in a comment (a choice's number is enough; no need to mention "
-        f"{phrase}). The work so far is pushed as a checkpoint; `{phrase} start over` drops this session.",
-    ]
+        f"{phrase}). The work so far is pushed as a checkpoint; `{phrase} start over` drops this session."
+    )
+    lines += ["", hint]
     return "\n".join(lines)
 
 

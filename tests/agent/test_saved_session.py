@@ -95,6 +95,16 @@ def test_a_large_conversation_loses_long_tool_results_first_then_itself() -> Non
             "'messages'",
         ),
         ("too large", b" " * (MAX_SESSION_BYTES + 1), "more than"),
+        (
+            "a head that git would read as an option",
+            json.dumps({**json.loads(session().to_json()), "head": "--output=/tmp/pwned"}).encode(),
+            "'head' must be a commit id",
+        ),
+        (
+            "a branch that git would read as an option",
+            json.dumps({**json.loads(session().to_json()), "branch": "-b"}).encode(),
+            "'branch' must be a branch name",
+        ),
         ("nested too deep", b'{"a":' * 100 + b"1" + b"}" * 100, "nested"),
     ],
 )
