@@ -59,6 +59,12 @@ COMMAND_SUBSTITUTION_PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"=\("), "Zsh process substitution =()", "full"),
     (re.compile(r"(?:^|[\s;&|])=[a-zA-Z_]"), "Zsh equals expansion (=cmd)", "full"),
     (re.compile(r"\$\("), "$() command substitution", "wdq"),
+    # Check 8 departs from the seeds on one form: a plain ``${NAME}`` is not flagged. It is
+    # ``$NAME`` with braces, which the seeds let through, and the word resolver treats both alike
+    # (a value known only at run time: the argument checks, check 6 and the path checks still see
+    # it). The seeds flag every ``${`` because their legacy regex splitter cannot tell ``${x}`` from
+    # ``${x:-$(cmd)}``; our parser can, and every other form (defaults, ``${!x}``, substitutions)
+    # is still check 8.
     (re.compile(r"\$\{(?![A-Za-z_][A-Za-z0-9_]*\})"), "${} parameter substitution", "wdq"),
     (re.compile(r"\$\["), "$[] legacy arithmetic expansion", "wdq"),
     (re.compile(r"~\["), "Zsh-style parameter expansion", "full"),
@@ -129,6 +135,11 @@ def text_findings(command: str) -> Finding | None:
         and ("=" not in command or _ZSH_EQUALS.search(command) is None)
     ):
         return None
+    # Check 7 departs from the seeds: an unquoted newline is not flagged. The seeds ask on one
+    # because their regex splitter does not treat it as a command separator, so a second line could
+    # escape the rules; our parser splits on it exactly as bash does and every line is judged as a
+    # subcommand of its own (a deny rule on line two still denies). What bash and other parsers do
+    # disagree on is a carriage return, and that is check 7 here.
     if "\r" in command:
         return Finding(7, "a carriage return: bash reads it as part of a word, other parsers as a line break")
     if _CONTROL.search(command):
