@@ -1,19 +1,31 @@
 # The container form of the bot: the same `bot run`, with git, ripgrep and bubblewrap installed.
-# Build: docker build -t headless-bot .   Run: docker run --rm -v "$PWD:/work" -w /work headless-bot run --local ...
+#
+# As a Docker container action (container/action.yml) it runs as the image's default user, root:
+# GitHub requires it (a USER instruction leaves the action unable to write GITHUB_WORKSPACE, which
+# the runner mounts and owns) and sets the working directory itself, so this file has no USER and
+# no WORKDIR, and its ENTRYPOINT is an absolute path.
+#
+# Locally, run it as yourself, so files written to the mounted repository are yours, not root's:
+#   docker build -t headless-bot .
+#   docker run --rm --user "$(id -u):$(id -g)" -v "$PWD:/work" -w /work headless-bot run --local ...
+#
+# The shell sandbox (bubblewrap) needs user namespaces, which Docker's default seccomp profile
+# refuses: under a policy with `sandbox: required` (the shipped presets) shell commands are denied
+# in this form. The composite action (action.yml) sets the sandbox up on the runner; prefer it.
 FROM python:3.12-slim
 
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git ripgrep bubblewrap ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 
-WORKDIR /opt/bot
-COPY pyproject.toml README.md ./
-COPY bot ./bot
-COPY policies ./policies
-RUN pip install --no-cache-dir . \
-    && useradd --create-home --uid 1001 bot
+COPY pyproject.toml README.md /opt/bot/
+COPY bot /opt/bot/bot
+COPY policies /opt/bot/policies
+# Every model provider's extra, so the action's model_provider input works without a rebuild.
+RUN pip install --no-cache-dir "/opt/bot[bedrock,vertex]" \
+    # The checkout is mounted owned by the runner's user; root's git would refuse it as "dubious
+    # ownership". Trusted for that one path only.
+    && git config --system --add safe.directory /github/workspace
 
-# Unprivileged by default: the sandbox (bubblewrap) needs user namespaces, not root.
-USER bot
-ENTRYPOINT ["bot"]
+ENTRYPOINT ["/usr/local/bin/bot"]
 CMD ["run"]

@@ -103,3 +103,48 @@ def test_the_environment_is_cached_by_the_actions_version_and_saved_before_the_m
     assert restore["uses"].startswith("actions/cache/restore@") and save["uses"].startswith("actions/cache/save@")
     assert restore["with"]["key"] == save["with"]["key"] == "${{ steps.env-key.outputs.key }}"
     assert "GITHUB_ACTION_PATH" in steps[index["Key the environment"]]["run"]  # the action's own files
+
+
+# ----- the container form ---------------------------------------------------------------------------
+
+CONTAINER_ACTION = ROOT / "container" / "action.yml"
+DOCKERFILE = ROOT / "Dockerfile"
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of the Dockerfile, continuation lines joined, comments dropped."""
+    logical: list[str] = []
+    pending = ""
+    for line in DOCKERFILE.read_text().splitlines():
+        if line.lstrip().startswith("#") or not line.strip():
+            continue
+        pending += line.rstrip("\\").strip() + " "
+        if not line.rstrip().endswith("\\"):
+            logical.append(pending.strip())
+            pending = ""
+    return [(text.split(None, 1)[0].upper(), text.split(None, 1)[1]) for text in logical]
+
+
+def test_the_image_follows_githubs_rules_for_docker_container_actions() -> None:
+    # Docker actions run as the default user (root), GitHub sets the working directory, and the
+    # entrypoint is an absolute path in exec form.
+    instructions = dockerfile_instructions()
+    names = [name for name, _ in instructions]
+    assert names[0] == "FROM"
+    assert "USER" not in names
+    assert "WORKDIR" not in names
+    (entrypoint,) = [json.loads(args) for name, args in instructions if name == "ENTRYPOINT"]
+    assert entrypoint[0].startswith("/")
+
+
+def test_the_container_action_validates_and_matches_the_composite_one() -> None:
+    container, composite = load(CONTAINER_ACTION), load(ACTION)
+    assert list(validator("github-action.json").iter_errors(container)) == []
+    assert container["runs"]["using"] == "docker"
+    assert container["inputs"].keys() == composite["inputs"].keys()
+    assert container["outputs"].keys() == composite["outputs"].keys()
+    (run,) = [step for step in composite["runs"]["steps"] if step.get("name") == "Run"]
+    assert container["runs"]["env"].keys() == run["env"].keys()
+    for name, value in run["env"].items():
+        if name != "BOT_OUTPUT_DIR":  # the runner's temp directory is not mounted in the container
+            assert container["runs"]["env"][name] == value
