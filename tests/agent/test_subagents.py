@@ -19,6 +19,9 @@ from tests.agent.conftest import Harness, git
 
 pytestmark = pytest.mark.anyio
 
+AGENT_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-agents"
+REVIEWER_FIXTURE = AGENT_FIXTURES / "21st-dev__1code__code-reviewer.md"
+
 
 async def test_a_worktree_sub_agent_edits_in_isolation_and_returns_its_diff(
     harness: Harness, git_repo: Callable[..., None]
@@ -138,3 +141,30 @@ async def test_a_background_agents_report_can_be_read_with_task_output(harness: 
     assert "Two files contain TODO notes." in json.dumps(read[0]["content"])
     task_output = next(c for c in outcome.tool_calls if c.record.tool_name == "TaskOutput")
     assert not task_output.denied
+
+
+async def test_a_repository_agent_type_runs_with_its_own_prompt_tools_and_model(
+    harness: Harness, tmp_path: Path
+) -> None:
+    from bot.orchestration.session import working_tree_files
+    from bot.tools.agent_definitions import load_trusted_definitions
+
+    trusted = tmp_path / "default-branch"
+    (trusted / ".claude" / "agents").mkdir(parents=True)
+    (trusted / ".claude" / "agents" / "code-reviewer.md").write_text(REVIEWER_FIXTURE.read_text())
+    files = working_tree_files(trusted)
+    definitions, warnings = load_trusted_definitions(files.read, files.list_dir, files.label)
+    harness.write("calc.py", "def add(a, b):\n    return a - b\n")
+
+    session = harness.session(allow=("Read",), agent_definitions=definitions)
+    outcome, cassette = await harness.run("custom_agent", session)
+
+    assert warnings == [] and outcome.stop.reason == "completed" and cassette.all_played
+    parent, child = harness.request(0), harness.request(1)
+    agent_tool = next(t for t in parent["tools"] if t["name"] == "Agent")
+    assert "- code-reviewer: Reviews code changes for correctness" in agent_tool["description"]
+    assert "You are a focused code reviewer for the 1Code desktop app." in child["system"][0]["text"]
+    assert sorted(t["name"] for t in child["tools"]) == ["Bash", "Glob", "Grep", "Read"]
+    assert child["model"] == "claude-sonnet-5-5"  # the definition's `model: sonnet`
+    result = outcome.messages[2]["content"][0]
+    assert not result.get("is_error") and "add() subtracts instead of adding" in result["content"]

@@ -199,6 +199,27 @@ MAX_TOKENS_CUT: list[ScriptItem] = [
     Turn([Text("Wrote NOTES.md.")]),
 ]
 
+#: A repository's own agent type (``.claude/agents/code-reviewer.md``): the child runs on the
+#: definition's model with the definition's prompt and tools.
+CUSTOM_AGENT: list[ScriptItem] = [
+    Turn(
+        [
+            Text("I'll ask the project's reviewer to look at calc.py."),
+            ToolCall(
+                "Agent",
+                {
+                    "description": "Review calc.py",
+                    "subagent_type": "code-reviewer",
+                    "prompt": "Review calc.py for correctness and report findings with line numbers.",
+                },
+            ),
+        ]
+    ),
+    Turn([ToolCall("Read", {"file_path": "calc.py"})]),
+    Turn([Text("Finding: add() subtracts instead of adding (calc.py:2).")]),
+    Turn([Text("The reviewer found that add() subtracts instead of adding.")]),
+]
+
 CASSETTES: dict[str, Sequence[ScriptItem]] = {
     "multi_turn_fix": MULTI_TURN_FIX,
     "retries": RETRIES,
@@ -210,6 +231,7 @@ CASSETTES: dict[str, Sequence[ScriptItem]] = {
     "background_agent": BACKGROUND_AGENT,
     "background_agent_task_output": BACKGROUND_AGENT_TASK_OUTPUT,
     "max_tokens_cut": MAX_TOKENS_CUT,
+    "custom_agent": CUSTOM_AGENT,
 }
 
 
