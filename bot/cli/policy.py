@@ -206,3 +206,9 @@ def policy_schema() -> None:
     from bot.permissions.settings_model import schema_text
 
     typer.echo(schema_text(), nl=False)
+
+
+# `bot policy explain` lives in its own module (bot.cli.explain).
+from bot.cli.explain import policy_explain  # noqa: E402
+
+policy_app.command("explain")(policy_explain)
