@@ -55,10 +55,19 @@ def limit_before_turn(limits: RunLimits, *, turns_done: int, cost_usd: float, el
     if limits.wall_time_s is not None and elapsed_s >= limits.wall_time_s:
         return wall_time_hit(limits.wall_time_s, elapsed_s)
     if limits.max_budget_usd is not None and cost_usd >= limits.max_budget_usd:
-        return LimitHit("budget", f"spent ${cost_usd:.4f} of the ${limits.max_budget_usd:.2f} budget")
+        return LimitHit("budget", f"spent ${cost_usd:.4f} of the {format_usd(limits.max_budget_usd)} budget")
     if limits.max_turns is not None and turns_done >= limits.max_turns:
         return LimitHit("max_turns", f"{turns_done} of {limits.max_turns} turns used")
     return None
+
+
+def format_usd(amount: float) -> str:
+    """Dollars with the digits the amount has: cents as cents (``$1.50``), a budget set below a
+    cent or between cents as written (``$0.012``, not a rounded ``$0.01`` that reads as less)."""
+    cents = f"{amount:.2f}"
+    if float(cents) == amount:
+        return f"${cents}"
+    return "$" + f"{amount:.6f}".rstrip("0")
 
 
 def wall_time_hit(limit_s: float, elapsed_s: float) -> LimitHit:

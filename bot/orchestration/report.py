@@ -106,10 +106,11 @@ def headline(outcome: AgentOutcome | None, facts: RunFacts) -> str:
         return "The run did not start"
     stop = outcome.stop
     saved = " Work so far is committed" + (f" on `{facts.branch}`." if facts.branch else ".")
-    if facts.cancelled or stop.reason == "aborted":
-        return "The run was cancelled." + saved + (f" ({stop.detail})" if stop.detail else "")
+    # A limit before a cancellation: the wall-time deadline stops the run through its abort signal.
     if stop.is_limit:
         return f"Stopped at {_LIMIT_WORDS.get(stop.reason, stop.reason)} ({stop.detail})." + saved
+    if facts.cancelled or stop.reason == "aborted":
+        return "The run was cancelled." + saved + (f" ({stop.detail})" if stop.detail else "")
     if stop.reason == "error":
         return f"The run ended with an error: {stop.detail}." + saved
     if stop.reason == "needs_input":
@@ -142,7 +143,7 @@ def build_report(outcome: AgentOutcome | None, diff: DiffStats | None, facts: Ru
     return RunReport(
         conclusion=conclusion(outcome, facts),
         headline=headline(outcome, facts),
-        summary=outcome.final_text if outcome is not None else "",
+        summary=run_summary(outcome, files),
         branch=facts.branch if facts.pushed or facts.branch else None,
         pr_url=facts.pr_url,
         commit=facts.commit,
@@ -156,6 +157,51 @@ def build_report(outcome: AgentOutcome | None, diff: DiffStats | None, facts: Ru
         sensitive_paths=facts.sensitive_paths,
         context=_context_lines(outcome),
     )
+
+
+def run_summary(outcome: AgentOutcome | None, files: Sequence[FileDiff]) -> str:
+    """The model's own summary when it finished. Otherwise its last text is a fragment of work in
+    progress ("Reading."), so the summary is what was done: its todo list and the changed files."""
+    if outcome is None:
+        return ""
+    if outcome.completed:
+        return outcome.final_text
+    lines = ["The run stopped before the model wrote its summary. What it did:", ""]
+    todos = last_todos(outcome)
+    if todos:
+        marks = {"completed": "[x]", "in_progress": "[ ]", "pending": "[ ]"}
+        for content, status in todos:
+            suffix = " (in progress)" if status == "in_progress" else ""
+            lines.append(f"- {marks.get(status, '[ ]')} {content}{suffix}")
+    else:
+        lines.append("- no todo list was kept")
+    if files:
+        changed = ", ".join(f"`{f.path}` (+{f.additions} −{f.deletions})" for f in files[:MAX_SUMMARY_FILES])
+        more = f" and {len(files) - MAX_SUMMARY_FILES} more" if len(files) > MAX_SUMMARY_FILES else ""
+        lines += ["", f"Changed: {changed}{more}."]
+    else:
+        lines += ["", "No files changed."]
+    return "\n".join(lines)
+
+
+#: Files named in a summary written for the model; the diff below lists them all.
+MAX_SUMMARY_FILES = 10
+
+
+def last_todos(outcome: AgentOutcome) -> list[tuple[str, str]]:
+    """The main agent's todo list as its last successful ``TodoWrite`` left it: (content, status)."""
+    for entry in reversed(outcome.tool_calls):
+        record = entry.record
+        if record.tool_name != "TodoWrite" or entry.agent_id is not None or record.is_error or entry.discarded:
+            continue
+        todos = record.input.get("todos") if isinstance(record.input, dict) else None
+        if isinstance(todos, list):
+            return [
+                (str(t.get("content", "")), str(t.get("status", "pending")))
+                for t in todos
+                if isinstance(t, dict) and t.get("content")
+            ]
+    return []
 
 
 def _context_lines(outcome: AgentOutcome | None) -> tuple[str, ...]:
