@@ -18,6 +18,7 @@ import anyio
 
 from bot.agent.events import RunEvent, TextDelta, ToolFinished, ToolStarted
 from bot.agent.model import (
+    Block,
     ModelClient,
     ModelError,
     ModelRequest,
@@ -28,12 +29,12 @@ from bot.agent.model import (
 )
 from bot.agent.usage import ZERO_USAGE, Usage
 from bot.interface.context import ToolUseContext
-from bot.interface.messages import ProgressSink, ToolUseBlock, drop_progress
+from bot.interface.messages import ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
 from bot.permissions.chain import PermissionEngine
 from bot.permissions.decision import Deny
 from bot.permissions.denials import DenialTracker
 from bot.runtime.hooks import HookRunner
-from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
+from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner, tool_use_error
 from bot.runtime.streaming import StreamingToolExecutor
 
 
@@ -49,6 +50,21 @@ class Attempt:
     context: ToolUseContext | None = None
     #: Why the attempt failed (its tools were aborted); ``None`` when it did not.
     error: ModelError | None = None
+
+    def results_content(self) -> list[Block]:
+        """The user message's content that answers this response: each result in call order, an
+        error result for each call cut off before its input was complete, then what the calls
+        added (hook context, denial guidance)."""
+        content: list[Block] = [o.result.to_api() for o in self.outcomes]
+        for block in self.truncated:
+            text = tool_use_error(
+                f"The {block.name} call was cut off by the output token limit before its input "
+                "was complete, so it did not run. Send it again, smaller if needed."
+            )
+            content.append(ToolResultBlock(block.id, text, is_error=True).to_api())
+        for outcome in self.outcomes:
+            content += outcome.new_messages
+        return content
 
 
 async def stream_attempt(

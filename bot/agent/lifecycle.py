@@ -79,6 +79,28 @@ class NoLifecycleHooks:
         return NO_LIFECYCLE_OUTCOME
 
 
+async def open_session(hooks: LifecycleHooks, info: SessionInfo, prompt: str) -> str | tuple[str, ...]:
+    """SessionStart, then UserPromptSubmit with the task: why the run must not start (a hook
+    stopped it or blocked the prompt), or the context the hooks add to the first message."""
+    started = await hooks.session_start(info, "startup")
+    submitted = await hooks.user_prompt_submit(info, prompt)
+    for outcome, event in ((started, "SessionStart"), (submitted, "UserPromptSubmit")):
+        if outcome.stop_reason:
+            return f"a {event} hook stopped the run: {outcome.stop_reason}"
+    if submitted.block_reason:
+        return f"a UserPromptSubmit hook blocked the task: {submitted.block_reason}"
+    return (*started.additional_context, *submitted.additional_context)
+
+
+async def stop_hooks(
+    hooks: LifecycleHooks, info: SessionInfo, stop_hook_active: bool, agent_transcript: Path | None
+) -> LifecycleOutcome:
+    """Stop for the main agent; SubagentStop (with its own transcript) for a sub-agent."""
+    if agent_transcript is None:
+        return await hooks.stop(info, stop_hook_active)
+    return await hooks.subagent_stop(info, stop_hook_active, agent_transcript)
+
+
 class _PromptVerdict(Protocol):
     blocked: str | None
     additional_context: tuple[str, ...]

@@ -5,6 +5,10 @@ each ``tool_use`` block to the streaming executor at its ``content_block_stop`` 
 the model is still writing, collect the results in order, append both messages, repeat — until the
 model ends its turn without tool calls, or a limit, an abort, a hook or a fatal error stops the run.
 
+Around it: one streamed attempt with its tools is :mod:`bot.agent.attempt`, the conversation kept in
+the shape the API accepts is :mod:`bot.agent.conversation`, what a stop reason means is
+:mod:`bot.agent.stop_reasons`, the retry driver is :mod:`bot.agent.retry`.
+
 A failed attempt (a 529, a cut stream) is retried as a whole turn: the attempt's running tools are
 aborted and logged as discarded, its streamed text is void (a ``ModelRetrying`` event says so).
 Limits stop cleanly between turns; the wall time also aborts a turn in progress. Whatever stops the
@@ -18,10 +22,10 @@ request failed through every retry) ends the run as the ``context_window`` limit
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import replace
-from typing import Any, TypeVar, assert_never
+from typing import TypeVar, assert_never
 
 import anyio
 
@@ -41,7 +45,8 @@ from bot.agent.compaction import (
     summary_request,
     summary_text,
 )
-from bot.agent.context_window import ContextBudget, ContextMeter, estimate_request, window_for
+from bot.agent.context_window import ContextBudget, estimate_request, window_for
+from bot.agent.conversation import Conversation
 from bot.agent.events import (
     ContextCompacted,
     EventSink,
@@ -57,7 +62,7 @@ from bot.agent.events import (
     drop_events,
     safe_emit,
 )
-from bot.agent.lifecycle import LifecycleOutcome, SessionInfo
+from bot.agent.lifecycle import SessionInfo, open_session, stop_hooks
 from bot.agent.limits import LimitHit, limit_before_turn, wall_time_hit
 from bot.agent.model import (
     Block,
@@ -66,6 +71,7 @@ from bot.agent.model import (
     ModelRequest,
     ModelRetriesExhausted,
     StreamFinished,
+    merged_params,
 )
 from bot.agent.outcome import AgentOutcome, Stop, ToolCallEntry, TurnRecord
 from bot.agent.prompts import AgentTask, build_system_prompt, gather_environment, render_task
@@ -86,9 +92,9 @@ from bot.agent.usage import ZERO_USAGE, Usage
 from bot.core.guard import guard_of, tool_redactor
 from bot.errors import canary_tripped_in
 from bot.interface.context import ToolUseContext
-from bot.interface.messages import ProgressEvent, ProgressSink, ToolResultBlock
+from bot.interface.messages import ProgressEvent, ProgressSink
 from bot.permissions.denials import DenialTracker
-from bot.runtime.pipeline import ToolCallOutcome, tool_use_error
+from bot.runtime.pipeline import ToolCallOutcome
 from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
 from bot.shell.execute.background import BackgroundTasks
 from bot.tools.agent_tool import SUBAGENT_SERVICE
@@ -134,9 +140,7 @@ class _AgentRun:
         wall = session.limits.wall_time_s
         self.ledger = session.ledger or RunLedger(started_at=now, deadline=None if wall is None else now + wall)
         self.pool = with_agent_definitions(session.pool, session.agent_definitions)
-        self.messages: list[Message] = []
         self.turns = 0
-        self.last_text = ""
         self.system: list[Block] = []
         self.stop_hook_active = False
         self.deferred = DeferredTools(server_side=session.client.supports_tool_search)
@@ -151,15 +155,13 @@ class _AgentRun:
             cwd=session.context.working_directory,
             agent_id=self.agent_id,
         )
+        self.convo = Conversation(self.transcript)
         self.context = self._make_context(session.context)
         self._billed = ZERO_USAGE
         self._request_id: str | None = None
         self._limit_reported = False
-        self.meter = ContextMeter()
         self.clearing: ToolResultClearing = session.context_clearing or ClientClearing()
         self.compactions: list[Compaction] = []
-        #: The task as first sent: every compacted conversation starts with it again.
-        self.first_message: Message = {"role": "user", "content": []}
         #: The turn that follows a compaction forced by the API's "prompt is too long": not forced twice.
         self._forced_compaction = 0
 
@@ -209,19 +211,12 @@ class _AgentRun:
         self.system = system_blocks(prompt, self.session.cache_ttl)
         first: list[Block] = [{"type": "text", "text": render_task(self.task)}]
         if self.is_main:
-            info = self._info()
-            started = await self.session.lifecycle.session_start(info, "startup")
-            submitted = await self.session.lifecycle.user_prompt_submit(info, first[0]["text"])
-            for outcome, event in ((started, "SessionStart"), (submitted, "UserPromptSubmit")):
-                if outcome.stop_reason:
-                    return Stop("aborted", f"a {event} hook stopped the run: {outcome.stop_reason}")
-            if submitted.block_reason:
-                return Stop("aborted", f"a UserPromptSubmit hook blocked the task: {submitted.block_reason}")
-            first += [_reminder(c) for c in (*started.additional_context, *submitted.additional_context)]
+            opened = await open_session(self.session.lifecycle, self._info(), first[0]["text"])
+            if isinstance(opened, str):
+                return Stop("aborted", opened)
+            first += [_reminder(c) for c in opened]
         # A resumed session (bot.agent.resume): the earlier conversation, then the new request.
-        for message in opening_messages(self.session.resumed if self.is_main else (), first):
-            self._append(message)
-        self.first_message = self.messages[0]
+        self.convo.start(opening_messages(self.session.resumed if self.is_main else (), first))
         while True:
             stop = self._check_limits()
             if stop is not None:
@@ -271,14 +266,14 @@ class _AgentRun:
                 isinstance(exc, ModelError)
                 and prompt_too_long(exc)
                 and self._forced_compaction != turn
-                and len(self.messages) > 1
+                and len(self.convo) > 1
             ):
                 # The estimate was short of the API's count: compact now, then run the turn again.
                 # (A conversation that is only the task has nothing to summarise: that stays an error.)
                 # Every clearable result goes first, so the summary request itself is not refused too.
                 self._forced_compaction = turn + 1
                 size = self._measure()
-                cleared = clear_old_tool_results(self.messages, size=size, target=0)
+                cleared = clear_old_tool_results(self.convo.messages, size=size, target=0)
                 return await self._compact(self._apply_clearing(cleared, size) if cleared.count else size)
             detail = str(exc) if isinstance(exc, ModelRetriesExhausted) else f"model API error: {exc.describe()}"
             return Stop("error", detail)
@@ -290,10 +285,10 @@ class _AgentRun:
         finished = result.finished
         if finished is None:  # aborted mid-stream (wall time, or the caller's signal)
             return self._abort_stop()
-        self._append_assistant(finished)
+        self.convo.add_reply(finished)
         ending = turn_ending(finished.stop_reason)
         if result.outcomes or result.truncated:
-            self._append({"role": "user", "content": self._results_content(result)})
+            self.convo.add_user(result.results_content() + self._notifications())
             hook_stop = next((o.stop_reason for o in result.outcomes if o.stop_reason), None)
             if hook_stop:
                 return Stop("aborted", f"a hook stopped the run: {hook_stop}")
@@ -304,7 +299,7 @@ class _AgentRun:
                 return None
         match ending:
             case "cut_off":
-                self._append({"role": "user", "content": [{"type": "text", "text": MAX_TOKENS_NOTICE}]})
+                self.convo.add_user([{"type": "text", "text": MAX_TOKENS_NOTICE}])
                 return None
             case "paused":  # a server tool paused the turn: send the conversation back as is
                 return None
@@ -323,7 +318,7 @@ class _AgentRun:
         """The response filled the model's context window (it is cut off): compact and continue,
         unless this turn already followed such a compaction — then the window is simply too small."""
         # The task and the cut reply alone: there is nothing a summary could shrink.
-        if self._forced_compaction == turn or len(self.messages) <= 2:
+        if self._forced_compaction == turn or len(self.convo) <= 2:
             return self._limit_stop(
                 LimitHit(
                     "context_window",
@@ -341,22 +336,18 @@ class _AgentRun:
                 await wait_for_background_agents(self.tasks, self.context.abort)
             notes = self._notifications()
             if notes:  # a background task ended: the model hears of it before it may finish
-                self._append({"role": "user", "content": notes})
+                self.convo.add_user(notes)
                 return None
             if self.context.abort.aborted:
                 return self._abort_stop()
-        info = self._info()
-        hook: LifecycleOutcome
-        if self.is_main:
-            hook = await self.session.lifecycle.stop(info, self.stop_hook_active)
-        else:
-            hook = await self.session.lifecycle.subagent_stop(info, self.stop_hook_active, self.transcript.path)
+        transcript = None if self.is_main else self.transcript.path
+        hook = await stop_hooks(self.session.lifecycle, self._info(), self.stop_hook_active, transcript)
         if hook.stop_reason:
             return Stop("aborted", f"a Stop hook stopped the run: {hook.stop_reason}")
         if hook.block_reason:
             self.stop_hook_active = True
             text = f"A Stop hook asks you to continue: {hook.block_reason}"
-            self._append({"role": "user", "content": [{"type": "text", "text": text}]})
+            self.convo.add_user([{"type": "text", "text": text}])
             return None
         return Stop("completed")
 
@@ -371,12 +362,12 @@ class _AgentRun:
     def _request(self) -> ModelRequest:
         ttl = self.session.cache_ttl
         tools = self._tools()
-        extra = _merged(self.session.extra_params, self.clearing.request_params(self.budget))
+        extra = merged_params(self.session.extra_params, self.clearing.request_params(self.budget))
         return ModelRequest(
             model=self.session.model,
             max_tokens=self.session.max_tokens,
             system=self.system,
-            messages=with_message_breakpoint(self.messages, ttl),
+            messages=with_message_breakpoint(self.convo.messages, ttl),
             tools=tools,
             extra=extra,
         )
@@ -389,7 +380,7 @@ class _AgentRun:
         return ContextBudget(window, self.session.max_tokens)
 
     def _measure(self) -> int:
-        return self.meter.measure(self.system, self._tools(), self.messages)
+        return self.convo.measure(self.system, self._tools())
 
     def _measure_messages(self, messages: list[Message]) -> int:
         """The estimate for a request of these messages (a conversation being built)."""
@@ -402,7 +393,7 @@ class _AgentRun:
         size = self._measure()
         if size < budget.clear_at:
             return None
-        cleared = self.clearing.clear(self.messages, size, budget)
+        cleared = self.clearing.clear(self.convo.messages, size, budget)
         if cleared is not None:
             size = self._apply_clearing(cleared, size)
         if size < budget.compact_at:
@@ -410,8 +401,7 @@ class _AgentRun:
         return await self._compact(size)
 
     def _apply_clearing(self, cleared: Cleared, size: int) -> int:
-        self.messages = cleared.messages
-        self.meter.rewritten()
+        self.convo.replace(cleared.messages)
         after = self._measure()
         self._compacted("cleared_tool_results", size, after, cleared.count)
         return after
@@ -424,7 +414,7 @@ class _AgentRun:
         request = replace(
             base,
             max_tokens=min(self.session.max_tokens, SUMMARY_MAX_TOKENS),
-            messages=summary_request(self.messages, lambda m: with_message_breakpoint(m, ttl)),
+            messages=summary_request(self.convo.messages, lambda m: with_message_breakpoint(m, ttl)),
             extra={**base.extra, "tool_choice": {"type": "none"}},
         )
         self._billed, self._request_id = ZERO_USAGE, None
@@ -447,10 +437,10 @@ class _AgentRun:
         self._record_turn(turn, finished, attempts, compaction=True)
         if finished is None:
             return self._abort_stop()
-        summarised = len(self.messages)
-        self.messages = rebuild_conversation(
-            self.messages,
-            self.first_message,
+        summarised = len(self.convo)
+        rebuilt = rebuild_conversation(
+            self.convo.messages,
+            self.convo.first_message,
             summary_text(finished.content),
             self._todo_pairs(),
             self.context,
@@ -458,10 +448,9 @@ class _AgentRun:
             self._measure_messages,
             tool_redactor(self.context.services),
         )
-        self.meter.rewritten()
+        self.convo.replace(rebuilt, summary=True)
         after = self._measure()
         self._compacted("summary", size, after, summarised)
-        self.transcript.append({**self.messages[0]}, isCompactSummary=True)
         if after >= self.budget.usable:
             return self._limit_stop(
                 LimitHit(
@@ -489,17 +478,7 @@ class _AgentRun:
         )
         self.compactions.append(record)
         self.ledger.compactions.append(record)
-        self.transcript.append(
-            {"role": "system", "content": [{"type": "text", "text": record.describe()}]},
-            subtype="compact_boundary",
-            compactMetadata={
-                "trigger": "auto",
-                "kind": kind,
-                "preTokens": before,
-                "postTokens": after,
-                "turn": record.turn,
-            },
-        )
+        self.convo.mark_compaction(record)
         self._emit(ContextCompacted(kind, record.turn, before, after, items))
 
     def _todo_pairs(self) -> list[tuple[str, str]]:
@@ -538,18 +517,6 @@ class _AgentRun:
 
     # ----- bookkeeping --------------------------------------------------------------------------
 
-    def _results_content(self, result: Attempt) -> list[Block]:
-        content: list[Block] = [o.result.to_api() for o in result.outcomes]
-        for block in result.truncated:
-            text = tool_use_error(
-                f"The {block.name} call was cut off by the output token limit before its input "
-                "was complete, so it did not run. Send it again, smaller if needed."
-            )
-            content.append(ToolResultBlock(block.id, text, is_error=True).to_api())
-        for outcome in result.outcomes:
-            content += outcome.new_messages
-        return content + self._notifications()
-
     def _notifications(self) -> list[Block]:
         """Background tasks (agents, Bash) that ended since the last turn, told to the model."""
         if self.tasks is None:
@@ -579,41 +546,6 @@ class _AgentRun:
     def _log_calls(self, turn: int, outcomes: list[ToolCallOutcome], *, discarded: bool) -> None:
         self.ledger.tool_calls += [ToolCallEntry(turn, o.record, self.agent_id, discarded) for o in outcomes]
 
-    def _append_assistant(self, finished: StreamFinished) -> None:
-        """The response joins the conversation, unless it is empty: the API refuses an assistant
-        message without content anywhere but last, and a run continues after an empty response
-        (a Stop hook that blocks, a background task's notification). The transcript keeps it."""
-        message: Message = {"role": "assistant", "content": list(finished.content)}
-        if message["content"]:
-            self.messages.append(message)
-            self.meter.reported(finished.usage, len(self.messages) - 1)
-        else:
-            # What follows merges into the last message (see _append): the meter counts it as new.
-            self.meter.reported(finished.usage, max(0, len(self.messages) - 2))
-        text = "".join(b.get("text", "") for b in finished.content if b.get("type") == "text").strip()
-        if text:
-            self.last_text = text
-        self.transcript.append(
-            {
-                **message,
-                "id": finished.message_id,
-                "model": finished.model,
-                "stop_reason": finished.stop_reason,
-                "usage": finished.usage.to_dict(),
-            },
-            requestId=finished.request_id,
-        )
-
-    def _append(self, message: Message) -> None:
-        """A user message; one that follows a user message (after an empty response) joins it, so
-        the conversation keeps alternating (a copy: stored messages are never changed in place)."""
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last["role"] == "user" == message["role"]:
-            self.messages[-1] = {**last, "content": [*last["content"], *message["content"]]}
-        else:
-            self.messages.append(message)
-        self.transcript.append(message)
-
     def _outcome(self, stop: Stop) -> AgentOutcome:
         # The main agent's outcome includes its sub-agents' turns and calls (tagged with their ids).
         turns = [t for t in self.ledger.turns if self.is_main or t.agent_id == self.agent_id]
@@ -621,10 +553,10 @@ class _AgentRun:
         compactions = [c for c in self.ledger.compactions if self.is_main or c.agent_id == self.agent_id]
         return AgentOutcome(
             stop=stop,
-            final_text=self.last_text,
+            final_text=self.convo.last_text,
             turns=turns,
             tool_calls=calls,
-            messages=list(self.messages),
+            messages=list(self.convo.messages),
             transcript_path=self.transcript.path,
             agent_id=self.agent_id,
             total_cost_usd=self.ledger.total_cost_usd,
@@ -656,17 +588,6 @@ class _AgentRun:
     def _todos_changed(self, todos: tuple[TodoItem, ...], agent_id: str | None) -> None:
         views = tuple(TodoItemView(t.content, t.status, t.activeForm) for t in todos)
         safe_emit(self.events, TodosChanged(views, agent_id))
-
-
-def _merged(base: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:
-    """Request parameters with ``more`` added; ``extra_headers``/``extra_body`` merged key by key."""
-    out = dict(base)
-    for key, value in more.items():
-        if key in ("extra_headers", "extra_body") and isinstance(out.get(key), Mapping):
-            out[key] = {**out[key], **value}
-        else:
-            out[key] = value
-    return out
 
 
 def _reminder(text: str) -> Block:

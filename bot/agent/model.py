@@ -34,6 +34,17 @@ class ModelRequest:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+def merged_params(base: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:
+    """Request parameters with ``more`` added; ``extra_headers``/``extra_body`` merged key by key."""
+    out = dict(base)
+    for key, value in more.items():
+        if key in ("extra_headers", "extra_body") and isinstance(out.get(key), Mapping):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
 # ----- what one streamed response yields, in order ------------------------------------------------
 
 
