@@ -84,7 +84,15 @@ def github_slot(
     else:
         loaded = reply or load_session(store, thread_key(trigger.issue))
     saved = loaded.session
-    answer = answer_from(saved, trigger.reply_text or "", trigger.actor or "") if reply is not None and saved else None
+    # A pending question is answered by the next request on the thread, with the mention or without.
+    answered_by = trigger.reply_text if reply is not None else trigger.prompt
+    question = saved.pending_question if saved is not None else None
+    after_question = question is not None and (
+        question.comment_id is None or trigger.comment_id is None or trigger.comment_id > question.comment_id
+    )
+    answer = (
+        answer_from(saved, answered_by or "", trigger.actor or "") if saved is not None and after_question else None
+    )
     own = {bot_login.lower()} if bot_login else set()
     comments: list[CommentNote] = []
     newest = trigger.comment_id

@@ -206,6 +206,17 @@ def test_a_question_ends_needs_input_and_the_reply_resumes_with_the_answer_as_it
     assert after["pending_question"] is None and after["questions_asked"] == 1
 
 
+def test_a_reply_with_the_mention_answers_too(world: World, sent: Bodies) -> None:
+    assert world.run("--replay", ask_first(world)).exit_code == 0
+    call_id = session_json(world, world.issue)["pending_question"]["tool_use_id"]
+    before = len(sent)
+    reply = cassette(world, "answered", Turn([Text("Returning 0 for an empty list, as you chose.")]))
+    result = world.run("--replay", reply, event=follow_up(world, "@bot 2", on_pr=False))
+    assert result.exit_code == 0, result.output
+    first = sent[before]["messages"][-1]["content"][0]
+    assert first["tool_use_id"] == call_id and "2. return 0" in str(first["content"])
+
+
 def test_a_reply_from_someone_without_write_access_is_ignored(world: World, sent: Bodies) -> None:
     assert world.run("--replay", ask_first(world)).exit_code == 0
     before, comments = len(sent), len(world.gh.comments(REPO, world.issue))
