@@ -51,7 +51,16 @@ CASES = [
         ["Bash(npm config:*)"],
         False,
     ),
-    ("npm config set registry", "npm config set registry https://registry.example.com", ["Bash(npm config:*)"], True),
+    # the registry a later `npm install` fetches from, as `npm install --registry=…` would name it
+    ("npm config set registry", "npm config set registry https://registry.example.com", ["Bash(npm config:*)"], False),
+    (
+        "npm config set registry under a rule naming it",
+        "npm config set registry https://registry.example.com",
+        ["Bash(npm config set registry https://registry.example.com)"],
+        True,
+    ),
+    ("npm config set a scope's registry", "npm config set @corp:registry=https://evil.example", ["Bash(npm:*)"], False),
+    ("npm config set loglevel", "npm config set loglevel error", ["Bash(npm config:*)"], True),
     ("npm config set of a key npm rejects", "npm config set script_shell=./evil.sh", ["Bash(npm config:*)"], True),
     ("yarn config set scriptShell", "yarn config set scriptShell ./evil.sh", ["Bash(yarn config:*)"], False),
     ("yarn config set yarnPath", "yarn config set yarnPath ./evil.js", ["Bash(yarn config:*)"], False),

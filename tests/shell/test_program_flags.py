@@ -71,7 +71,8 @@ CASES = [
     # package managers
     ("npm --script-shell", "npm test --script-shell=./evil.sh", ["Bash(npm test:*)"], False),
     ("npm config set script-shell", "npm config set script-shell ./evil.sh", ["Bash(npm:*)"], False),
-    ("npm config set registry", "npm config set registry https://registry.example.com", ["Bash(npm:*)"], True),
+    # where later installs fetch from: spelled out, as `npm install --registry=…` must be
+    ("npm config set registry", "npm config set registry https://registry.example.com", ["Bash(npm:*)"], False),
     ("npm install by default", "npm install", ["Bash(npm install:*)"], True),
     # archivers, transfer, remote shells, search
     ("tar --to-command", "tar --to-command=sh -xf x.tar", ["Bash(tar:*)"], False),

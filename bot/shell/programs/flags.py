@@ -62,6 +62,7 @@ from bot.shell.programs.git import (
     git_subcommand_position,
 )
 from bot.shell.programs.interpreters import interpreter_facts, interpreter_key
+from bot.shell.programs.manifests import composer_facts, gh_facts, poetry_facts, template_facts
 from bot.shell.programs.options.lookup import table_facts
 from bot.shell.programs.packages import (
     cargo_facts,
@@ -75,6 +76,7 @@ from bot.shell.programs.packages import (
     uv_facts,
 )
 from bot.shell.programs.sed import sed_facts
+from bot.shell.programs.senders import httpie_facts, socat_facts
 
 __all__ = [
     "GIT_GLOBAL_FLAGS",
@@ -274,5 +276,11 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("pytest", "py.test"), _simple(pytest_facts)),
     **dict.fromkeys(("ansible", "ansible-playbook", "ansible-pull", "ansible-console"), _simple(ansible_facts)),
     **dict.fromkeys(("mvn", "mvnw", "mvnd"), _simple(maven_facts)),
+    "gh": _simple(gh_facts),
+    "poetry": _simple(poetry_facts),
+    "composer": _simple(composer_facts),
+    **dict.fromkeys(("cookiecutter", "copier"), _simple(template_facts)),
+    **dict.fromkeys(("http", "https", "xh", "xhs"), _simple(httpie_facts)),
+    "socat": _simple(socat_facts),
     **dict.fromkeys(("grep", "egrep", "fgrep", "find", "du", "ls", "tree", "cp", "chown", "chgrp", "chmod"), _follows),
 }

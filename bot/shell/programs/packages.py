@@ -21,6 +21,7 @@ from bot.shell.paths.resolve import Access
 from bot.shell.programs.facts import NO_FACTS, Explicit, ProgramFacts, facts, path_use, program_name
 from bot.shell.programs.getopt import long_name, options
 from bot.shell.programs.install_sources import npm_sources, pip_sources
+from bot.shell.programs.manifests import package_manager_writes, pip_config_facts, registry_key
 
 _MAKE_SHELL_VARS = frozenset(
     {"SHELL", ".SHELLFLAGS", "MAKESHELL", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKE", "MAKECMDGOALS"}
@@ -240,6 +241,10 @@ def npm_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
             explicit.append((k, f"{program} {value}: a global install writes outside the workspace"))
     if command in ("config", "set", "c") and sub is not None:
         explicit.extend(_package_config(program, values, sub))
+    if sub is not None:
+        rewrites, manifests = package_manager_writes(program, argv, sub)
+        explicit.extend(rewrites)
+        paths.extend(manifests)
     if command in _SPEC_SUBCOMMANDS and sub is not None:
         from_sources, local = npm_sources(argv, values, sub)
         explicit.extend(from_sources)
@@ -287,6 +292,8 @@ def _package_config(program: str, values: Sequence[str], sub: int) -> Explicit:
         dangerous = _normal_key(key) in _YARN_EXEC_KEYS if program == "yarn" else key.lower() in _NPM_EXEC_KEYS
         if dangerous:
             found.append((at, f"{program} config {key} changes which program runs"))
+        elif registry_key(key):
+            found.append((at, f"{program} config {key} changes where later installs fetch from"))
         j += 1 if eq else 2
     return found
 
@@ -295,6 +302,8 @@ def pip_facts(argv: Sequence[Word], sub_at: int, install_scripts: bool = True) -
     """``pip install``/``download``/``wheel``: packages from outside the index, and (when the policy
     forbids install scripts) a build from source."""
     values = [w.value for w in argv]
+    if len(values) > sub_at and values[sub_at] == "config":
+        return facts(pip_config_facts(argv, sub_at))
     if len(values) <= sub_at or values[sub_at] not in ("install", "download", "wheel"):
         return NO_FACTS
     explicit, paths = pip_sources(argv, values, sub_at)
