@@ -11,6 +11,7 @@ keeps refs/bot/sessions/<n>, the model from cassettes whose requests are capture
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pytest
 import bot.agent.replay as replay_module
 from bot.testing.cassettes import Text, ToolCall, Turn, write_cassette
 from bot.tools.ask_user import WAITING_RESULT
-from tests.github.conftest import BRANCH, DEMO_CASSETTE, REPO, World, git
+from tests.github.conftest import BRANCH, DEMO_CASSETTE, REPO, TOKEN, World, git
 
 Bodies = list[dict[str, Any]]
 
@@ -276,3 +277,53 @@ def test_a_session_that_no_longer_fits_is_resumed_as_its_summary_saying_why(
     text = first_text(sent[before])
     assert why in text and 'label="summary of the earlier run"' in text
     assert why in world.gh.comments(REPO, world.gh.pulls(REPO)[0].number)[-1].body
+
+
+def test_a_secret_the_model_wrote_is_not_kept_in_the_session(world: World, sent: Bodies) -> None:
+    leaky = cassette(world, "leaky", Turn([Text(f"Done. (The token was {TOKEN}.)")]))
+    assert world.run("--replay", leaky).exit_code == 0
+    raw = json.dumps(session_json(world, world.issue))
+    assert TOKEN not in raw and "Done." in raw
+
+
+@pytest.mark.parametrize(
+    ("description", "content"),
+    [
+        ("not JSON", b"{forged"),
+        ("a head git would take for an option", None),
+    ],
+)
+def test_a_forged_session_is_reported_and_the_run_starts_fresh(
+    world: World, sent: Bodies, description: str, content: bytes | None
+) -> None:
+    """Someone with push access wrote refs/bot/sessions/1 by hand: it is data, checked, not obeyed."""
+    forged = world.tmp / "forged"
+    subprocess.run(["git", "clone", "-q", str(world.origin), str(forged)], check=True)
+    if content is None:
+        content = json.dumps(
+            {"version": 1, "threads": [1], "head": "--output=/tmp/pwned", "policy_hash": "", "stop_reason": "x"}
+        ).encode()
+    blob = (
+        subprocess.run(
+            ["git", "-C", str(forged), "hash-object", "-w", "--stdin"], input=content, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    index = {"GIT_INDEX_FILE": str(world.tmp / "forged-index")}
+    env = {**os.environ, **index}
+    subprocess.run(
+        ["git", "-C", str(forged), "update-index", "--add", "--cacheinfo", f"100644,{blob},session.json"],
+        env=env,
+        check=True,
+    )
+    tree = subprocess.run(["git", "-C", str(forged), "write-tree"], env=env, capture_output=True, text=True, check=True)
+    commit = git(forged, "commit-tree", tree.stdout.strip(), "-m", "forged").strip()
+    git(forged, "push", "-q", "origin", f"{commit}:refs/bot/sessions/1")
+
+    result = world.run("--replay", str(DEMO_CASSETTE))
+    assert result.exit_code == 0, result.output
+    assert len(sent[0]["messages"]) == 1  # started fresh
+    assert "The stored session could not be used" in world.gh.comments(REPO, world.issue)[-1].body
+    assert not Path("/tmp/pwned").exists()
+    assert session_json(world, world.issue)["version"] == 1  # replaced by the run's own
