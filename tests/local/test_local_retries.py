@@ -1,5 +1,6 @@
-"""A local run that the model API made wait: the retries are counted in ``outcome.json`` and
-shown on the terminal."""
+"""Local runs that did not go smoothly at the model API: the retries are counted in
+``outcome.json`` and shown on the terminal; a context window that fills up is a limit, not "Done",
+and the work so far is kept."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.testing.cassettes import HttpError, ScriptItem, write_cassette
+from bot.testing.cassettes import HttpError, ScriptItem, Text, Turn, write_cassette
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "demo-repo"
@@ -50,3 +51,34 @@ def test_retries_are_counted_in_the_outcome_and_shown_on_the_terminal(tmp_path: 
     assert outcome["conclusion"] == "success" and outcome["model_retries"] == 2
     assert "↻ the model API failed: overloaded (HTTP 529)" in result.output
     assert "↻ the model API failed: rate_limit (HTTP 429)" in result.output
+
+
+def test_a_full_context_window_is_reported_as_a_limit_with_the_work_kept(tmp_path: Path) -> None:
+    full = Turn([Text("Fixed `median()`; the tests")], stop_reason="model_context_window_exceeded")
+    summary = Turn([Text("## Summary\nFixed median() in stats.py; the tests pass.")])
+    script = [*_demo_script()[:-1], full, summary, full]
+    cassette = write_cassette(tmp_path / "full.yaml", script, seed="demo")
+    out = tmp_path / "out"
+
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--local",
+            "--repo",
+            str(DEMO),
+            "--prompt",
+            "Fix the failing test",
+            "--replay",
+            str(cassette),
+            "-o",
+            str(out),
+        ],
+    )
+
+    outcome = json.loads((out / "outcome.json").read_text())
+    assert outcome["stop_reason"] == "context_window", result.output
+    assert "model_context_window_exceeded" in outcome["stop_detail"]
+    assert [f["path"] for f in outcome["files"]] == ["stats.py"]  # the fix is kept
+    comment = (out / "comment.md").read_text()
+    assert "✅ Done" not in comment and "context window" in comment
