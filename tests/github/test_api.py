@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 import time
 from collections.abc import Iterator
 
@@ -274,11 +275,21 @@ def test_a_review_comment_gets_a_reply_in_its_thread(standin: GitHubStandIn, api
 
 def test_writes_are_not_spaced_out(standin: GitHubStandIn, api: PyGithubApi) -> None:
     issue = standin.add_issue(REPO, "Crash")
-    started = time.monotonic()
-    for n in range(5):
-        api.create_issue_comment(issue, f"c{n}")
-    # PyGithub's default waits 1 s between writes (4 s here); ours adds nothing.
-    assert time.monotonic() - started < 2.0
+    sleeps = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal sleeps
+        sleeps += event == "c_call" and arg is time.sleep
+
+    # PyGithub's default sleeps 1 s between writes; ours sleeps not at all (counted, not timed).
+    sys.setprofile(count)
+    try:
+        for n in range(5):
+            api.create_issue_comment(issue, f"c{n}")
+    finally:
+        sys.setprofile(None)
+    assert sleeps == 0
+    assert [c.body for c in standin.comments(REPO, issue)][-5:] == [f"c{n}" for n in range(5)]
 
 
 # ----- retries and errors ------------------------------------------------------------------------

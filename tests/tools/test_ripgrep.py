@@ -4,7 +4,6 @@ never searched."""
 from __future__ import annotations
 
 import sysconfig
-import time
 from pathlib import Path
 
 import anyio
@@ -41,10 +40,8 @@ def test_a_consumer_that_has_enough_stops_rg(tmp_path: Path) -> None:
         batches += 1
         return False
 
-    started = time.perf_counter()
     run = anyio.run(stream_rg, ["hit", "big.txt"], tmp_path, consume)
     assert run.stopped and batches == 1
-    assert time.perf_counter() - started < 5
 
 
 def test_rg_never_reads_our_stdin(tmp_path: Path) -> None:
