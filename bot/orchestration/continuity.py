@@ -251,7 +251,6 @@ def keep_session(
     comment_id = None
     if outcome.stop.reason == "needs_input" and box is not None and box.pending is not None and slot.ask is not None:
         comment_id = slot.ask(box.pending, slot.requester)
-    keys = list(slot.keys) + ([thread_key(pr_number)] if pr_number is not None else [])
     threads = [*slot.threads, *([pr_number] if pr_number is not None else [])]
     newest = max((i for i in (slot.last_comment_id, comment_id) if i is not None), default=None)
     stored = session_after(
@@ -271,6 +270,8 @@ def keep_session(
     )
     egress.canaries.check(stored.to_json().decode("utf-8"), "the session about to be stored")
     try:
+        # Under every thread of the task (an issue and its PR): a follow-up on either finds the latest.
+        keys = [*slot.keys, *(thread_key(t) for t in stored.threads)]
         slot.store.save(stored, keys)
     except (GitError, ValueError) as exc:
         notes.append(f"The session could not be stored, so a follow-up starts fresh: {exc}")

@@ -155,6 +155,8 @@ def test_a_follow_up_on_the_pr_resumes_the_issues_session_and_updates_the_same_p
     assert "empty lists raise ValueError" in world.origin_file(BRANCH, "stats.py")
     assert "Continued the earlier session" in world.gh.comments(REPO, pr)[-1].body
     assert session_json(world, pr)["summary"] == "Documented that empty lists raise ValueError."
+    # The issue's ref follows too: a follow-up on the issue continues from the latest run.
+    assert session_json(world, world.issue) == session_json(world, pr)
     assert world.outputs()["conclusion"] == "success"
 
 
