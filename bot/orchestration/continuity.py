@@ -282,10 +282,6 @@ def keep_session(
     return notes
 
 
-def with_threads(session: SavedSession, *threads: int) -> SavedSession:
-    return replace(session, threads=tuple(dict.fromkeys([*session.threads, *threads])))
-
-
 def _question_call(messages: Sequence[dict[str, object]]) -> str | None:
     """The AskUserQuestion call of the last assistant message (the one the run ended on)."""
     for message in reversed(messages):
@@ -314,7 +310,6 @@ __all__ = [
     "run_config_for",
     "session_after",
     "start_over",
-    "with_threads",
 ]
 
 
