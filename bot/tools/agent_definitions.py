@@ -40,6 +40,7 @@ GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "Explore"
 #: The tool that starts sub-agents is never given to one (no recursive fan-out).
 AGENT_TOOL_NAME = "Agent"
+TOOL_SEARCH_NAME = "ToolSearch"
 #: Model aliases the Agent tool accepts, mapped to model ids; a session can override the mapping.
 DEFAULT_MODEL_ALIASES: Mapping[str, str] = {
     "opus": "claude-opus-5-5",
@@ -69,7 +70,13 @@ class AgentDefinition:
         """The sub-agent's pool: the parent's, minus the Agent tool, through the allow and deny lists."""
         allowed = None if self.tools is None or "*" in self.tools else set(self.tools)
         denied = {*self.disallowed_tools, AGENT_TOOL_NAME}
-        return [t for t in tools if t.name not in denied and (allowed is None or t.name in allowed)]
+        tools = list(tools)
+        chosen = [t for t in tools if t.name not in denied and (allowed is None or t.name in allowed)]
+        # An agent file lists the MCP tools it needs, not ToolSearch; a deferred one is reachable
+        # only through ToolSearch, so it comes along unless the file denies it.
+        if any(t.should_defer and not t.always_load for t in chosen) and TOOL_SEARCH_NAME not in denied:
+            chosen += [t for t in tools if t.name == TOOL_SEARCH_NAME and t not in chosen]
+        return chosen
 
 
 BUILTIN_AGENTS: tuple[AgentDefinition, ...] = (

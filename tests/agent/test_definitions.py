@@ -235,3 +235,15 @@ def test_on_github_the_agent_files_come_from_the_default_branch_never_the_pr_hea
     assert reviewer is not None and reviewer.prompt.startswith("You are a focused code reviewer")
     assert find_definition(definitions, "evil") is None and warnings == []
     assert ws.list_files("main", ".claude/nothing-here") == []
+
+
+def test_an_agent_listing_a_deferred_mcp_tool_also_gets_tool_search_to_load_it() -> None:
+    from tests.agent.test_deferred_tools import TrackerTool
+
+    pool = [*all_base_tools(), TrackerTool()]
+    planner = AgentDefinition("p", "d", "p", tools=("Read", TrackerTool.name))
+    assert [t.name for t in planner.filter_tools(pool)] == ["Read", TrackerTool.name, "ToolSearch"]
+    refusing = AgentDefinition("p", "d", "p", tools=("Read", TrackerTool.name), disallowed_tools=("ToolSearch",))
+    assert [t.name for t in refusing.filter_tools(pool)] == ["Read", TrackerTool.name]
+    plain = AgentDefinition("p", "d", "p", tools=("Read",))
+    assert [t.name for t in plain.filter_tools(pool)] == ["Read"]
