@@ -210,10 +210,7 @@ def _front_matter(raw: str, path: Path) -> Any:
     try:
         return load_yaml(raw, source=str(path))
     except (ConfigError, yaml.YAMLError):
-        lenient = "\n".join(
-            f"{m.group(1)}: {json.dumps(m.group(2))}" if (m := _PLAIN_ENTRY.match(line)) else line
-            for line in raw.split("\n")
-        )
+        lenient = "\n".join(_quoted_if_ambiguous(line) for line in raw.split("\n"))
         if lenient == raw:
             raise
         try:
@@ -221,6 +218,18 @@ def _front_matter(raw: str, path: Path) -> Any:
         except (ConfigError, yaml.YAMLError):
             pass
         raise
+
+
+def _quoted_if_ambiguous(line: str) -> str:
+    """``key: value`` with the value quoted when YAML would read more structure into it (``: ``,
+    `` #``); other values (``maxTurns: 20``) keep their type."""
+    m = _PLAIN_ENTRY.match(line)
+    if m is None:
+        return line
+    value = m.group(2)
+    if ": " not in value and " #" not in value and not value.endswith(":"):
+        return line
+    return f"{m.group(1)}: {json.dumps(value)}"
 
 
 def parse_agent_text(text: str, path: Path) -> AgentDefinition:

@@ -247,3 +247,14 @@ def test_an_agent_listing_a_deferred_mcp_tool_also_gets_tool_search_to_load_it()
     assert [t.name for t in refusing.filter_tools(pool)] == ["Read", TrackerTool.name]
     plain = AgentDefinition("p", "d", "p", tools=("Read",))
     assert [t.name for t in plain.filter_tools(pool)] == ["Read"]
+
+
+def test_the_lenient_reading_keeps_the_other_fields_types(tmp_path: Path) -> None:
+    path = tmp_path / "helper.md"
+    path.write_text(
+        "---\nname: helper\ndescription: Use it when: things break # often\nmaxTurns: 20\n"
+        "tools: [Read, Grep]\n---\nHelp.\n"
+    )
+    helper = parse_agent_file(path)
+    assert helper.description == "Use it when: things break # often"
+    assert helper.max_turns == 20 and helper.tools == ("Read", "Grep") and helper.prompt == "Help."
