@@ -21,6 +21,7 @@ import pytest
 import bot.agent.replay as replay_module
 from bot.testing.cassettes import Text, ToolCall, Turn, write_cassette
 from bot.tools.ask_user import WAITING_RESULT
+from tests.conftest import FIXTURES
 from tests.github.conftest import BRANCH, DEMO_CASSETTE, REPO, TOKEN, World, git
 
 Bodies = list[dict[str, Any]]
@@ -329,3 +330,31 @@ def test_a_forged_session_is_reported_and_the_run_starts_fresh(
     assert "The stored session could not be used" in world.gh.comments(REPO, world.issue)[-1].body
     assert not Path("/tmp/pwned").exists()
     assert session_json(world, world.issue)["version"] == 1  # replaced by the run's own
+
+
+def tool_names(body: dict[str, Any]) -> set[str]:
+    return {t["name"] for t in body.get("tools", [])}
+
+
+def test_only_a_comment_trigger_can_ask(world: World, sent: Bodies) -> None:
+    done = cassette(world, "done", Turn([Text("Nothing to do.")]))
+    assert world.run("--replay", done).exit_code == 0
+    assert "AskUserQuestion" in tool_names(sent[-1])
+
+    payload = json.loads((FIXTURES / "events" / "workflow_dispatch.json").read_text())
+    payload["repository"]["full_name"] = REPO
+    payload["inputs"] = {"prompt": "tidy the docs"}
+    payload["sender"] = {"login": "alice", "type": "User"}
+    event = world.tmp / "dispatch.json"
+    event.write_text(json.dumps(payload))
+    result = world.run("--replay", done, event=event, event_name="workflow_dispatch")
+    assert result.exit_code == 0, result.output
+    assert "AskUserQuestion" not in tool_names(sent[-1]) and "Read" in tool_names(sent[-1])
+
+
+def test_the_policy_turns_questions_off(world: World, sent: Bodies) -> None:
+    policy = world.tmp / "no-questions.json"
+    policy.write_text(json.dumps({"bot": {"extends": "fix", "limits": {"max_questions": 0}}}))
+    done = cassette(world, "done", Turn([Text("Nothing to do.")]))
+    assert world.run("--replay", done, policy=str(policy)).exit_code == 0
+    assert "AskUserQuestion" not in tool_names(sent[-1])
