@@ -72,6 +72,8 @@ class UsageView:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
+    #: Model API attempts that failed and were retried (429, 529, cut streams).
+    model_retries: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,10 +180,12 @@ def _inline(text: str, limit: int = 80) -> str:
 
 
 def render_usage(usage: UsageView) -> str:
+    n = usage.model_retries
+    retries = f" · {n} model API {'retry' if n == 1 else 'retries'}" if n else ""
     return (
         f"{usage.turns} turns · {usage.input_tokens:,} input / {usage.output_tokens:,} output tokens · "
         f"cache {usage.cache_read_tokens:,} read / {usage.cache_write_tokens:,} written · "
-        f"${usage.cost_usd:.4f}"
+        f"${usage.cost_usd:.4f}{retries}"
     )
 
 

@@ -246,6 +246,7 @@ def _usage(outcome: AgentOutcome | None) -> UsageView:
         cache_read_tokens=usage.cache_read_input_tokens,
         cache_write_tokens=usage.cache_write_tokens,
         cost_usd=outcome.total_cost_usd or outcome.cost_usd,
+        model_retries=outcome.model_retries,
     )
 
 

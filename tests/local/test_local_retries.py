@@ -51,6 +51,7 @@ def test_retries_are_counted_in_the_outcome_and_shown_on_the_terminal(tmp_path: 
     assert outcome["conclusion"] == "success" and outcome["model_retries"] == 2
     assert "↻ the model API failed: overloaded (HTTP 529)" in result.output
     assert "↻ the model API failed: rate_limit (HTTP 429)" in result.output
+    assert "· 2 model API retries</sub>" in (out / "comment.md").read_text().replace("<br>", "</sub>")
 
 
 def test_a_full_context_window_is_reported_as_a_limit_with_the_work_kept(tmp_path: Path) -> None:
