@@ -35,6 +35,7 @@ from bot.core.bounded import load_yaml
 from bot.errors import ConfigError
 from bot.interface.tool import AnyTool
 from bot.permissions.context import PERMISSION_MODES, PermissionMode
+from bot.tools.ask_user import ASK_USER_TOOL_NAME
 
 GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "Explore"
@@ -67,9 +68,10 @@ class AgentDefinition:
     source: str = "built-in"
 
     def filter_tools(self, tools: Iterable[AnyTool]) -> list[AnyTool]:
-        """The sub-agent's pool: the parent's, minus the Agent tool, through the allow and deny lists."""
+        """The sub-agent's pool: the parent's, minus the Agent tool and AskUserQuestion (only the main
+        agent talks to the requester), through the allow and deny lists."""
         allowed = None if self.tools is None or "*" in self.tools else set(self.tools)
-        denied = {*self.disallowed_tools, AGENT_TOOL_NAME}
+        denied = {*self.disallowed_tools, AGENT_TOOL_NAME, ASK_USER_TOOL_NAME}
         tools = list(tools)
         chosen = [t for t in tools if t.name not in denied and (allowed is None or t.name in allowed)]
         # An agent file lists the MCP tools it needs, not ToolSearch; a deferred one is reachable

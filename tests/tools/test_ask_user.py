@@ -83,3 +83,12 @@ def test_the_comment_addresses_the_requester_and_numbers_the_choices() -> None:
     assert "> Which one?\n> Really." in text
     assert "1. first\n2. second" in text
     assert "@bot start over" in text
+
+
+def test_a_sub_agent_is_not_offered_the_tool() -> None:
+    from bot.tools.agent_definitions import BUILTIN_AGENTS
+    from bot.tools.registry import all_base_tools
+
+    pool = [*all_base_tools(), AskUserQuestionTool()]
+    for definition in BUILTIN_AGENTS:
+        assert "AskUserQuestion" not in {t.name for t in definition.filter_tools(pool)}
