@@ -191,14 +191,16 @@ def test_programs_that_write_by_definition_need_only_their_rule(check: Check) ->
     assert isinstance(check("ls > /dev/null 2>&1", allow=["Bash(ls:*)"]), Allow)
 
 
-def test_git_runs_only_from_a_workspace_root(check: Check, ws: Path) -> None:
+def test_git_runs_from_a_workspace_root_or_a_subdirectory_with_no_repository_of_its_own(check: Check, ws: Path) -> None:
     allow = ["Bash(git status:*)"]
     assert isinstance(check("git status", allow=allow), Allow)
     assert isinstance(check(f"cd {ws} && git status", allow=allow), Allow)
     assert not isinstance(check("cd evil && git status", allow=allow), Allow)
     assert not isinstance(check("git -C evil status", allow=allow), Allow)
     assert not isinstance(check("git --git-dir=evil status", allow=allow), Allow)
-    assert not isinstance(check("git status", allow=allow, cwd=ws / "sub"), Allow)
+    assert not isinstance(check("git status", allow=allow, cwd=ws / "evil"), Allow)
+    assert not isinstance(check("git status", allow=allow, cwd=ws / "worktree"), Allow)
+    assert isinstance(check("git status", allow=allow, cwd=ws / "sub"), Allow)  # the workspace's git
 
 
 def test_check_path_verdicts(ws: Path) -> None:

@@ -52,6 +52,9 @@ MAX_NESTING = 3
 #: Subcommands per command, nested scripts and inner commands included (seeds
 #: ``MAX_SUBCOMMANDS_FOR_SECURITY_CHECK``). Above it the command is denied, not asked.
 MAX_SUBCOMMANDS = 50
+#: Programs that write no file (what a later git in a subdirectory may rely on: no repository
+#: appeared on the way to the workspace's).
+_WRITES_NOTHING = frozenset({"cd", "pushd", "popd", "pwd", "true", ":", "echo", "printf"})
 
 
 ScriptDecider = Callable[[str, State, int], Verdict]
@@ -79,9 +82,12 @@ class Judge:
             if redirect_verdict is not None:
                 return redirect_verdict
         if cmd.kind != "command" or not cmd.argv:
+            self.paths.wrote_before = self.paths.wrote_before or bool(cmd.redirects)
             return self._state_only(cmd, state)
         self.paths.writes = []
         verdict = self._program(cmd.argv, cmd.assignments, state)
+        if cmd.redirects or cmd.argv[0].value not in _WRITES_NOTHING:
+            self.paths.wrote_before = True
         if verdict.kind != "deny":
             paths, trees = created([w.value for w in cmd.argv], self.paths.writes, state.all_cwds())
             self.paths.created.extend(paths)

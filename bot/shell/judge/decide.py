@@ -52,6 +52,7 @@ _SKIPPABLE = frozenset(
     }
 )
 _AND_CHAIN = frozenset({"&&", "|", "|&"})
+_CONCURRENT = frozenset({"&", "|", "|&"})
 _PLAIN_COMMAND = re.compile(r"^[A-Za-z0-9_./:=@%+,\- '\"]+$")
 
 
@@ -93,14 +94,16 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         found = options.rules.deny.first(whole, whole.split(" ", 1)[0])
         if found is not None:
             return Verdict("deny", f"a deny rule forbids `{whole}`", found.rule.ref, source="rule")
-    saved = judge.depth, judge.paths.chained
+    saved = judge.depth, judge.paths.chained, judge.paths.concurrent
     judge.depth = depth
     # In an `&&` chain (pipes aside) what follows a `cd` runs only if the `cd` ran and succeeded.
     judge.paths.chained = _AND_CHAIN.issuperset(outcome.operators)
+    # Once anything runs alongside, it does for every nested part too.
+    judge.paths.concurrent = judge.paths.concurrent or not _CONCURRENT.isdisjoint(outcome.operators)
     try:
         return run_items(outcome, state, judge)
     finally:
-        judge.depth, judge.paths.chained = saved
+        judge.depth, judge.paths.chained, judge.paths.concurrent = saved
 
 
 _LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}

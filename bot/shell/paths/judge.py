@@ -38,6 +38,12 @@ class PathJudge:
         self.writes: list[str] = []
         #: The compound is an ``&&`` chain: what follows a ``cd`` runs only if it succeeded.
         self.chained = True
+        #: Some part of the compound runs alongside another (``|``, ``&``): what one writes, the
+        #: other may see at any moment.
+        self.concurrent = False
+        #: An earlier command of the compound may have written files (any program but ``cd`` and
+        #: the like, or a redirection): a repository may exist by the time a later git runs.
+        self.wrote_before = False
 
     def arguments(self, scan: Scan, argv: tuple[Word, ...]) -> Verdict | None:
         needs_edit = False
@@ -308,6 +314,8 @@ class PathJudge:
             where = check_path(use.value, where, "read", self.options.paths, self.seen).path
         if where is not None and where in roots:
             return None
+        if where is not None and self._workspace_git(where):
+            return None
         shown = where if where is not None else "an unknown directory"
         hint = f" (run it from the workspace root: cd {roots[0]} && git ...)" if roots else ""
         return Verdict(
@@ -315,6 +323,22 @@ class PathJudge:
             f"git would run in {shown}, not at a workspace root, where a repository "
             f"the model wrote could run code through its config{hint}",
         )
+
+    def _workspace_git(self, where: str) -> bool:
+        """git run in a subdirectory of a workspace root finds the workspace's own repository: no
+        directory between them holds a ``.git`` or a ``HEAD`` (a nested or bare repository git
+        would stop at) now, and nothing earlier in the command, or alongside it, can make one."""
+        if self.concurrent or self.wrote_before:
+            return False
+        root = next((r for r in self.options.paths.roots if where.startswith(r.rstrip("/") + "/")), None)
+        if root is None:
+            return False
+        current = where
+        while current != root and current.startswith(root.rstrip("/") + "/"):
+            if os.path.lexists(os.path.join(current, ".git")) or os.path.lexists(os.path.join(current, "HEAD")):
+                return False
+            current = os.path.dirname(current)
+        return current == root
 
     def redirects(self, redirects: tuple[Redirect, ...], state: State) -> Verdict | None:
         for redirect in redirects:
