@@ -9,11 +9,12 @@ from bot.core.secrets import process_secrets
 from bot.errors import BotError, GitError, PushRejected
 from bot.github.api import GitHubApi
 from bot.github.events import Trigger
+from bot.github.pr_text import compose_body, pr_title, run_label, run_part
 from bot.orchestration.adapter import Checkout, Work
 from bot.orchestration.egress import Egress
 from bot.orchestration.git import GitWorkspace, PublishTooLarge
 from bot.orchestration.push import push_work
-from bot.orchestration.render import defuse_mentions, finalize
+from bot.orchestration.render import finalize
 from bot.orchestration.report import RunFacts
 
 
@@ -45,7 +46,15 @@ def prepare_workspace(git: GitWorkspace, api: GitHubApi, trigger: Trigger) -> tu
     return branch, base, existing.number if existing else None, notes
 
 
-def publish(checkout: Checkout, work: Work, api: GitHubApi, trigger: Trigger, title: str, egress: Egress) -> RunFacts:
+def publish(
+    checkout: Checkout,
+    work: Work,
+    api: GitHubApi,
+    trigger: Trigger,
+    title: str,
+    egress: Egress,
+    run_url: str | None = None,
+) -> RunFacts:
     """Push the committed work and open (or update) the pull request. A failure after the push
     says that the branch is on GitHub and where."""
     git, branch, base, commit = checkout.git, checkout.branch, checkout.base, work.commit
@@ -88,13 +97,17 @@ def publish(checkout: Checkout, work: Work, api: GitHubApi, trigger: Trigger, ti
     branch, commit, notes = pushed.branch, pushed.commit, pushed.notes
     pr_number = None if pushed.moved_from(checkout.branch) else checkout.pr_number
     draft = not work.finished or any(not ok for _, ok in work.verification) or bool(work.sensitive_paths)
-    # Redacted before it is neutralised, as every comment is: a redaction marker can complete an image.
-    body = finalize(pr_body(trigger, work), list(process_secrets().values()))
+    part = run_part(trigger, work.outcome, changes.files)
+    label = run_label(trigger.prompt, commit, run_url)
     try:
-        if pr_number is not None:
-            pr = pr_number
-            pull = api.update_pull(pr, body=body) if trigger.pr is None else api.get_pull(pr)
+        if pr_number is not None and trigger.pr is None:
+            # A re-run on the bot's own pull request: this run on top, the earlier ones kept below.
+            body = _rendered(compose_body(part, label, api.get_pull(pr_number).body))
+            pull = api.update_pull(pr_number, body=body)
+        elif pr_number is not None:  # someone's pull request: its description is theirs
+            pull = api.get_pull(pr_number)
         else:
+            body = _rendered(compose_body(part, label))
             pull = api.create_pull(head=branch, base=base, title=pr_title(trigger, title), body=body, draft=draft)
     except BotError as exc:
         return RunFacts(
@@ -122,20 +135,9 @@ def branch_link(api: GitHubApi, branch: str) -> str:
     return f"[`{branch}`]({server}/{api.repository}/tree/{branch})"
 
 
-def pr_title(trigger: Trigger, title: str) -> str:
-    first = title.strip().splitlines()[0][:200] if title.strip() else "bot changes"
-    return f"{first} (#{trigger.issue})" if trigger.issue is not None else first
+def _rendered(body: str) -> str:
+    """Redacted before it is neutralised, as every comment is: a redaction marker can complete an image."""
+    return finalize(body, list(process_secrets().values()))
 
 
-def pr_body(trigger: Trigger, work: Work) -> str:
-    outcome = work.outcome
-    summary = defuse_mentions(outcome.final_text.strip()) if outcome is not None and outcome.final_text else ""
-    lines = [summary or "_The run did not finish; this pull request holds its work so far._", ""]
-    if trigger.issue is not None and trigger.pr is None:
-        lines.append(f"Fixes #{trigger.issue}")
-    if trigger.actor:
-        lines.append(f"Requested by @{trigger.actor}.")
-    return "\n".join(lines)
-
-
-__all__ = ["branch_link", "pr_body", "pr_title", "prepare_workspace", "publish"]
+__all__ = ["branch_link", "prepare_workspace", "publish"]

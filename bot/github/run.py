@@ -31,6 +31,7 @@ from bot.github.api import GitHubApi, PyGithubApi
 from bot.github.authorize import Refused, authorize
 from bot.github.events import EventError, Trigger, TriggerSettings, decide_trigger, load_event_text
 from bot.github.outputs import mask, write_outputs, write_step_summary
+from bot.github.pr_text import commit_subject
 from bot.github.progress import StickyProgress
 from bot.github.publish import prepare_workspace, publish
 from bot.github.redacting_api import RedactingGitHubApi
@@ -287,14 +288,16 @@ class GitHubAdapter:
         return self.trigger.context.get("title") or self.trigger.prompt or "bot changes"
 
     def commit_message(self, outcome: AgentOutcome | None, checkout: Checkout) -> str:
-        return commit_message(self._title(), outcome, issue=self.trigger.issue, finished=True)
+        # A follow-up on the branch's pull request is named after what it asked, not the issue again.
+        subject = commit_subject(self._title(), self.trigger.prompt, follow_up=checkout.pr_number is not None)
+        return commit_message(subject, outcome, issue=self.trigger.issue, finished=True)
 
     def co_authors(self) -> Sequence[CoAuthor]:
         trigger = self.trigger
         return [CoAuthor(trigger.actor)] if trigger.actor and not trigger.actor_is_bot else []
 
     def publish(self, checkout: Checkout, work: Work) -> RunFacts:
-        return publish(checkout, work, self.api, self.trigger, self._title(), self.safety.egress)
+        return publish(checkout, work, self.api, self.trigger, self._title(), self.safety.egress, self.url)
 
     def outcome_extra(self, checkout: Checkout | None, outcome: AgentOutcome | None) -> dict[str, Any]:
         return {}

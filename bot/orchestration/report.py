@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import INSTRUCTION_FILES
-from bot.orchestration.git import TRUSTED_PATHS, DiffStats
+from bot.orchestration.git import TRUSTED_PATHS, DiffStats, FileChange
 from bot.orchestration.render import CallView, DenialView, FileDiff, Provenance, RunReport, UsageView
 from bot.permissions.decision import Deny
 
@@ -159,7 +159,7 @@ def build_report(outcome: AgentOutcome | None, diff: DiffStats | None, facts: Ru
     )
 
 
-def run_summary(outcome: AgentOutcome | None, files: Sequence[FileDiff]) -> str:
+def run_summary(outcome: AgentOutcome | None, files: Sequence[FileDiff | FileChange]) -> str:
     """The model's own summary when it finished. Otherwise its last text is a fragment of work in
     progress ("Reading."), so the summary is what was done: its todo list and the changed files."""
     if outcome is None:

@@ -83,7 +83,7 @@ def test_a_bug_in_our_own_code_still_ends_with_the_comment_outputs_and_the_work_
         raise ZeroDivisionError("a bug of ours")
 
     # The pull request's body is built after the push: a bug there must not lose what was pushed.
-    monkeypatch.setattr("bot.github.publish.pr_body", broken)
+    monkeypatch.setattr("bot.github.publish.run_part", broken)
     result = world.run("--replay", str(DEMO_CASSETTE))
     assert result.exit_code == 1, result.output
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in world.origin_file(BRANCH, "stats.py")
