@@ -42,7 +42,15 @@ from bot.errors import ConfigError, json_type_name
 from bot.permissions.context import PermissionMode
 from bot.permissions.documents import Document, read_document
 from bot.permissions.rules import Behavior, Rule, RuleSyntaxError, make_rule
-from bot.permissions.settings_model import Bot, Limits, Permissions, first_error, parse_settings
+from bot.permissions.settings_model import (
+    CLAUDE_SANDBOX_KEYS,
+    Bot,
+    ClaudeSandbox,
+    Limits,
+    Permissions,
+    first_error,
+    parse_settings,
+)
 
 #: Where a policy comes from, weakest first (``session``: grants made during the run itself).
 PolicySource = Literal["session", "preset", "repository", "organisation", "flag", "cliArg"]
@@ -84,7 +92,6 @@ CLAUDE_CODE_UNUSED_KEYS = frozenset(
         "enableAllProjectMcpServers",
         "enabledMcpjsonServers",
         "enabledPlugins",
-        "env",
         "extraKnownMarketplaces",
         "fileSuggestion",
         "forceLoginMethod",
@@ -98,7 +105,6 @@ CLAUDE_CODE_UNUSED_KEYS = frozenset(
         "plansDirectory",
         "preferredNotifChannel",
         "respectGitignore",
-        "sandbox",
         "showTurnDuration",
         "skipWebFetchPreflight",
         "spinnerTipsEnabled",
@@ -117,7 +123,7 @@ _PERMISSION_UNUSED_KEYS = frozenset({"disableAutoMode"})
 #: The keys of ``permissions`` and ``bot`` (``bot.limits`` too), their types and their error
 #: wording are the pydantic models of :mod:`bot.permissions.settings_model`: a new key goes there.
 #: The top-level keys we read. An unknown key close to one of these is an error, not a warning.
-_READ_KEYS = ("permissions", "hooks", "disableAllHooks", "mcpServers", "bot")
+_READ_KEYS = ("permissions", "hooks", "disableAllHooks", "mcpServers", "sandbox", "env", "bot")
 #: How close (difflib ratio) an unknown key must be to one we read to count as its misspelling.
 MISSPELLING_CUTOFF = 0.85
 #: Every hook event Claude Code has (its hooks reference, code.claude.com/docs/en/hooks): the one
@@ -280,8 +286,17 @@ class _Validator:
             out["mcp_servers"] = {
                 name: Setting(config, self.origin("mcpServers", name)) for name, config in model.mcpServers.items()
             }
+        # Claude Code's own `sandbox` and `env` first: our `bot` keys, when written too, win.
+        claude: dict[str, Setting[Any]] = {}
+        if model.sandbox is not None:
+            claude.update(self.claude_sandbox(model.sandbox, data["sandbox"], unused))
+        claude_env = self.claude_env(model.env) if model.env is not None else {}
         if model.bot is not None:
             out.update(self.bot(model.bot, data["bot"]))
+        if claude:
+            out["settings"] = {**claude, **out.get("settings", {})}
+        if claude_env:
+            out["env"] = {**claude_env, **out.get("env", {})}
         if unused:
             self.warnings.append(
                 f"{self.doc.path}: Claude Code settings this bot does not use, ignored: " + ", ".join(sorted(unused))
@@ -374,6 +389,51 @@ class _Validator:
         line = self.doc.positions.lines.get(path)
         if line is not None:
             lines[key] = line
+
+    # ----- Claude Code's sandbox and env ---------------------------------------------------------
+
+    def claude_sandbox(self, sandbox: ClaudeSandbox, raw: Mapping[str, Any], unused: list[str]) -> dict[str, Any]:
+        """Claude Code's ``sandbox`` where it has a meaning here (see CLAUDE_SANDBOX_KEYS); the rest is
+        reported with the other unused keys. It may make the sandbox stricter, never turn it off."""
+        out: dict[str, Setting[Any]] = {}
+        if sandbox.enabled and sandbox.failIfUnavailable:
+            out["sandbox"] = Setting("required", self.origin("sandbox", "failIfUnavailable"))
+        if sandbox.excludedCommands:
+            out["excluded_commands"] = Setting(
+                tuple(sandbox.excludedCommands), self.origin("sandbox", "excludedCommands")
+            )
+        if sandbox.allowUnsandboxedCommands is not None:
+            out["allow_unsandboxed"] = Setting(
+                sandbox.allowUnsandboxedCommands, self.origin("sandbox", "allowUnsandboxedCommands")
+            )
+        wider = [
+            f"sandbox.network.{key}"
+            for key, value in (sandbox.network or {}).items()
+            if key in ("allowedDomains", "allowUnixSockets", "allowAllUnixSockets", "allowLocalBinding") and value
+        ]
+        if wider:
+            self.warnings.append(
+                f"{self.doc.path}:{self.doc.line('sandbox', 'network')}: {', '.join(wider)} not honoured: "
+                "sandboxed commands get no network here unless bot.network is true (no per-domain proxy)"
+            )
+        unused.extend(f"sandbox.{key}" for key in raw if key not in CLAUDE_SANDBOX_KEYS)
+        return out
+
+    def claude_env(self, env: Mapping[str, str]) -> dict[str, Setting[str | None]]:
+        """Claude Code's ``env``: variables for the session's commands. A name that is not a variable
+        name, or a secret, is skipped with a warning (Claude Code files are written for a desktop)."""
+        out: dict[str, Setting[str | None]] = {}
+        for name, value in env.items():
+            where = f"{self.doc.path}:{self.doc.line('env', name)}"
+            if not _ENV_NAME.match(name):
+                self.warnings.append(f"{where}: env: {name!r} is not an environment variable name; skipped")
+            elif SECRET_ENV.match(name):
+                self.warnings.append(
+                    f"{where}: env: {name} is a secret and never reaches a tool's environment; skipped"
+                )
+            else:
+                out[name] = Setting(value, self.origin("env", name))
+        return out
 
     # ----- bot --------------------------------------------------------------------------------
 

@@ -172,6 +172,26 @@ class HookGroup(BaseModel):
     hooks: Annotated[list[HookHandler], Field(min_length=1)]
 
 
+class ClaudeSandbox(_Strict):
+    """Claude Code's ``sandbox``, for what it means here: ``enabled`` with ``failIfUnavailable``
+    is ``bot.sandbox: required``; ``excludedCommands`` and ``allowUnsandboxedCommands`` are
+    ``bot.excluded_commands`` and ``bot.allow_unsandboxed``; ``network`` that widens access is
+    warned about (commands get no network unless ``bot.network``). ``enabled: false`` never turns
+    the sandbox off: only ``bot.sandbox: off`` does. Other keys are accepted, unused."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+    enabled: bool | None = None
+    failIfUnavailable: bool | None = None
+    excludedCommands: list[str] | None = None
+    allowUnsandboxedCommands: bool | None = None
+    network: dict[str, Any] | None = None
+
+
+#: The keys of Claude Code's ``sandbox`` that mean something here (the rest: one "unused" warning).
+CLAUDE_SANDBOX_KEYS = frozenset(ClaudeSandbox.model_fields)
+
+
 class Settings(BaseModel):
     """A policy file: Claude Code's settings schema; other Claude Code keys are accepted unread."""
 
@@ -186,6 +206,9 @@ class Settings(BaseModel):
     hooks: dict[str, list[HookGroup]] | None = None
     disableAllHooks: bool | None = None
     mcpServers: dict[str, dict[str, Any]] | None = None
+    sandbox: ClaudeSandbox | None = None
+    #: Claude Code's variables for the session; here: for the shell's commands (as ``bot.env``).
+    env: dict[str, str] | None = None
     bot: Bot | None = None
 
 
@@ -208,6 +231,7 @@ _LIST_OF_STRINGS = {
     ("bot", "verify"),
     ("bot", "excluded_commands"),
     ("bot", "secret_env"),
+    ("sandbox", "excludedCommands"),
 }
 _LIMIT_WORDING = {
     "max_turns": "bot.limits.max_turns must be a whole number of at least 1",
@@ -273,6 +297,8 @@ def error_message(err: ErrorDetails) -> str:
             return f"bot.sandbox must be one of {', '.join(get_args(SandboxName))}"
         case ("bot", "extends" | "model" | "scheduled_task"):
             return f"{dotted} must be a non-empty string"
+    if path[:1] == ("env",) and len(path) == 2:
+        return f"env.{path[1]} must be a string"
     if kind == "bool_type":
         return f"{dotted} must be true or false"
     return f"{dotted}: {err['msg']}"
