@@ -172,10 +172,22 @@ def _clean(value: Any, redact: Callable[[str], str], depth: int = 0) -> Any:
     if depth > MAX_SESSION_DEPTH:
         return None
     if isinstance(value, Mapping):
+        if value.get("type") in ("thinking", "redacted_thinking"):
+            return _clean_thinking(value, redact)
         return {k: _clean(v, redact, depth + 1) for k, v in value.items() if k != "cache_control"}
     if isinstance(value, list | tuple):
         return [_clean(v, redact, depth + 1) for v in value]
     return value
+
+
+def _clean_thinking(block: Mapping[str, Any], redact: Callable[[str], str]) -> Any:
+    """A thinking block is sent back as it was or not at all: its signature (and a redacted block's
+    opaque ``data``) covers the text, so a redaction would make the API refuse it. One that held a
+    secret is replaced by a note."""
+    text = block.get("thinking")
+    if block.get("type") == "thinking" and isinstance(text, str) and redact(text) != text:
+        return {"type": "text", "text": "[earlier reasoning not kept: it quoted a secret]"}
+    return {k: v for k, v in block.items() if k != "cache_control"}
 
 
 def _cut_results(message: Message) -> Message:

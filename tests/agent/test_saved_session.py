@@ -112,3 +112,22 @@ def test_a_malformed_session_is_an_error_that_says_why(description: str, raw: by
     with pytest.raises(SessionError, match="refs/bot/sessions/3") as info:
         session_from_json(raw, "refs/bot/sessions/3")
     assert fragment in str(info.value)
+
+
+def test_thinking_is_kept_whole_or_not_at_all() -> None:
+    signed = {"type": "thinking", "thinking": "plain reasoning", "signature": "c2lnbmF0dXJl" + "A" * 40}
+    opaque = {"type": "redacted_thinking", "data": "ghp_" + "x" * 36}  # opaque bytes that look like a token
+    leaky = {"type": "thinking", "thinking": f"the token is {TOKEN}", "signature": "sig"}
+    stored = prepared_for_storage(
+        session(
+            messages=(
+                {"role": "user", "content": "task"},
+                {"role": "assistant", "content": [signed, opaque, leaky, {"type": "text", "text": "done"}]},
+            )
+        ),
+        Redactor([TOKEN]),
+    )
+    assert stored.messages is not None
+    blocks = stored.messages[1]["content"]
+    assert blocks[0] == signed and blocks[1] == opaque
+    assert blocks[2] == {"type": "text", "text": "[earlier reasoning not kept: it quoted a secret]"}
