@@ -283,3 +283,35 @@ def test_error_responses_of_the_authoring_helper_parse_as_api_errors() -> None:
     [response] = script_responses([HttpError(429, "rate_limit_error", "slow down", retry_after=3)])
     assert json.loads(response.body)["error"]["type"] == "rate_limit_error"
     assert response.headers["retry-after"] == ["3"]
+
+
+@pytest.mark.parametrize(
+    ("case", "text", "headers", "reason"),
+    [
+        (
+            "a CDN page is its title and sender",
+            "<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>",
+            {"content-type": "text/html", "server": "cloudflare"},
+            "an HTML error page from cloudflare, not the API: 502 Bad Gateway",
+        ),
+        (
+            "a page without a title falls back to its heading, entities decoded",
+            "<!DOCTYPE html><body><h1>Service &amp; gateway\n  down</h1></body>",
+            {"content-type": "text/html; charset=utf-8"},
+            "an HTML error page, not the API: Service & gateway down",
+        ),
+        (
+            "plain text is its first line",
+            "upstream connect error or disconnect/reset before headers\nreset reason: overflow",
+            {"content-type": "text/plain", "server": "envoy"},
+            "a non-JSON error body from envoy: upstream connect error or disconnect/reset before headers",
+        ),
+        ("an empty body says so", "  ", {}, "an empty response body"),
+    ],
+)
+def test_an_error_body_that_is_not_the_apis_json_becomes_one_line(
+    case: str, text: str, headers: dict[str, str], reason: str
+) -> None:
+    from bot.agent.client import error_reason
+
+    assert error_reason(text, text, headers) == reason, case
