@@ -100,6 +100,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mcp",),
     ("runtime",),
     ("agent",),
+    ("explain",),
     ("orchestration",),
     ("github",),
     ("local", "fleet"),

@@ -206,7 +206,11 @@ class _AgentRun:
     async def _drive(self) -> Stop:
         env = self.session.environment or await gather_environment(self.context.working_directory)
         prompt = build_system_prompt(
-            env, self.session.instructions, base=self.session.system_prompt, append=self.session.append_system_prompt
+            env,
+            self.session.instructions,
+            base=self.session.system_prompt,
+            append=self.session.append_system_prompt,
+            policy=self.session.policy_summary,
         )
         self.system = system_blocks(prompt, self.session.cache_ttl)
         first: list[Block] = [{"type": "text", "text": render_task(self.task)}]

@@ -3,10 +3,11 @@
 Layout, most stable first (the prompt cache keys on the prefix, seeds 4.11 point 7):
 
 1. the static part — role, tool-use rules, headless rules — identical for every run of a version;
-2. the environment — working directory, OS, date, git branch and status — fixed at session start;
-3. the repository's instructions (``AGENTS.md``, ``CLAUDE.md``), read by the caller from *trusted*
+2. the policy's summary — what the run may do, in the rules' own words — fixed for the run;
+3. the environment — working directory, OS, date, git branch and status — fixed at session start;
+4. the repository's instructions (``AGENTS.md``, ``CLAUDE.md``), read by the caller from *trusted*
    files (the default branch, never a PR head);
-4. the task, as the first user message: the trusted prompt, then untrusted text (issue and comment
+5. the task, as the first user message: the trusted prompt, then untrusted text (issue and comment
    bodies) quoted as data between delimiters that carry a per-run nonce, so quoted text cannot
    close the quote and pose as instructions.
 """
@@ -190,11 +191,19 @@ def render_instructions(instructions: Sequence[Instruction]) -> str:
 
 
 def build_system_prompt(
-    env: Environment, instructions: Sequence[Instruction] = (), *, base: str = STATIC_SYSTEM_PROMPT, append: str = ""
+    env: Environment,
+    instructions: Sequence[Instruction] = (),
+    *,
+    base: str = STATIC_SYSTEM_PROMPT,
+    append: str = "",
+    policy: str = "",
 ) -> list[str]:
-    """The system prompt as text blocks, most stable first (each becomes one system block)."""
+    """The system prompt as text blocks, most stable first (each becomes one system block):
+    the static prompt (per version), the policy's summary (per policy: :mod:`bot.explain.summary`,
+    rendered once before the run, so every turn's prefix is the same bytes), then the environment
+    and the repository's instructions (per run)."""
     tail = "\n\n".join(p for p in (render_environment(env), render_instructions(instructions), append) if p)
-    return [base, tail]
+    return [base, policy, tail] if policy else [base, tail]
 
 
 def render_task(task: AgentTask) -> str:

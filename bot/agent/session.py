@@ -48,6 +48,8 @@ class AgentSession:
     instructions: tuple[Instruction, ...] = ()
     system_prompt: str = STATIC_SYSTEM_PROMPT
     append_system_prompt: str = ""
+    #: What the policy allows, for the system prompt's stable part (:mod:`bot.explain.summary`).
+    policy_summary: str = ""
     max_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     prices: PriceTable = DEFAULT_PRICE_TABLE

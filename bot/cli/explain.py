@@ -42,8 +42,8 @@ def explain_document(
         lambda: explain_policy(layers, workspace=workspace, allow=allow, deny=deny, ask=ask, mode=mode)
     )
     if event is not None:
-        from bot.explain.trigger import explain_trigger
         from bot.github.events import TriggerSettings
+        from bot.github.explain import explain_trigger
 
         trigger = explain_trigger(event, event_name, TriggerSettings(trigger_phrase=trigger_phrase))
         explanation = replace(explanation, trigger=trigger)

@@ -46,6 +46,8 @@ class BashRuleView:
     rule: str
     where: str
     kind: str
+    #: What the rule spells out (the canonical command for exact and prefix rules).
+    literal: str
     approves: str
     #: The option-table entry the rule's program is read from (``git diff``, ``make``), if any.
     table_entry: str | None
@@ -116,6 +118,7 @@ def describe_rule(rule: Rule, where: str) -> BashRuleView:
         rule=rule.text,
         where=where,
         kind=pattern.kind,
+        literal=pattern.literal,
         approves=approves,
         table_entry=key,
         documented_by=_documented_by(entry) if entry else None,

@@ -149,9 +149,13 @@ async def explain_policy(
     deny: Sequence[str] = (),
     ask: Sequence[str] = (),
     mode: str | None = None,
+    examples: bool = True,
 ) -> Explanation:
-    """The explanation of the merged policy. Raises ConfigError for a bad policy file."""
+    """The explanation of the merged policy. Raises ConfigError for a bad policy file.
+    ``examples=False`` skips asking the engine for an example of each refused option class (the
+    system prompt's summary does not show them)."""
     from bot.runtime.assembly import assemble_tool_pool
+    from bot.runtime.hooks import NoHooks
     from bot.runtime.policy_checker import CheckInput, PolicyChecker
     from bot.tools.registry import all_base_tools
 
@@ -168,8 +172,17 @@ async def explain_policy(
         for t in sorted(all_base_tools(), key=lambda t: t.name)
         if t.name not in names
     )
+    # Hooks are listed, never run: a probe is not a call, and a hook command must not start
+    # because someone asked what the policy allows (nor before the run's model starts).
     checker = PolicyChecker(
-        workspace=ws, layers=list(layers), allow=list(allow), deny=list(deny), ask=list(ask), mode=mode, tools=pool
+        hooks=NoHooks(),
+        workspace=ws,
+        layers=list(layers),
+        allow=list(allow),
+        deny=list(deny),
+        ask=list(ask),
+        mode=mode,
+        tools=pool,
     )
     with checker:
 
@@ -187,14 +200,14 @@ async def explain_policy(
                 never = []
                 for cls in view.never:
                     example = None
-                    for option in cls.options:
+                    for option in cls.options if examples else ():
                         probe = f"{view.table_entry} {option} {EXAMPLE_VALUES[cls.name]}"
                         if isinstance(await decide("Bash", {"command": probe}), Deny):
                             example = probe
                             break
                     never.append(replace(cls, example=example))
                 bash.append(replace(view, never=tuple(never)))
-            separate = await _separate_examples(policy, decide)
+            separate = await _separate_examples(policy, decide) if examples else []
     return Explanation(
         mode=policy.mode.value,
         sandbox=str(policy.setting("sandbox", "auto")),

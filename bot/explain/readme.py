@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -25,9 +26,8 @@ def presets_markdown() -> str:
     parts = []
     with tempfile.TemporaryDirectory(prefix="bot-explain-") as workspace:
         for name in list_presets():
-            explanation = anyio.run(
-                lambda n=name: explain_policy([PolicyLayer("preset", preset=n)], workspace=Path(workspace))
-            )
+            layers = [PolicyLayer("preset", preset=name)]
+            explanation = anyio.run(partial(explain_policy, layers, workspace=Path(workspace)))
             parts.append(render_markdown(explanation, title=f"`{name}`"))
     return "\n".join(parts)
 

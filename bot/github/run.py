@@ -140,7 +140,7 @@ async def run_github(run: GitHubRun) -> int:
             return 0
         if isinstance(verdict, Refused):
             return await _refused(run, trigger, api, verdict)
-        from bot.explain.comment import answer_explain, is_explain_request
+        from bot.github.explain import answer_explain, is_explain_request
 
         if is_explain_request(trigger):  # `@bot explain`: the policy's explanation, no model call
             return await answer_explain(run, trigger, api)

@@ -292,8 +292,20 @@ async def prepare_run(
             limits=run_limits(config, policy),
             instructions=instructions_from(trusted),
             session_id=session_id,
+            policy_summary=await _policy_summary(layers, config),
         )
         yield PreparedRun(session, policy, sources, hook_log, warnings, mcp_states, sandbox)
+
+
+async def _policy_summary(layers: list[PolicyLayer], config: RunConfig) -> str:
+    """The system prompt's account of the policy, computed from the engine (bot.explain.summary)."""
+    from bot.explain.compute import explain_policy
+    from bot.explain.summary import render_summary
+
+    explanation = await explain_policy(
+        layers, workspace=config.workspace, allow=config.allow, deny=config.deny, examples=False
+    )
+    return render_summary(explanation)
 
 
 async def _start_mcp(
