@@ -155,14 +155,15 @@ def _keep_session(checkout: Checkout, work: Work, state: _State, safety: RunSafe
     """The session the run leaves for a follow-up (a question posted first, when it ended on one)."""
     facts = state.facts
     pr = checkout.pr_number
-    if pr is None and facts is not None and facts.pr_url:
+    if facts is not None and facts.pr_url:  # the PR the work is on (a fresh branch has a new one)
         pr = int(facts.pr_url.rstrip("/").rsplit("/", 1)[-1])
     return keep_session(
         checkout.continuity,
         state.outcome,
         state.session,
-        branch=checkout.branch,
-        head=work.commit,
+        # Where the work went: a refused push moves it to a fresh branch, a rebase to a new commit.
+        branch=facts.branch if facts is not None and facts.branch else checkout.branch,
+        head=facts.commit if facts is not None and facts.commit else work.commit,
         pr_number=pr,
         egress=safety.egress,
     )
