@@ -51,3 +51,26 @@ def test_a_repository_made_by_an_earlier_bash_call_is_seen_at_decision_time(ws: 
         assert isinstance(final_decision("cd sub && git status", context_for(ws, GIT)), Allow)
     finally:
         (ws / "sub" / "deeper" / ".git").unlink()
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cd src && git log --oneline | head -5", "git -C docs diff --stat 2>&1 | tail -1", "cd src && git status | cat"],
+)
+def test_git_in_a_subdirectory_piped_into_filters_that_write_nothing(ws: Path, command: str) -> None:
+    assert isinstance(
+        final_decision(command, context_for(ws, [*GIT, "Bash(head:*)", "Bash(tail:*)", "Bash(cat:*)"])), Allow
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd src && git log | tee src/HEAD",
+        "cd src && git log | head > HEAD",
+        "(cd src && git status) | git init src",
+    ],
+)
+def test_a_pipeline_part_that_writes_alongside_git_in_a_subdirectory_is_not_approved(ws: Path, command: str) -> None:
+    allow = [*GIT, "Bash(head:*)", "Bash(tee:*)", "Bash(git init:*)"]
+    assert not isinstance(final_decision(command, context_for(ws, allow)), Allow)

@@ -24,6 +24,7 @@ from bot.shell.judge.verdict import State, Verdict, combine
 from bot.shell.parse.syntax import Assignment, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex, Word
 from bot.shell.parse.walk import parse_command
 from bot.shell.paths.link_makers import EXTRACTORS, LINK_MAKERS
+from bot.shell.programs.git import git_subcommand_position
 
 _ROUGH_SPLIT = re.compile(r"\|\||&&|\$\(|<\(|>\(|[;|&\n()`{}]")
 _SKIPPABLE = frozenset(
@@ -99,7 +100,9 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
     # In an `&&` chain (pipes aside) what follows a `cd` runs only if the `cd` ran and succeeded.
     judge.paths.chained = _AND_CHAIN.issuperset(outcome.operators)
     # Once anything runs alongside, it does for every nested part too.
-    judge.paths.concurrent = judge.paths.concurrent or not _CONCURRENT.isdisjoint(outcome.operators)
+    judge.paths.concurrent = judge.paths.concurrent or (
+        not _CONCURRENT.isdisjoint(outcome.operators) and not all(map(_writes_nothing, outcome.commands))
+    )
     try:
         return run_items(outcome, state, judge)
     finally:
@@ -107,6 +110,26 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
 
 
 _LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}
+#: Programs that open no file for writing whatever their options (``git`` only with these
+#: subcommands, which write inside ``.git`` at most): a pipeline of them makes no repository
+#: alongside a git in a subdirectory (``cd src && git log | head``).
+_FILTERS = frozenset({"cd", "echo", "printf", "true", "head", "tail", "grep", "egrep", "fgrep", "wc", "cut", "cat"})
+_FILTERS |= frozenset({"tr", "nl", "tac", "rev", "column", "pwd"})
+_GIT_READS = frozenset({"status", "log", "diff", "show", "ls-files", "rev-parse", "blame", "grep", "shortlog"})
+
+
+def _writes_nothing(command: SimpleCommand) -> bool:
+    for redirect in command.redirects:
+        reads = redirect.op in ("<", "<<", "<<<", "<<-")
+        if not (reads or redirect.is_fd_dup or (redirect.target is not None and redirect.target.value == "/dev/null")):
+            return False
+    values = [w.value for w in command.argv]
+    if not values:
+        return not command.assignments
+    if values[0] == "git":
+        sub = git_subcommand_position(values)
+        return sub is not None and values[sub] in _GIT_READS
+    return values[0] in _FILTERS
 
 
 def _makes_links(parsed: Parsed) -> bool:
