@@ -31,6 +31,8 @@ from bot.errors import GitError
 SESSION_REF_PREFIX = "refs/bot/sessions/"
 LOCAL_PREFIX = "local/"
 SESSION_FILE = "session.json"
+#: Local sessions kept in a repository; older ones are deleted as new ones are stored.
+MAX_LOCAL_SESSIONS = 20
 _KEY = re.compile(r"^(?:[0-9]{1,12}|local/[A-Za-z0-9][A-Za-z0-9._-]{0,99})$")
 
 
@@ -95,7 +97,16 @@ class SessionStore:
             self.git.set_ref(ref, commit)
         if self.push:
             self.git.push_refs(dict.fromkeys(refs, commit))
+        else:
+            self._prune_local(keep=refs)
         return commit
+
+    def _prune_local(self, keep: list[str]) -> None:
+        """Only the newest :data:`MAX_LOCAL_SESSIONS` local sessions stay (a laptop runs many)."""
+        refs = sorted(self.git.list_refs(SESSION_REF_PREFIX + LOCAL_PREFIX), key=lambda r: r[2], reverse=True)
+        for ref, _, _ in refs[MAX_LOCAL_SESSIONS:]:
+            if ref not in keep:
+                self.git.set_ref(ref, None)
 
     def forget(self, keys: Iterable[str]) -> None:
         """Delete the sessions under ``keys`` (``start over``), here and on the remote."""

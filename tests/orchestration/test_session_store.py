@@ -128,3 +128,26 @@ def test_the_snapshot_ignores_the_workspaces_filters(origin: Path, tmp_path: Pat
     commit = workspace2.write_snapshot({"session.json": b"{}"}, "x\n")
     assert workspace2.read_blob(commit, "session.json", 10) == b"{}"
     assert not marker.exists()
+
+
+def test_only_the_newest_local_sessions_are_kept(origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    import bot.orchestration.session_store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_LOCAL_SESSIONS", 2)
+    workspace = runner(origin, tmp_path, "laptop")
+    tree = git(workspace.root, "write-tree").strip()
+    for i, when in enumerate(("2026-01-01", "2026-03-01", "2026-02-01")):  # older sessions, dated
+        env = {**os.environ, "GIT_COMMITTER_DATE": f"{when}T00:00:00Z"}
+        commit = subprocess.run(
+            ["git", "-C", str(workspace.root), *SOMEONE, "commit-tree", tree, "-m", "old"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        git(workspace.root, "update-ref", f"refs/bot/sessions/local/old{i}", commit)
+    SessionStore(workspace, push=False).save(session("new"), ["local/new"])
+    kept = git(workspace.root, "for-each-ref", "--format=%(refname)", SESSION_REF_PREFIX).split()
+    assert sorted(kept) == ["refs/bot/sessions/local/new", "refs/bot/sessions/local/old1"]
