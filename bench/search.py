@@ -3,9 +3,10 @@
 1. Grep end to end (``GrepTool.call``: rg started, output streamed, parsed, sorted, paged) vs the
    raw ``rg`` command with the very same arguments, run in the same directory. Target ≤ 1.15×.
 2. Glob end to end (``GlobTool.call``: ``rg --files``, mtime of every match, newest 100) vs
-   ``rg --files -g PATTERN``. Target ≤ 1.3×. Also shown: ``rg --sortr=modified`` (rg doing the
-   same job) and the rg command the tool runs, alone (what the stat and the rest add); one case
-   with two ``Read`` deny rules (Glob leaves out what they cover).
+   ``rg --files --sortr=modified -g PATTERN`` (rg doing the same job: every match, newest first).
+   Target ≤ 1.1× (issue 17). Also shown: plain ``rg --files -g PATTERN`` (no ordering) and the rg
+   command the tool runs, alone (what the stat and the rest add); one case with two ``Read`` deny
+   rules (Glob leaves out what they cover).
 3. Edit of one line in a 10 MB file (staleness check, replacement, atomic write, read-state
    update, diff): the time, next to a bare read-replace-write of the same file.
 
@@ -143,7 +144,7 @@ async def bench_grep(ctx: ToolUseContext, runs: int) -> list[float]:
 async def bench_glob(ctx: ToolUseContext, runs: int) -> list[float]:
     tool = GlobTool()
     ratios = []
-    print("Glob (end to end) vs rg --files -g PATTERN")
+    print('Glob (end to end) vs rg --files --sortr=modified -g PATTERN (the "rg" line below)')
     denying = replace(ctx, permission=flag_permission_context((), GLOB_DENY, ()))
     cases = [(p, p, ctx) for p in GLOB_CASES] + [("**/*", f"**/* + {len(GLOB_DENY)} Read deny rules", denying)]
     for pattern, name, case_ctx in cases:
@@ -160,10 +161,9 @@ async def bench_glob(ctx: ToolUseContext, runs: int) -> list[float]:
         print(f"  ({pattern}: tool runs rg {' '.join(ours_args)}; truncated={found})")
         # rg doing the same job (every match stat'ed for newest-first) puts the stat cost in view;
         # the tool's own rg command (its walker threads, no stat) shows what the stat adds
-        sortr = ("rg-sortr", ["--files", "--sortr=modified", "-g", pattern])
-        ratios.append(
-            await compare(name, runs, run, raw_args, case_ctx.workspace, "≤ 1.3×", [sortr, ("rg-tool", ours_args)])
-        )
+        sortr_args = ["--files", "--sortr=modified", "-g", pattern]
+        extras = [("rg-plain", raw_args), ("rg-tool", ours_args)]
+        ratios.append(await compare(name, runs, run, sortr_args, case_ctx.workspace, "≤ 1.1×", extras))
     return ratios
 
 
@@ -226,7 +226,8 @@ def main() -> None:
         glob = await bench_glob(ctx, opts.runs)
         print()
         await bench_edit(opts.runs)
-        print(f"\nworst ratios: Grep {max(grep):.2f}× (target ≤ 1.15×), Glob {max(glob):.2f}× (target ≤ 1.3×)")
+        glob_line = f"Glob {max(glob):.2f}× vs rg --sortr=modified (target ≤ 1.1×)"
+        print(f"\nworst ratios: Grep {max(grep):.2f}× (target ≤ 1.15×), {glob_line}")
 
     anyio.run(run_all)
 
