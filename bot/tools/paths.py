@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot.interface.context import ToolUseContext
 from bot.permissions.decision import Allow, Deny, Passthrough, PermissionResult
+from bot.permissions.path_grants import granting_rule
 from bot.tools.files.persisted import is_persisted_result
 
 #: Device and pseudo files that never end, block, or hold another process's secrets.
@@ -52,6 +53,12 @@ def is_within(path: Path, root: Path) -> bool:
 
 def outside_allowed_roots(path: Path, context: ToolUseContext) -> bool:
     return not any(is_within(path, root) for root in context.allowed_roots)
+
+
+def granted_outside(resolved: Path, context: ToolUseContext, *, write: bool) -> bool:
+    """An allow rule names this path outside the workspace (``Read(//etc/**)``): the tools may reach
+    it, and the rules decide the call (:mod:`bot.permissions.path_grants`)."""
+    return granting_rule(context.permission, resolved, write=write, workspace=context.workspace) is not None
 
 
 def is_blocked_device(raw: str, resolved: Path) -> bool:
@@ -111,7 +118,7 @@ def check_path_access(raw: str, context: ToolUseContext, *, write: bool = False)
     if not write and is_persisted_result(raw, resolved, context.working_directory, context.scratch_dir):
         # The bot told the model to read this file; rules still apply (deny and ask come first).
         return Allow("a tool result the run persisted and told the model to read", source="tool")
-    if outside_allowed_roots(resolved, context):
+    if outside_allowed_roots(resolved, context) and not granted_outside(resolved, context, write=write):
         roots = ", ".join(str(r) for r in context.allowed_roots)
         return Deny(
             f"{raw} resolves to {resolved}, outside the workspace and the policy's additional directories ({roots})",

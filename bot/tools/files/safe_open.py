@@ -40,7 +40,13 @@ from bot.permissions.decision import Deny
 from bot.permissions.path_denials import path_denials
 from bot.tools.files.atomic import atomic_write_at
 from bot.tools.files.persisted import is_persisted_result
-from bot.tools.paths import check_path_access, is_within, outside_allowed_roots, protected_write_reason
+from bot.tools.paths import (
+    check_path_access,
+    granted_outside,
+    is_within,
+    outside_allowed_roots,
+    protected_write_reason,
+)
 
 RACE_MESSAGE = "the file changed into a link outside the workspace while the call ran"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -96,7 +102,11 @@ def verified_location(fd: int, expected: Path, shown: str) -> Path:
 
 def confirm_allowed(target: Path, shown: str, context: ToolUseContext, *, write: bool) -> None:
     """Stage 3's check again, on the path the kernel reports (already free of links)."""
-    if outside_allowed_roots(target, context) and not _granted(target, context, write=write):
+    if (
+        outside_allowed_roots(target, context)
+        and not _granted(target, context, write=write)
+        and not granted_outside(target, context, write=write)
+    ):
         raise race_error(
             shown, f"it now leads to {target}, outside the workspace and the policy's additional directories"
         )
@@ -192,6 +202,8 @@ def file_slot(
     root = next((r for r in context.allowed_roots if is_within(parent, r)), None)
     if root is None and _granted(path, context, write=write):
         root = parent  # the run's own tool-results directory, which the bot made: trusted as a root is
+    if root is None and granted_outside(path, context, write=write):
+        root = Path(path.anchor)  # granted by an allow rule: walked from `/`, every component without links
     if root is None:
         verdict = check_path_access(str(path), context, write=write)
         detail = verdict.reason if isinstance(verdict, Deny) else f"it now leads to {path}"
