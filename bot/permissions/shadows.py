@@ -44,9 +44,19 @@ class Shadow:
     def message(self) -> str:
         kind = "deny" if self.by.behavior == "deny" else "ask (a denial headless)"
         return (
-            f"allow rule {self.allow.ref.describe()} never allows anything: the {kind} rule "
-            f"{self.by.ref.describe()} covers every call it covers, and deny beats allow across every source"
+            f"allow rule {_describe(self.allow)} never allows anything: the {kind} rule "
+            f"{_describe(self.by)} covers every call it covers, and deny beats allow across every source"
         )
+
+
+def _describe(rule: Rule) -> str:
+    """The rule and where it is written; a shipped preset by its file name (the runner's install
+    path says nothing to a maintainer reading the run's comment)."""
+    ref = rule.ref
+    if ref.source == "preset" and ref.file is not None:
+        where = Path(ref.file).name + (f":{ref.line}" if ref.line is not None else "")
+        return f"`{ref.text}` (preset, {where})"
+    return ref.describe()
 
 
 def shadowed_allows(allow: Iterable[Rule], stronger: Iterable[Rule]) -> list[Shadow]:

@@ -63,7 +63,7 @@ def test_a_shadowed_allow_rule_is_warned_about_naming_both_rules(tmp_path: Path)
     assert len(shadows) == 2, merged.warnings
     search, push = shadows
     assert f"`WebSearch` (repository, {repo}:4)" in search and "deny rule `WebSearch` (preset, " in search
-    assert "fix.json:" in search
+    assert "(preset, fix.json:" in search and str(ROOT) not in search
     assert f"`Bash(git push origin main)` (repository, {repo}:5)" in push and "`Bash(git push *)`" in push
 
 
@@ -133,3 +133,29 @@ def test_the_same_relative_rule_from_files_in_different_folders_is_not_a_shadow(
     strong = rule("Read(/docs/**)", file=str(tmp_path / "a" / "p.json"))
     allow = rule("Read(/docs/**)", "allow", file=str(tmp_path / "b" / "p.json"))
     assert not covers_all(strong, allow)  # type: ignore[arg-type]
+
+
+def test_the_runs_summary_warns_about_a_shadowed_allow_rule(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.json"
+    policy.write_text('{\n  "bot": {"extends": "fix"},\n  "permissions": {"allow": ["WebSearch"]}\n}\n')
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "--local",
+            "--repo",
+            str(ROOT / "examples" / "demo-repo"),
+            "--prompt",
+            "Fix the failing test",
+            "--replay",
+            str(ROOT / "examples" / "demo.cassette.yaml"),
+            "-o",
+            str(out),
+            "--policy",
+            str(policy),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    comment = (out / "comment.md").read_text()
+    assert "allow rule `WebSearch`" in comment and "the deny rule `WebSearch` (preset, fix.json:" in comment, comment
