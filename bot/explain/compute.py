@@ -189,7 +189,15 @@ async def explain_policy(
         async def decide(tool: str, payload: dict[str, Any]) -> Any:
             return (await checker.check(CheckInput(tool, payload))).decision
 
-        tools = tuple([_standing(t, await decide(t.name, probe_input(t)), policy) for t in pool])
+        standings = []
+        for t in pool:
+            payload = probe_input(t)
+            standing = _standing(t, await decide(t.name, payload), policy)
+            if "task_id" in payload and standing.standing == "needs a rule":
+                # The probe names a task this run did not start: the tool itself allows its own.
+                standing = replace(standing, why=f"{standing.why} (asked about a task this run did not start)")
+            standings.append(standing)
+        tools = tuple(standings)
         bash = []
         separate: list[tuple[str, str]] = []
         if "Bash" in names:
