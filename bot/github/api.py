@@ -126,6 +126,10 @@ class GitHubApi(Protocol):
 
     def update_pull(self, number: int, *, title: str | None = None, body: str | None = None) -> PullRequestInfo: ...
 
+    def set_pull_draft(self, number: int, draft: bool) -> PullRequestInfo:
+        """Mark the pull request a draft, or ready for review (GraphQL: REST has no verb for it)."""
+        ...
+
     def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
         """A comment on an issue or on a PR's conversation (PRs are issues)."""
         ...
@@ -420,6 +424,15 @@ class PyGithubApi:
             return _pull_info(pr)
 
         return self._call(f"update PR #{number}", update)
+
+    def set_pull_draft(self, number: int, draft: bool) -> PullRequestInfo:
+        def change() -> PullRequestInfo:
+            pr = self._repo.get_pull(number)
+            if bool(pr.draft) != draft:
+                pr.convert_to_draft() if draft else pr.mark_ready_for_review()
+            return _pull_info(pr)
+
+        return self._call(f"mark PR #{number} {'a draft' if draft else 'ready for review'}", change)
 
     def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
         return self._call(

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from bot.agent.outcome import AgentOutcome
 from bot.github.events import Trigger
+from bot.orchestration.adapter import Work
 from bot.orchestration.git import FileChange
 from bot.orchestration.render import FileDiff, defuse_mentions
 from bot.orchestration.report import run_summary
@@ -87,6 +88,20 @@ def _history(previous: str) -> str:
     return entry + (old_history.strip() + "\n" if marked and old_history.strip() else "")
 
 
+def draft_reason(work: Work) -> str:
+    """Why the pull request is (or is no longer) a draft, in the words the report uses."""
+    failed = [command for command, ok in work.verification if not ok]
+    if not work.finished:
+        return "the run did not finish"
+    if failed:
+        return "verification failed (" + ", ".join(f"`{c}`" for c in failed) + ")"
+    if work.sensitive_paths:
+        return "the run changed files that configure the bot or CI"
+    if work.verification:
+        return "verification passed (" + ", ".join(f"`{c}`" for c, _ in work.verification) + ")"
+    return "the run finished"
+
+
 def _safe_comment(text: str) -> str:
     return text.replace("--", "—")
 
@@ -95,4 +110,13 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-__all__ = ["HISTORY_MARK", "MAX_BODY_CHARS", "commit_subject", "compose_body", "pr_title", "run_label", "run_part"]
+__all__ = [
+    "HISTORY_MARK",
+    "MAX_BODY_CHARS",
+    "commit_subject",
+    "compose_body",
+    "draft_reason",
+    "pr_title",
+    "run_label",
+    "run_part",
+]

@@ -7,9 +7,9 @@ import os
 
 from bot.core.secrets import process_secrets
 from bot.errors import BotError, GitError, PushRejected
-from bot.github.api import GitHubApi
+from bot.github.api import GitHubApi, PullRequestInfo
 from bot.github.events import Trigger
-from bot.github.pr_text import compose_body, pr_title, run_label, run_part
+from bot.github.pr_text import compose_body, draft_reason, pr_title, run_label, run_part
 from bot.orchestration.adapter import Checkout, Work
 from bot.orchestration.egress import Egress
 from bot.orchestration.git import GitWorkspace, PublishTooLarge
@@ -104,6 +104,7 @@ def publish(
             # A re-run on the bot's own pull request: this run on top, the earlier ones kept below.
             body = _rendered(compose_body(part, label, api.get_pull(pr_number).body))
             pull = api.update_pull(pr_number, body=body)
+            notes += _gate(api, pull, draft, work)
         elif pr_number is not None:  # someone's pull request: its description is theirs
             pull = api.get_pull(pr_number)
         else:
@@ -133,6 +134,23 @@ def publish(
 def branch_link(api: GitHubApi, branch: str) -> str:
     server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
     return f"[`{branch}`]({server}/{api.repository}/tree/{branch})"
+
+
+def _gate(api: GitHubApi, pull: PullRequestInfo, draft: bool, work: Work) -> tuple[str, ...]:
+    """The verification gate on a re-run: the bot's pull request is ready for review when this run
+    finished and verified, a draft when it did not, and the report says which. Only the bot's own
+    pull request: a person's is theirs to mark."""
+    if pull.draft == draft:
+        return ()
+    why = draft_reason(work)
+    try:
+        api.set_pull_draft(pull.number, draft)
+    except BotError as exc:
+        state = "a draft" if draft else "ready for review"
+        return (f"The pull request should now be {state} ({why}), but GitHub refused the change: {exc}.",)
+    if draft:
+        return (f"The pull request is a draft again: {why}.",)
+    return (f"The pull request is ready for review: {why}.",)
 
 
 def _rendered(body: str) -> str:

@@ -65,6 +65,9 @@ class RedactingGitHubApi:
             body=None if body is None else self._md(body, "pull request body"),
         )
 
+    def set_pull_draft(self, number: int, draft: bool) -> PullRequestInfo:
+        return self._api.set_pull_draft(number, draft)
+
     def create_issue_comment(self, issue: int, body: str) -> CommentInfo:
         return self._api.create_issue_comment(issue, self._md(body, "comment"))
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from bot.testing.github_standin_graphql import GRAPHQL_OPERATIONS, GRAPHQL_PATH, answer_graphql, graphql_operation
 from bot.testing.github_standin_ops import API_PREFIX, OPERATIONS, Call, Reply, RepoState, Store, fake_sha, now, route
 from bot.testing.github_standin_shapes import (
     JSON,
@@ -286,8 +287,9 @@ class GitHubStandIn:
     ) -> None:
         """The next ``times`` calls of ``operation`` (an operationId like ``pulls/create``, or ``*``)
         are answered with ``status`` (and GitHub's error body) instead of being carried out."""
-        if operation != "*" and operation not in OPERATIONS:
-            raise ValueError(f"unknown operation {operation!r}; known: {', '.join(OPERATIONS)}")
+        known = (*OPERATIONS, *GRAPHQL_OPERATIONS)
+        if operation != "*" and operation not in known:
+            raise ValueError(f"unknown operation {operation!r}; known: {', '.join(known)}")
         body = error_json(message or _REASONS.get(status, "Server Error"), status)
         with self._lock:
             self._faults.append(_Fault(operation, status, body, dict(headers or {}), times))
@@ -370,7 +372,7 @@ class GitHubStandIn:
             body = raw.decode("utf-8", "replace")
         with self._lock:
             status, response, extra = self._answer(method, parts.path, headers, body, query)
-            operation = route(method, parts.path)[0]
+            operation = graphql_operation(body) if parts.path == GRAPHQL_PATH else route(method, parts.path)[0]
             self._exchanges.append(
                 Exchange(method, parts.path, query, dict(headers), body, operation, status, response)
             )
@@ -382,6 +384,8 @@ class GitHubStandIn:
         operation, params, op = route(method, path)
         try:
             user = self._authenticate(headers)
+            if method == "POST" and path == GRAPHQL_PATH:
+                return self._graphql(body)
             if op is None or operation is None:
                 raise Reply(404, error_json("Not Found", 404))
             for fault in self._faults:
@@ -397,6 +401,15 @@ class GitHubStandIn:
             return result[0], result[1], dict(result[2]) if len(result) == 3 else {}
         except Reply as reply:
             return reply.status, reply.body, reply.headers
+
+    def _graphql(self, body: Any) -> tuple[int, Any, dict[str, str]]:
+        operation = graphql_operation(body)
+        for fault in self._faults:
+            if fault.remaining > 0 and fault.operation in (operation, "*"):
+                fault.remaining -= 1
+                return fault.status, fault.body, dict(fault.headers)
+        status, response = answer_graphql(self._store, body)
+        return status, response, {}
 
     def _authenticate(self, headers: Mapping[str, str]) -> User:
         value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
