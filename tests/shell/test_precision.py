@@ -74,3 +74,74 @@ def test_git_in_a_subdirectory_piped_into_filters_that_write_nothing(ws: Path, c
 def test_a_pipeline_part_that_writes_alongside_git_in_a_subdirectory_is_not_approved(ws: Path, command: str) -> None:
     allow = [*GIT, "Bash(head:*)", "Bash(tee:*)", "Bash(git init:*)"]
     assert not isinstance(final_decision(command, context_for(ws, allow)), Allow)
+
+
+READERS = ["Bash(git ls-files:*)", "Bash(find:*)", "Bash(xargs:*)", "Bash(wc:*)", "Bash(grep:*)", "Bash(tail:*)"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git ls-files | xargs wc -l | tail -1",
+        "find src -name '*.py' | xargs wc -l",
+        "find docs tests -type f | xargs grep -n TODO",
+        "find src -type f -print0 | xargs -0 -r wc -l",
+    ],
+)
+def test_a_reader_fed_by_xargs_from_a_plain_workspace_listing_is_allowed(ws: Path, command: str) -> None:
+    assert isinstance(final_decision(command, context_for(ws, READERS)), Allow)
+
+
+@pytest.mark.parametrize(
+    ("command", "allow", "deny", "why"),
+    [
+        ("find src | xargs wc -l", ["Bash(find:*)", "Bash(xargs:*)"], [], "the reader still needs its rule"),
+        ("find . -type f | xargs wc -l", READERS, [], "the tree holds links out (link_to_etc)"),
+        ("find secrets | xargs wc -l", READERS, ["Read(secrets/**)"], "a Read deny rule covers a listed file"),
+        ("find src -name '*.py' | xargs rm", [*READERS, "Bash(rm:*)"], [], "not a reader"),
+        ("find src | xargs -I{} wc -l {}", READERS, [], "a replacement string"),
+        ("find src | xargs -a /etc/passwd wc -l", READERS, [], "xargs reads another file"),
+        ("find src -newer /etc/passwd | xargs wc -l", READERS, [], "an expression the listing check does not know"),
+        ("find src | xargs wc -l > out.txt", [*READERS, "Edit"], [], "a pipeline part that writes"),
+        ("find src | xargs wc -l | tee out", [*READERS, "Bash(tee:*)", "Edit"], [], "a filter that writes"),
+    ],
+)
+def test_a_listing_that_could_feed_anything_else_is_not_approved(
+    ws: Path, command: str, allow: list[str], deny: list[str], why: str
+) -> None:
+    assert not isinstance(final_decision(command, context_for(ws, allow, deny)), Allow), why
+
+
+def _repository(root: Path, files: dict[str, str], links: dict[str, str]) -> Path:
+    """A real git repository with ``files`` and symbolic ``links`` in its index."""
+    import os
+    import subprocess
+
+    (root / "src").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    for name, target in links.items():
+        os.symlink(target, root / name)
+    # git with nothing of the operator's configuration: PATH to find it, a HOME with no config
+    env = {"PATH": os.environ["PATH"], "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    subprocess.run(["git", "init", "-q", str(root)], env=env, check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], env=env, check=True)
+    return root.resolve()
+
+
+@pytest.mark.parametrize(
+    ("files", "links", "allowed"),
+    [
+        ({"src/a.py": "x\n", "README.md": "r\n"}, {}, True),
+        ({"src/a.py": "x\n", "src/b --files0-from=x": "y\n"}, {}, False),
+        ({"src/a.py": "x\n", "-n": "y\n"}, {}, False),
+        ({"src/a.py": "x\n"}, {"src/p": "/etc/passwd"}, False),
+    ],
+    ids=["plain", "a name that splits into an option", "a name that is an option", "a tracked link out"],
+)
+def test_git_ls_files_is_judged_by_the_names_in_the_index(
+    tmp_path: Path, files: dict[str, str], links: dict[str, str], allowed: bool
+) -> None:
+    repo = _repository(tmp_path / "repo", files, links)
+    decision = final_decision("git ls-files | xargs wc -l", context_for(repo, READERS, scratch=tmp_path / "scratch"))
+    assert isinstance(decision, Allow) is allowed, decision

@@ -24,6 +24,7 @@ from bot.shell.judge.verdict import State, Verdict, combine
 from bot.shell.parse.syntax import Assignment, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex, Word
 from bot.shell.parse.walk import parse_command
 from bot.shell.paths.link_makers import EXTRACTORS, LINK_MAKERS
+from bot.shell.paths.listings import plain_listing, reader_fed_by_listing
 from bot.shell.programs.git import git_subcommand_position
 
 _ROUGH_SPLIT = re.compile(r"\|\||&&|\$\(|<\(|>\(|[;|&\n()`{}]")
@@ -95,7 +96,8 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         found = options.rules.deny.first(whole, whole.split(" ", 1)[0])
         if found is not None:
             return Verdict("deny", f"a deny rule forbids `{whole}`", found.rule.ref, source="rule")
-    saved = judge.depth, judge.paths.chained, judge.paths.concurrent
+    saved = judge.depth, judge.paths.chained, judge.paths.concurrent, judge.paths.listing_reader
+    judge.paths.listing_reader = _reader_fed_by_plain_listing(outcome, state, options)
     judge.depth = depth
     # In an `&&` chain (pipes aside) what follows a `cd` runs only if the `cd` ran and succeeded.
     judge.paths.chained = _AND_CHAIN.issuperset(outcome.operators)
@@ -106,7 +108,7 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
     try:
         return run_items(outcome, state, judge)
     finally:
-        judge.depth, judge.paths.chained, judge.paths.concurrent = saved
+        judge.depth, judge.paths.chained, judge.paths.concurrent, judge.paths.listing_reader = saved
 
 
 _LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}
@@ -116,6 +118,19 @@ _LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}
 _FILTERS = frozenset({"cd", "echo", "printf", "true", "head", "tail", "grep", "egrep", "fgrep", "wc", "cut", "cat"})
 _FILTERS |= frozenset({"tr", "nl", "tac", "rev", "column", "pwd"})
 _GIT_READS = frozenset({"status", "log", "diff", "show", "ls-files", "rev-parse", "blame", "grep", "shortlog"})
+
+
+def _reader_fed_by_plain_listing(parsed: Parsed, state: State, options: Options) -> bool:
+    """``git ls-files | xargs wc -l | tail -1``: a reader fed from a listing of plain workspace
+    files, then filters that write nothing."""
+    if state.cwd is None or set(parsed.operators) != {"|"}:
+        return False
+    if any(isinstance(item, ScopeMarker) and item.branch for item in parsed.items):
+        return False  # only the subshell of each pipeline part, no condition or loop
+    fed = reader_fed_by_listing(parsed.commands)
+    if fed is None or not all(map(_writes_nothing, parsed.commands[2:])):
+        return False
+    return plain_listing(fed[0], state.cwd, options.paths.roots, options.denied_path)
 
 
 def _writes_nothing(command: SimpleCommand) -> bool:

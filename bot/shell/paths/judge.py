@@ -16,6 +16,7 @@ from bot.shell.parse.syntax import DYN, Redirect, Word
 from bot.shell.paths.arguments import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.link_makers import is_extraction
+from bot.shell.paths.listings import READERS
 from bot.shell.paths.resolve import Access, change_directory, check_path, expand, glob_base, join
 from bot.shell.programs.flags import NO_FACTS, program_facts
 from bot.shell.programs.kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAMS
@@ -44,6 +45,9 @@ class PathJudge:
         #: An earlier command of the compound may have written files (any program but ``cd`` and
         #: the like, or a redirection): a repository may exist by the time a later git runs.
         self.wrote_before = False
+        #: The compound is ``LISTING | xargs READER``, and the listing prints only plain, regular,
+        #: readable workspace files now (:func:`bot.shell.paths.listings.plain_listing`).
+        self.listing_reader = False
 
     def arguments(self, scan: Scan, argv: tuple[Word, ...]) -> Verdict | None:
         needs_edit = False
@@ -58,6 +62,10 @@ class PathJudge:
                 if facts.exact_only:
                     scan.exact_only = True
             uses = path_uses(words)
+            if self.listing_reader and program in READERS and words and words[-1].text == "<stdin>":
+                # the workspace files a plain listing prints (see bot.shell.paths.listings)
+                words = words[:-1]
+                uses = [u for u in uses if u.pos < len(words)]
             if facts.in_place:
                 uses = [PathUse(u.pos, u.value, "write", u.word) for u in uses]
                 needs_edit = True
