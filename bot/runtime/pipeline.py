@@ -27,7 +27,7 @@ import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -51,7 +51,9 @@ from bot.runtime.hooks import NO_PRE_OUTCOME, HookRunner, NoHooks, PreToolHookOu
 from bot.runtime.results import limit_result
 from bot.tools.tool_search import TOOL_SEARCH_SERVICE, is_deferred
 
-Stage = str  # "lookup" | "schema" | "validation" | "hook" | "permission" | "execution" | "aborted"
+#: Where a call failed: the pipeline's stages (seeds 4.4), "aborted" when it never ran, and
+#: "internal" for an exception in our own code.
+Stage = Literal["lookup", "schema", "validation", "hook", "permission", "execution", "aborted", "internal"]
 
 
 @dataclass(slots=True)

@@ -29,7 +29,7 @@ from fnmatch import fnmatchcase
 from bot.shell.judge.deny_match import loosely_matches
 from bot.shell.judge.prefixes import exact_suggestion, suggestion_for
 from bot.shell.judge.rule_match import CompiledRule, RuleIndex, canonical, covers
-from bot.shell.judge.scan import Layer, Options, Scan, join_dir
+from bot.shell.judge.scan import ExecInner, Finder, InnerScript, Layer, Options, Scan, join_dir
 from bot.shell.judge.security_checks import argv_findings
 from bot.shell.judge.verdict import ALLOW_NEUTRAL, State, Verdict, combine
 from bot.shell.launch.wrappers import unwrap
@@ -236,7 +236,7 @@ class Judge:
                 start = current.start + inner.start
                 if inner.script is not None:
                     same_shell = current.words[0].value == "eval"
-                    scan.scripts.append((start, inner.script, inner.kind, same_shell))
+                    scan.scripts.append(InnerScript(start, inner.script, inner.kind, same_shell))
                     if inner.kind == "privilege":
                         scan.boundaries.append(start)
                 elif inner.kind == "opaque":
@@ -248,8 +248,8 @@ class Judge:
                     if current.program == "find":
                         marker = current.words[inner.start - 1].value if inner.start > 0 else ""
                         origin = "find-dir" if marker in ("-execdir", "-okdir") else "find"
-                        scan.finder = (tuple(current.values), (current.cwd, *current.others))
-                    scan.exec_inners.append((start, inner.argv, origin))
+                        scan.finder = Finder(tuple(current.values), (current.cwd, *current.others))
+                    scan.exec_inners.append(ExecInner(start, inner.argv, origin))
                 elif (
                     inner.argv is not None
                     and following is None

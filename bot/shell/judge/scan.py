@@ -4,6 +4,7 @@ compiled policy, the wrapper layers of the command and what was found on them.""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.permissions.path_denials import DeniedPath
 from bot.shell.judge.rule_match import RuleSet, canonical
@@ -58,6 +59,32 @@ class Layer:
         return self._ends
 
 
+class ExecInner(NamedTuple):
+    """A command run once per item (``find -exec``, ``xargs``), found at word ``at``."""
+
+    at: int
+    argv: tuple[Word, ...]
+    #: ``"find"``, ``"find-dir"`` (``-execdir``: run in each match's directory) or ``None`` (xargs).
+    origin: str | None
+
+
+class Finder(NamedTuple):
+    """The ``find`` whose ``-exec`` commands a scan found: its words and where it may run."""
+
+    words: tuple[str, ...]
+    dirs: tuple[str | None, ...]
+
+
+class InnerScript(NamedTuple):
+    """A script a launcher runs (``sh -c S``, ``eval S``), found at word ``at``."""
+
+    at: int
+    script: str
+    kind: InnerKind
+    #: ``eval`` and ``.`` run in the current shell: the script's ``cd`` counts after it.
+    same_shell: bool
+
+
 class Scan:
     """Everything found about one command before the allow rules are consulted."""
 
@@ -67,12 +94,10 @@ class Scan:
         self.layers = layers
         self.explicit: dict[int, str] = {}
         self.boundaries: list[int] = []
-        #: ``(index, argv, origin)``; origin ``"find"``, ``"find-dir"`` (``-execdir``) or ``None`` (xargs).
-        self.exec_inners: list[tuple[int, tuple[Word, ...], str | None]] = []
-        #: The ``find`` whose ``-exec`` commands these are: its words and the directories it may run in.
-        self.finder: tuple[tuple[str, ...], tuple[str | None, ...]] | None = None
-        #: ``(index, script, kind, same_shell)``: ``eval`` runs in the current shell (its ``cd`` counts).
-        self.scripts: list[tuple[int, str, InnerKind, bool]] = []
+        self.exec_inners: list[ExecInner] = []
+        #: The ``find`` whose ``-exec`` commands these are.
+        self.finder: Finder | None = None
+        self.scripts: list[InnerScript] = []
         self.opaque_starts: list[int] = []
         #: Commands read from stdin (``curl x | sh``): only an exact rule approves.
         self.exact_only = False
