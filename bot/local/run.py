@@ -27,6 +27,7 @@ from bot.github.progress import TerminalProgress
 from bot.local.sessions import local_slot
 from bot.orchestration.adapter import Checkout, Ending, EventSink, Work
 from bot.orchestration.git import CoAuthor, GitWorkspace
+from bot.orchestration.provenance import relative_text
 from bot.orchestration.render import Provenance
 from bot.orchestration.report import RunFacts, commit_message
 from bot.orchestration.run import drive
@@ -154,10 +155,12 @@ class LocalAdapter:
         return RunFacts(branch=checkout.branch, commit=work.commit, sensitive_paths=work.sensitive_paths)
 
     def outcome_extra(self, checkout: Checkout | None, outcome: AgentOutcome | None) -> dict[str, Any]:
+        # Paths a reader can use anywhere: the repository by name, the transcript beside this file.
+        transcript = outcome.transcript_path if outcome else None
         return {
-            "repository": str(self.repo),
+            "repository": self.repo.name,
             "base": checkout.base if checkout else None,
-            "transcript": str(outcome.transcript_path) if outcome and outcome.transcript_path else None,
+            "transcript": relative_text(str(transcript), [self.output_dir]) if transcript else None,
         }
 
     async def deliver(self, ending: Ending) -> None:

@@ -18,6 +18,7 @@ from bot.errors import CanaryTripped
 from bot.orchestration.adapter import Checkout, Ending, RunAdapter
 from bot.orchestration.conclusion import Conclusion, exit_code
 from bot.orchestration.git import DiffStats
+from bot.orchestration.provenance import relative_report
 from bot.orchestration.render import JOB_SUMMARY_LIMIT, render_result
 from bot.orchestration.report import RunFacts, build_report, outcome_data
 from bot.orchestration.safety import RunSafety
@@ -31,7 +32,10 @@ def build_ending(
     checkout: Checkout | None,
     image_hosts: tuple[str, ...] = (),
 ) -> Ending:
-    report = build_report(outcome, diff, facts)
+    # A reader knows the repository, not the runner: its absolute paths are made relative.
+    report = relative_report(
+        build_report(outcome, diff, facts), checkout.git.root if checkout else None, adapter.output_dir
+    )
     secrets = list(process_secrets().values())
     markdown = render_result(report, limit=JOB_SUMMARY_LIMIT, secrets=secrets, allowed_hosts=image_hosts)
     diff_text = "".join(f.patch + "\n" for f in diff.files) if diff is not None else ""

@@ -136,7 +136,7 @@ async def _agent_stage(
         for warning in prepared.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         state.notes += [f"Policy warning: {w}" for w in prepared.warnings]
-        state.provenance = with_policy(state.provenance, prepared)
+        state.provenance = with_policy(state.provenance, prepared, checkout.git.root)
         state.hook_files = prepared.hook_files()
         state.image_hosts = prepared.image_hosts()
         slot = checkout.continuity
