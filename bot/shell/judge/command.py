@@ -28,7 +28,7 @@ from fnmatch import fnmatchcase
 
 from bot.shell.judge.deny_match import loosely_matches
 from bot.shell.judge.prefixes import exact_suggestion, suggestion_for
-from bot.shell.judge.rule_match import CompiledRule, RuleIndex, canonical, covers
+from bot.shell.judge.rule_match import BashPattern, CompiledRule, RuleIndex, canonical, covers
 from bot.shell.judge.scan import ExecInner, Finder, InnerScript, Layer, Options, Scan, join_dir
 from bot.shell.judge.security_checks import argv_findings
 from bot.shell.judge.verdict import ALLOW_NEUTRAL, State, Verdict, combine
@@ -60,6 +60,14 @@ _WRITES_NOTHING = frozenset({"cd", "pushd", "popd", "pwd", "true", ":", "echo", 
 ScriptDecider = Callable[[str, State, int], Verdict]
 
 
+def _any_arguments(pattern: BashPattern, interpreter: str) -> bool:
+    """``Bash(python3:*)``/``Bash(python3 *)`` for ``python3``: the rule allows the interpreter with
+    any arguments — any script of the workspace — so a program on its stdin is no more than that."""
+    if pattern.kind == "prefix":
+        return pattern.literal == interpreter
+    return pattern.kind == "wildcard" and " ".join(pattern.text.split()) == f"{interpreter} *"
+
+
 class Judge:
     """Judges simple commands for one decision; counts them against :data:`MAX_SUBCOMMANDS`."""
 
@@ -85,6 +93,8 @@ class Judge:
             self.paths.wrote_before = self.paths.wrote_before or bool(cmd.redirects)
             return self._state_only(cmd, state)
         self.paths.writes = []
+        stdin = [r for r in cmd.redirects if r.op in ("<", "<<", "<<-", "<<<") and (r.fd in (None, 0))]
+        self.paths.stdin_written = bool(stdin) and not stdin[-1].dynamic_input
         verdict = self._program(cmd.argv, cmd.assignments, state)
         if cmd.redirects or cmd.argv[0].value not in _WRITES_NOTHING:
             self.paths.wrote_before = True
@@ -242,7 +252,9 @@ class Judge:
                 elif inner.kind == "opaque":
                     scan.explicit.setdefault(max(len(argv) - 1, 0), inner.reason or "an opaque launcher")
                     scan.opaque_starts.append(start)
-                    scan.exact_only = scan.exact_only or inner.from_stdin
+                    if inner.from_stdin:
+                        scan.exact_only = True
+                        scan.stdin_interpreter = ""
                 elif inner.kind == "exec_each" and inner.argv is not None:
                     origin = None
                     if current.program == "find":
@@ -383,7 +395,7 @@ class Judge:
             pattern = compiled.pattern
             if not pattern.matches(text):
                 continue
-            if scan.exact_only and pattern.kind != "exact":
+            if scan.exact_only and pattern.kind != "exact" and not self._stdin_code_granted(pattern, scan):
                 continue
             if not (prefix_len or needed or scan.exec_inners or scan.scripts):
                 return compiled, -1
@@ -401,6 +413,16 @@ class Judge:
                 )
                 return compiled, covered
         return None
+
+    def _stdin_code_granted(self, pattern: BashPattern, scan: Scan) -> bool:
+        """The interpreter's program on stdin is no more than ``pattern`` grants: it allows the
+        interpreter with any arguments, and no deny or ask rule names the interpreter (a
+        ``Bash(python -c:*)`` deny rule says inline code is not granted, however it is spelled)."""
+        interpreter = scan.stdin_interpreter
+        if not interpreter or not _any_arguments(pattern, interpreter):
+            return False
+        rules = self.options.rules
+        return not any(r.pattern.program in (interpreter, "") for r in (*rules.deny.rules, *rules.ask.rules))
 
     def _unmatched(self, scan: Scan, argv: tuple[Word, ...], unsafe: list[Assignment]) -> Verdict:
         innermost = scan.layers[-1]

@@ -88,7 +88,17 @@ class InnerScript(NamedTuple):
 class Scan:
     """Everything found about one command before the allow rules are consulted."""
 
-    __slots__ = ("boundaries", "exact_only", "exec_inners", "explicit", "finder", "layers", "opaque_starts", "scripts")
+    __slots__ = (
+        "boundaries",
+        "exact_only",
+        "exec_inners",
+        "explicit",
+        "finder",
+        "layers",
+        "opaque_starts",
+        "scripts",
+        "stdin_interpreter",
+    )
 
     def __init__(self, layers: list[Layer]) -> None:
         self.layers = layers
@@ -101,6 +111,10 @@ class Scan:
         self.opaque_starts: list[int] = []
         #: Commands read from stdin (``curl x | sh``): only an exact rule approves.
         self.exact_only = False
+        #: The interpreter whose program on stdin is the only reason for :attr:`exact_only`
+        #: (``python3 - <<EOF``): a rule allowing it with any arguments approves that too. ``""``
+        #: once anything else made the command exact-only.
+        self.stdin_interpreter: str | None = None
 
 
 def join_dir(cwd: str, value: str) -> str | None:

@@ -48,6 +48,9 @@ class PathJudge:
         #: The compound is ``LISTING | xargs READER``, and the listing prints only plain, regular,
         #: readable workspace files now (:func:`bot.shell.paths.listings.plain_listing`).
         self.listing_reader = False
+        #: The current command's stdin is text written in the command (a heredoc or herestring
+        #: without run-time parts) or a file (checked as a read): not another program's output.
+        self.stdin_written = False
 
     def arguments(self, scan: Scan, argv: tuple[Word, ...]) -> Verdict | None:
         needs_edit = False
@@ -60,7 +63,13 @@ class PathJudge:
                 for index, reason in facts.explicit:
                     scan.explicit.setdefault(layer.start + index, reason)
                 if facts.exact_only:
+                    first = not scan.exact_only
                     scan.exact_only = True
+                    same = first or scan.stdin_interpreter == program
+                    if facts.stdin_code and self.stdin_written and same:
+                        scan.stdin_interpreter = program
+                    else:
+                        scan.stdin_interpreter = ""
             uses = path_uses(words)
             if self.listing_reader and program in READERS and words and words[-1].text == "<stdin>":
                 # the workspace files a plain listing prints (see bot.shell.paths.listings)

@@ -28,6 +28,9 @@ class ProgramFacts(NamedTuple):
     in_place: bool = False
     git_dirs: tuple[PathUse, ...] = ()
     exact_only: bool = False
+    #: What makes it exact-only is code an interpreter reads from stdin (``python3 - <<EOF``): a
+    #: rule that allows the interpreter with any arguments already grants that much.
+    stdin_code: bool = False
 
 
 NO_FACTS = ProgramFacts()
@@ -44,6 +47,12 @@ def facts(
 
 def exact_only(argv: Sequence[Word], reason: str) -> ProgramFacts:
     return ProgramFacts(((len(argv) - 1, reason),), exact_only=True)
+
+
+def stdin_code(argv: Sequence[Word], reason: str) -> ProgramFacts:
+    """An interpreter that reads its program from stdin (see :attr:`ProgramFacts.stdin_code`): the
+    word to spell out is the interpreter's name, which a rule allowing any arguments does."""
+    return ProgramFacts(((0, reason),), exact_only=True, stdin_code=True)
 
 
 def program_name(argv: Sequence[Word]) -> str:

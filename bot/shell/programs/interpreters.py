@@ -20,7 +20,7 @@ from bot.shell.parse.syntax import Word
 from bot.shell.paths.arguments import PathUse
 from bot.shell.paths.resolve import Access
 from bot.shell.programs.everyday import pytest_facts
-from bot.shell.programs.facts import NO_FACTS, Explicit, ProgramFacts, exact_only, facts, path_use
+from bot.shell.programs.facts import NO_FACTS, Explicit, ProgramFacts, exact_only, facts, path_use, stdin_code
 from bot.shell.programs.getopt import options
 from bot.shell.programs.packages import pip_facts
 
@@ -111,7 +111,7 @@ def interpreter_facts(program: str, key: str, argv: Sequence[Word], install_scri
     while i < n:
         value = values[i]
         if value == "-":
-            return exact_only(argv, f"{program} - runs code read from stdin")
+            return stdin_code(argv, f"{program} - runs code read from stdin")
         if value == "--":
             i += 1
             break
@@ -137,7 +137,7 @@ def interpreter_facts(program: str, key: str, argv: Sequence[Word], install_scri
         i += 2 if next_is_value else 1
     if i < n or key == "deno" or prints:
         return facts(explicit)
-    return exact_only(argv, f"{program} without a script reads code from stdin")
+    return stdin_code(argv, f"{program} without a script reads code from stdin")
 
 
 def _short(word: str, value_letters: str, rest_letters: str) -> tuple[str, bool]:
@@ -193,7 +193,7 @@ def _python_module(
     if reason:
         return facts([*explicit, (at, f"{program} -m {module} {reason}")])
     if module in _MODULE_STDIN:
-        return exact_only(argv, f"{program} -m {module} runs code read from stdin")
+        return stdin_code(argv, f"{program} -m {module} runs code read from stdin")
     table = _MODULE_PATHS.get(module)
     if table is None:
         return facts(explicit)
@@ -277,7 +277,7 @@ def _node(program: str, argv: Sequence[Word]) -> ProgramFacts:
     while i < n:
         value = values[i]
         if value == "-":
-            return exact_only(argv, f"{program} - runs code read from stdin")
+            return stdin_code(argv, f"{program} - runs code read from stdin")
         if value == "--":
             i += 1
             break
@@ -318,7 +318,7 @@ def _node(program: str, argv: Sequence[Word]) -> ProgramFacts:
                 paths.append(use)
         i += 2 if has_value else 1
     if i >= n and not script and not any(v.partition("=")[0] in _NODE_NO_STDIN for v in values):
-        return exact_only(argv, f"{program} without a script reads code from stdin")
+        return stdin_code(argv, f"{program} without a script reads code from stdin")
     return facts(explicit, paths)
 
 
