@@ -23,6 +23,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help and usage errors (click's format): Rich's panels cost more to import than the rest
+    # of `bot --help` together. Every sub-app says the same, or its help would bring Rich back.
+    rich_markup_mode=None,
 )
 
 

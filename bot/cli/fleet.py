@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from bot.fleet.spec import FleetSpec
     from bot.github.fleet_api import PyGithubFleetApi
 
-fleet_app = typer.Typer(help="Run one task across many repositories (see docs/fleet.md).", no_args_is_help=True)
+fleet_app = typer.Typer(
+    help="Run one task across many repositories (see docs/fleet.md).", no_args_is_help=True, rich_markup_mode=None
+)
 
 FleetFile = Annotated[Path, typer.Argument(help="The fleet file (YAML).")]
 

@@ -11,7 +11,7 @@ import typer
 from bot.cli.common import WorkspaceOpt, fail
 from bot.errors import ConfigError
 
-mcp_app = typer.Typer(help="MCP servers from a trusted .mcp.json.", no_args_is_help=True)
+mcp_app = typer.Typer(help="MCP servers from a trusted .mcp.json.", no_args_is_help=True, rich_markup_mode=None)
 
 #: Where ``bot mcp list`` looks when no ``--config`` is given.
 DEFAULT_CONFIG = ".mcp.json"

@@ -14,7 +14,9 @@ from bot.cli.common import AllowOpt, AskOpt, DenyOpt, WorkspaceOpt, fail
 from bot.errors import ConfigError
 
 policy_app = typer.Typer(
-    help="Check calls against policies, run policy expectation files, show merged policies.", no_args_is_help=True
+    help="Check calls against policies, run policy expectation files, show merged policies.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 PolicyOpt = Annotated[

@@ -13,7 +13,7 @@ import typer
 from bot.cli.common import AllowOpt, DenyOpt, fail
 from bot.errors import BotError, ConfigError, first_error
 
-run_app = typer.Typer(help="Run the bot.", invoke_without_command=True, no_args_is_help=False)
+run_app = typer.Typer(help="Run the bot.", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None)
 
 
 def _split(values: list[str] | None) -> list[str]:

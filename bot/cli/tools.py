@@ -14,7 +14,9 @@ from bot.cli.policy import PolicyOpt
 from bot.errors import ConfigError
 from bot.permissions.rules import RuleSyntaxError
 
-tools_app = typer.Typer(help="Inspect the tool pool and call tools through the full pipeline.", no_args_is_help=True)
+tools_app = typer.Typer(
+    help="Inspect the tool pool and call tools through the full pipeline.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @tools_app.command("list")

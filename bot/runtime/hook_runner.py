@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -52,13 +52,12 @@ from bot.runtime.hooks import (
     PostToolHookOutcome,
     PreToolHookOutcome,
 )
-from bot.shell.execute.confine import confine
-from bot.shell.execute.env import build_child_env, policy_env_settings
-from bot.shell.judge.rule_match import BashPattern, compile_pattern
-from bot.shell.launch.wrappers import unwrap
-from bot.shell.parse.syntax import Parsed, Word
-from bot.shell.parse.walk import parse_command
-from bot.shell.sandbox.status import SandboxUnavailable
+
+if TYPE_CHECKING:
+    # The shell's parser, matcher, environment and sandbox load when a hook runs or an ``if`` is
+    # matched, not with this module: most commands (and runs without hooks) never need them.
+    from bot.shell.judge.rule_match import BashPattern
+    from bot.shell.parse.syntax import Word
 
 #: Environment variables a hook can use to find the project (Claude Code's name, and ours).
 PROJECT_DIR_VARS = ("CLAUDE_PROJECT_DIR", "BOT_PROJECT_DIR")
@@ -291,6 +290,9 @@ class CommandHookRunner:
         env: Mapping[str, str] = self._env
         argv = None
         if self._context is not None:
+            from bot.shell.execute.confine import confine
+            from bot.shell.sandbox.status import SandboxUnavailable
+
             try:
                 confined = await confine(self._context, hook_argv(hook), self._env)
             except SandboxUnavailable as exc:
@@ -432,10 +434,15 @@ def condition_matches(
 def bash_condition_matches(content: str, command: str) -> bool:
     """Does ``Bash(content)`` match some simple command of ``command`` (or a command one of them
     launches)? ``True`` when the command cannot be taken apart."""
+    from bot.shell.judge.rule_match import compile_pattern
+
     return _script_matches(compile_pattern(content), command, 0)
 
 
 def _script_matches(pattern: BashPattern, command: str, depth: int) -> bool:
+    from bot.shell.parse.syntax import Parsed
+    from bot.shell.parse.walk import parse_command
+
     outcome = parse_command(command)
     if not isinstance(outcome, Parsed):
         return True
@@ -451,6 +458,8 @@ def _argv_matches(pattern: BashPattern, argv: Sequence[Word], depth: int) -> boo
     base = values[0].rsplit("/", 1)[-1]
     if base != values[0] and pattern.matches(" ".join([base, *values[1:]])):
         return True
+    from bot.shell.launch.wrappers import unwrap
+
     inners = unwrap(argv)
     if inners and depth >= MAX_IF_NESTING:
         return True
@@ -502,6 +511,8 @@ def make_hook_runner(
     before the model runs: the guard records the hooks' files as they are now."""
     if not config:
         return NoHooks()
+    from bot.shell.execute.env import build_child_env, policy_env_settings
+
     env, passthrough, secret_names = policy_env_settings(context.permission.extra)
     child = build_child_env(
         full_environ() if environ is None else environ,

@@ -1,5 +1,7 @@
 """Commands that never talk to the model or fetch a page do not import the model SDK, nor the HTML
-and PDF/image libraries: each runs in a fresh interpreter and reports what ``sys.modules`` holds."""
+and PDF/image libraries, nor Rich (help is plain): each runs in a fresh interpreter and reports
+what ``sys.modules`` holds. The help and a Read do not load the Bash analysis either (its parser,
+tree-sitter) nor what runs a hook."""
 
 from __future__ import annotations
 
@@ -7,13 +9,26 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-#: The model SDK (1.5 s to import) and the libraries only WebFetch (HTML) and Read of a PDF or an
-#: image need.
-HEAVY = ("anthropic", "bs4", "markdownify", "soupsieve", "pypdf", "PIL")
+#: The model SDK (1.5 s to import), the libraries only WebFetch (HTML) and Read of a PDF or an
+#: image need, and Rich (only typer's fancy help would use it).
+HEAVY = ("anthropic", "bs4", "markdownify", "soupsieve", "pypdf", "PIL", "rich")
+#: What only the Bash tool, a policy check of a command, or a hook that runs needs: the parser
+#: (tree-sitter and ours), the command judge, wrappers, the sandbox and the hook executor's confinement.
+SHELL_ANALYSIS = (
+    "tree_sitter",
+    "tree_sitter_bash",
+    "bot.shell.parse",
+    "bot.shell.judge",
+    "bot.shell.launch",
+    "bot.shell.sandbox",
+    "bot.shell.execute.confine",
+    "bot.tools.bash",
+)
 
 PROBE = """
 import json, sys
@@ -26,18 +41,20 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-heavy = sorted({name.split(".")[0] for name in sys.modules} & set(json.loads(HEAVY)))
+wanted = json.loads(HEAVY)
+heavy = sorted({w for w in wanted for name in sys.modules if name == w or name.startswith(w + ".")})
 print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
 """
 
 
-def imported_by(args: list[str], cwd: Path) -> tuple[object, list[str]]:
-    """(exit code, heavy top-level packages imported) of ``bot ARGS`` in a fresh interpreter."""
+def imported_by(args: list[str], cwd: Path, watched: Sequence[str] = HEAVY) -> tuple[object, list[str]]:
+    """(exit code, which of the ``watched`` modules or packages were imported) of ``bot ARGS`` in a
+    fresh interpreter."""
     # PATH finds git and rg for the commands that look for them; HOME is where nothing is read from
     # (the test's own directory); nothing else of the test runner's environment goes in.
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(cwd)}
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
+        [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(list(watched))],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -71,6 +88,33 @@ def test_a_command_that_needs_no_model_imports_no_sdk_and_no_html_or_pdf_library
     code, heavy = imported_by(args, tmp_path)
     assert code in (0, None), f"{description}: exit {code}"
     assert heavy == [], f"{description} imported {heavy}"
+
+
+@pytest.mark.parametrize(
+    ("description", "args"),
+    [
+        ("the help", ["--help"]),
+        ("the help of tools call", ["tools", "call", "--help"]),
+        ("a Read of a text file", ["tools", "call", "Read", '{"file_path": "hello.txt"}', "--allow", "Read"]),
+        ("a Glob", ["tools", "call", "Glob", '{"pattern": "*.txt"}', "--allow", "Glob"]),
+    ],
+)
+def test_the_help_and_a_file_tool_call_load_no_bash_analysis_and_no_hook_execution(
+    tmp_path: Path, description: str, args: list[str]
+) -> None:
+    (tmp_path / "hello.txt").write_text("hello\n")
+    code, loaded = imported_by(args, tmp_path, SHELL_ANALYSIS)
+    assert code in (0, None), f"{description}: exit {code}"
+    assert loaded == [], f"{description} imported {loaded}"
+
+
+def test_the_probe_does_see_the_bash_analysis_when_a_command_is_checked(tmp_path: Path) -> None:
+    """The check above can fail: a Bash call parses its command, so the parser is loaded."""
+    code, loaded = imported_by(
+        ["tools", "call", "Bash", '{"command": "ls"}', "--deny", "Bash"], tmp_path, SHELL_ANALYSIS
+    )
+    assert code in (0, None)
+    assert {"tree_sitter", "bot.shell.parse", "bot.tools.bash"} <= set(loaded)
 
 
 def test_the_probe_does_see_a_heavy_import(tmp_path: Path) -> None:
