@@ -113,11 +113,18 @@ def path_like_arguments(words: Sequence[Word], known: set[int]) -> list[PathUse]
         before, previous = previous, value
         if pos in known or not value or DYN in value or len(value) > MAX_PATH_WORD:
             continue
+        if value[0] == "-" and "=" not in value and (len(value) <= 2 or value[1] == "-"):
+            continue  # `-q`, `--verbose`: a bare option names no place (see _candidates)
         access: Access = "argument"
         if _excluding(value, before) or (
             readers is not None and pos > readers and not value.startswith("-") and not is_option(before, _GIT_OUTPUT)
         ):
             access = "read"
+        if value[0] != "-" and "=" not in value:  # a plain word is its own one candidate
+            if "://" not in value:
+                place = value.split(":", 1)[0] if value[0] == "/" else value
+                uses.append(PathUse(pos, place, access, words[pos]))
+            continue
         uses.extend(PathUse(pos, candidate, access, words[pos]) for candidate in _candidates(value))
     return uses
 

@@ -146,17 +146,26 @@ def rewrites_tree(values: Sequence[str]) -> bool:
     return not (sub in ("checkout", "switch") and len(args) == 2 and args[0] in ("-b", "-B", "-c", "-C"))
 
 
+#: The programs :func:`created` looks further at (besides ``python*``).
+_TREE_PROGRAMS = EXTRACTORS | {"cmake", "git"} | frozenset(_PACKAGE_INSTALLS)
+
+
 def created(argv: Sequence[str], writes: list[str], cwds: Sequence[str | None]) -> tuple[list[str], list[str]]:
     """``(named paths, whole trees)`` a command leaves behind (see the module's docstring)."""
     bases = [v.rsplit("/", 1)[-1] for v in argv]
-    paths = list(writes) if LINK_MAKERS.intersection(bases) else []
+    paths = list(writes) if writes and not LINK_MAKERS.isdisjoint(bases) else []
     trees: list[str] = []
-    # (behind wrappers: `timeout 60 git pull`, `sudo tar -xf a.tar`)
-    archive = next(
-        (k for k, base in enumerate(bases) if base in EXTRACTORS or base == "cmake" or base.startswith("python")), None
-    )
-    git = next((k for k, base in enumerate(bases) if base == "git"), None)
-    package = next((k for k, base in enumerate(bases) if base in _PACKAGE_INSTALLS), None)
+    # (behind wrappers: `timeout 60 git pull`, `sudo tar -xf a.tar`); one pass, as this runs for
+    # every command judged
+    archive = git = package = None
+    for k, base in enumerate(bases):
+        if base in _TREE_PROGRAMS or base.startswith("python"):
+            if archive is None and (base in EXTRACTORS or base == "cmake" or base.startswith("python")):
+                archive = k
+            if git is None and base == "git":
+                git = k
+            if package is None and base in _PACKAGE_INSTALLS:
+                package = k
     installs = (
         package is not None
         and next((v for v in argv[package + 1 :] if not v.startswith("-")), "") in _PACKAGE_INSTALLS[bases[package]]
