@@ -211,6 +211,8 @@ class GitHubAdapter:
         self.secrets = list(process_secrets().values())
         self.sticky_id: int | None = None
         self._log = EventLog()
+        self._git: GitWorkspace | None = None
+        self._trusted: TrustedFiles | None = None
 
     # ----- before the run --------------------------------------------------------------------------
 
@@ -230,19 +232,33 @@ class GitHubAdapter:
     def provenance(self) -> Provenance:
         return Provenance(actor=self.trigger.actor, permission=self.permission, run_url=self.url)
 
+    def _workspace(self) -> GitWorkspace:
+        if self._git is None:
+            self._git = GitWorkspace(
+                self.run.config.workspace.resolve(),
+                token=secret("GITHUB_TOKEN"),
+                home=self.safety.host_home,
+                private=(self.output_dir,),
+            )
+        return self._git
+
+    def trusted_files(self) -> TrustedFiles:
+        """The default branch, fetched (the checkout itself is not changed yet)."""
+        if self._trusted is None:
+            git = self._workspace()
+            base = self.api.default_branch()
+            git.fetch(base)
+            self._trusted = TrustedFiles(
+                lambda path: git.read_file(base, path),
+                f"the default branch ({base})",
+                lambda directory: git.list_files(base, directory),
+            )
+        return self._trusted
+
     def prepare(self) -> Checkout:
-        git = GitWorkspace(
-            self.run.config.workspace.resolve(),
-            token=secret("GITHUB_TOKEN"),
-            home=self.safety.host_home,
-            private=(self.output_dir,),
-        )
+        git = self._workspace()
+        trusted = self.trusted_files()
         branch, base, pr_number, notes = prepare_workspace(git, self.api, self.trigger)
-        trusted = TrustedFiles(
-            lambda path: git.read_file(base, path),
-            f"the default branch ({base})",
-            lambda directory: git.list_files(base, directory),
-        )
         # What a PR's head changes is untrusted: hooks that run one of those files are not run.
         untrusted = tuple(git.changed_files(base)) if self.trigger.pr is not None else ()
         slot = github_slot(

@@ -32,7 +32,7 @@ from bot.orchestration.render import Provenance
 from bot.orchestration.report import RunFacts, commit_message
 from bot.orchestration.run import drive
 from bot.orchestration.safety import RunSafety, start_safety
-from bot.orchestration.session import RunConfig, working_tree_files
+from bot.orchestration.session import RunConfig, TrustedFiles, working_tree_files
 
 LOCAL_BRANCH_PREFIX = "bot/local-"
 
@@ -116,6 +116,9 @@ class LocalAdapter:
 
     def provenance(self) -> Provenance:
         return Provenance(actor="local")
+
+    def trusted_files(self) -> TrustedFiles:
+        return working_tree_files(self.repo)
 
     def prepare(self) -> Checkout:
         git = self.git

@@ -97,6 +97,11 @@ class RunAdapter(Protocol):
         """Who asked and from where; the finaliser adds policy hashes, model and limits."""
         ...
 
+    def trusted_files(self) -> TrustedFiles:
+        """Where policy, hooks, MCP config and instructions are read from, before :meth:`prepare`
+        touches the checkout (they are checked first). :meth:`prepare`'s checkout names the same."""
+        ...
+
     def prepare(self) -> Checkout:
         """The work branch checked out, the trusted base known. Nothing the model wrote runs yet."""
         ...

@@ -33,6 +33,7 @@ from bot.orchestration.adapter import Checkout, Ending, EventSink, RunAdapter, W
 from bot.orchestration.continuity import keep_session, resume_into, run_config_for
 from bot.orchestration.finish import build_ending, finish, stopped_by_canary
 from bot.orchestration.git import DiffStats
+from bot.orchestration.preflight import preflight
 from bot.orchestration.provenance import with_policy
 from bot.orchestration.render import Provenance
 from bot.orchestration.report import RunFacts, diff_paths, sensitive_changes
@@ -81,6 +82,14 @@ async def _stages(
     adapter: RunAdapter, config: RunConfig, safety: RunSafety, replay: Path | None, state: _State
 ) -> None:
     try:
+        # Checked before the repository is touched: the whole list, one line each.
+        trusted = await anyio.to_thread.run_sync(adapter.trusted_files)
+        problems = await anyio.to_thread.run_sync(lambda: preflight(config, trusted, replay=replay))
+        if problems:
+            for problem in problems:
+                print(f"error: {problem}", file=sys.stderr)
+            state.error = "the run did not start: " + "; ".join(problems)
+            return
         checkout = await anyio.to_thread.run_sync(adapter.prepare)
     except BotError as exc:
         state.error = str(exc)
