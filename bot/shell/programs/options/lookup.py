@@ -167,35 +167,60 @@ def _own_grammar() -> frozenset[str]:
     )
 
 
-def _key(argv: Sequence[Word]) -> tuple[str, int] | None:
-    """The table entry for this command line and where its own options start."""
+def _keys(argv: Sequence[Word]) -> list[tuple[str, int, int]]:
+    """The table entries for this command line: ``(entry, first word, end)`` — the program's own
+    options, then its subcommand's (``docker -H x run --health-cmd y``) when the table has it."""
     program = argv[0].value.rsplit("/", 1)[-1]
     if program in _own_grammar() or program.startswith(("python", "pypy")):
-        return None
+        return []
     table = _table()
     if program == "git":
         from bot.shell.programs.git import git_subcommand_position
 
         sub = git_subcommand_position([w.value for w in argv])
         if sub is not None and f"git {argv[sub].value}" in table:
-            return f"git {argv[sub].value}", sub + 1
-        return None  # git's global options are read by bot.shell.programs.git
-    return (program, 1) if program in table else None
+            return [(f"git {argv[sub].value}", sub + 1, len(argv))]
+        return []  # git's global options are read by bot.shell.programs.git
+    if program not in table:
+        return []
+    sub = _subcommand(table[program], argv)
+    if sub is not None and f"{program} {argv[sub].value}" in table:
+        return [(program, 1, sub), (f"{program} {argv[sub].value}", sub + 1, len(argv))]
+    return [(program, 1, len(argv))]
+
+
+def _subcommand(entry: Entry, argv: Sequence[Word]) -> int | None:
+    """The first word after the program's own options (and their values)."""
+    k = 1
+    while k < len(argv):
+        word = argv[k].value
+        if word == "--" or not word.startswith("-") or word == "-":
+            return k if word != "--" else None
+        found = entry.find(word)
+        takes = found is not None and found[2] is None and found[1].get("value") and not found[1].get("optional")
+        k += 2 if takes else 1
+    return None
 
 
 def table_facts(argv: Sequence[Word]) -> ProgramFacts | None:
     """Explicit words and paths the table finds in ``argv`` (``None``: nothing to add)."""
     if len(argv) < 2:
         return None
-    key = _key(argv)
-    if key is None:
-        return None
-    program, start = key
-    entry = _table()[program]
     explicit: list[tuple[int, str]] = []
     paths: list[PathUse] = []
+    for program, start, end in _keys(argv):
+        _read(argv, program, start, end, explicit, paths)
+    if not explicit and not paths:
+        return None
+    return ProgramFacts(tuple(explicit), tuple(paths))
+
+
+def _read(
+    argv: Sequence[Word], program: str, start: int, end: int, explicit: list[tuple[int, str]], paths: list[PathUse]
+) -> None:
+    entry = _table()[program]
     k = start
-    while k < len(argv):
+    while k < end:
         word = argv[k].value
         if word == "--":
             break
@@ -212,7 +237,7 @@ def table_facts(argv: Sequence[Word]) -> ProgramFacts | None:
         kind = info["class"]
         takes = info.get("value", "") != "" and not info.get("optional", False)
         index, value = k, attached
-        if value is None and takes and k + 1 < len(argv):
+        if value is None and takes and k + 1 < end:
             index, value = k + 1, argv[k + 1].value
             k += 1
         k += 1
@@ -224,9 +249,6 @@ def table_facts(argv: Sequence[Word]) -> ProgramFacts | None:
             use = path_use(argv, index, value, "write")
             if use is not None:
                 paths.append(use)
-    if not explicit and not paths:
-        return None
-    return ProgramFacts(tuple(explicit), tuple(paths))
 
 
 def _bundle(entry: Entry, word: str) -> tuple[str, dict[str, Any], str | None] | None:

@@ -59,6 +59,8 @@ def _tag_options(tag: str) -> tuple[tuple[str, ...], str, bool]:
         if inline:
             names[-1] = inline.group(1)
             value = value or inline.group(2)
+    if value in ("true", "false"):
+        value = ""  # kubectl's `--all-namespaces=false:`: a flag, shown with its default
     return tuple(dict.fromkeys(names)), value, optional
 
 
