@@ -11,19 +11,50 @@ The only package that imports ``mcp``. The public surface:
 
 from __future__ import annotations
 
-from bot.mcp.bridge import McpTool, bridge_tools
-from bot.mcp.config import (
-    McpConfig,
-    ServerConfig,
-    config_from_policy,
-    in_process_server,
-    load_mcp_config,
-    parse_mcp_config,
-)
-from bot.mcp.limits import McpLimits
-from bot.mcp.manager import Connected, ConnectionState, Disabled, Failed, McpManager, Pending, ServerConnection
-from bot.mcp.report import servers_markdown, servers_text
-from bot.mcp.session import inspect_servers, mcp_tools_from_file
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.mcp.bridge import McpTool, bridge_tools
+    from bot.mcp.config import (
+        McpConfig,
+        ServerConfig,
+        config_from_policy,
+        in_process_server,
+        load_mcp_config,
+        parse_mcp_config,
+    )
+    from bot.mcp.limits import McpLimits
+    from bot.mcp.manager import Connected, ConnectionState, Disabled, Failed, McpManager, Pending, ServerConnection
+    from bot.mcp.report import servers_markdown, servers_text
+    from bot.mcp.session import inspect_servers, mcp_tools_from_file
+
+#: Where each public name lives. The names load on first use (PEP 562): reading a config
+#: (``parse_mcp_config``, ``config_from_policy``) must not import the ``mcp`` SDK and the manager,
+#: which take over a second; connecting to a server does.
+_HOME = {
+    **dict.fromkeys(("McpTool", "bridge_tools"), "bridge"),
+    **dict.fromkeys(
+        ("McpConfig", "ServerConfig", "config_from_policy", "in_process_server", "load_mcp_config", "parse_mcp_config"),
+        "config",
+    ),
+    "McpLimits": "limits",
+    **dict.fromkeys(
+        ("Connected", "ConnectionState", "Disabled", "Failed", "McpManager", "Pending", "ServerConnection"), "manager"
+    ),
+    **dict.fromkeys(("servers_markdown", "servers_text"), "report"),
+    **dict.fromkeys(("inspect_servers", "mcp_tools_from_file"), "session"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Connected",

@@ -142,3 +142,26 @@ def test_the_model_sdk_loads_when_the_first_client_is_built_not_with_the_client_
         check=True,
     )
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_reading_an_mcp_config_does_not_import_the_mcp_sdk_and_every_public_name_resolves(tmp_path: Path) -> None:
+    """A run's preflight parses MCP configs (and a run without MCP servers never connects one): the
+    package's names load on first use, so the parse costs no SDK import (over a second)."""
+    probe = (
+        "import sys\n"
+        "from bot.mcp import config_from_policy, parse_mcp_config\n"
+        "before = 'mcp' in sys.modules or 'bot.mcp.manager' in sys.modules\n"
+        "import bot.mcp\n"
+        "missing = [n for n in bot.mcp.__all__ if getattr(bot.mcp, n, None) is None]\n"
+        "print(before, 'mcp' in sys.modules, missing)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "True", "[]"]
