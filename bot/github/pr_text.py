@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from bot.agent.outcome import AgentOutcome
 from bot.github.events import Trigger
 from bot.orchestration.adapter import Work
-from bot.orchestration.git import FileChange
+from bot.orchestration.git_records import FileChange
 from bot.orchestration.render import FileDiff, defuse_mentions
 from bot.orchestration.report import run_summary
 

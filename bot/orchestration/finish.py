@@ -17,7 +17,7 @@ from bot.core.secrets import process_secrets
 from bot.errors import CanaryTripped
 from bot.orchestration.adapter import Checkout, Ending, RunAdapter
 from bot.orchestration.conclusion import Conclusion, exit_code
-from bot.orchestration.git import DiffStats
+from bot.orchestration.git_records import DiffStats
 from bot.orchestration.provenance import relative_report
 from bot.orchestration.render import JOB_SUMMARY_LIMIT, render_result
 from bot.orchestration.report import RunFacts, build_report, outcome_data

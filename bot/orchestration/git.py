@@ -36,6 +36,18 @@ from git import InvalidGitRepositoryError, NoSuchPathError, Repo
 
 from bot.core.host_git import GitDirSeal, credential_pipe, hardened_args, host_git_env
 from bot.errors import GitError, PushRejected
+from bot.orchestration.git_records import (
+    GIT_STATUS,
+    BranchSetup,
+    CommitInfo,
+    DiffStats,
+    FileChange,
+    PushResult,
+    parse_name_status,
+    parse_numstat,
+    push_status,
+    split_patch,
+)
 
 
 class PublishTooLarge(GitError):
@@ -92,57 +104,6 @@ class CoAuthor:
     def trailer(self) -> str:
         email = f"{self.user_id}+{self.login}" if self.user_id else self.login
         return f"Co-authored-by: {self.name or self.login} <{email}@users.noreply.github.com>"
-
-
-@dataclass(frozen=True, slots=True)
-class BranchSetup:
-    branch: str
-    #: ``created`` (new, from the base), ``reused-remote`` (the remote's branch) or ``reused-local``.
-    how: str
-    sha: str
-
-
-@dataclass(frozen=True, slots=True)
-class CommitInfo:
-    sha: str
-    message: str
-    checkpoint: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    path: str
-    #: ``added``, ``modified``, ``deleted``, ``renamed``, ``copied`` or ``type-changed``.
-    status: str
-    additions: int
-    deletions: int
-    binary: bool
-    patch: str
-    old_path: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DiffStats:
-    files: tuple[FileChange, ...]
-
-    @property
-    def additions(self) -> int:
-        return sum(f.additions for f in self.files)
-
-    @property
-    def deletions(self) -> int:
-        return sum(f.deletions for f in self.files)
-
-
-@dataclass(frozen=True, slots=True)
-class PushResult:
-    branch: str
-    sha: str
-    #: ``created`` (a new remote branch), ``updated`` or ``up-to-date``.
-    how: str
-
-
-_STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type-changed"}
 
 
 class GitWorkspace:
@@ -457,9 +418,9 @@ class GitWorkspace:
         numstat = self._git("diff", *flags, "--numstat", "-z", base, head, strip=False)
         status = self._git("diff", *flags, "--name-status", "-z", base, head, strip=False)
         patch = self._git("diff", *flags, base, head, strip=False)
-        entries = _parse_name_status(status)
-        counts = _parse_numstat(numstat)
-        chunks = _split_patch(patch)
+        entries = parse_name_status(status)
+        counts = parse_numstat(numstat)
+        chunks = split_patch(patch)
         if not (len(entries) == len(counts) == len(chunks)):  # defensive: fall back to one diff per file
             chunks = [
                 self._git("diff", *flags, base, head, "--", *([old] if old else []), path, strip=False)
@@ -467,7 +428,7 @@ class GitWorkspace:
             ]
         files = []
         for (code, path, old), (added, deleted, binary), chunk in zip(entries, counts, chunks, strict=True):
-            files.append(FileChange(path, _STATUS.get(code, "modified"), added, deleted, binary, chunk, old))
+            files.append(FileChange(path, GIT_STATUS.get(code, "modified"), added, deleted, binary, chunk, old))
         return DiffStats(tuple(files))
 
     def published_text(self, base: str, head: str = "HEAD") -> str:
@@ -511,7 +472,7 @@ class GitWorkspace:
             raise GitError(f"there is no remote {self.remote!r} to push to")
         sha = self.head_sha()
         done = self._run(("push", "--porcelain", "--no-verify", self.remote, f"HEAD:refs/heads/{branch}"), remote=True)
-        flag, summary = _push_status(done.stdout.decode("utf-8", errors="replace"), branch)
+        flag, summary = push_status(done.stdout.decode("utf-8", errors="replace"), branch)
         if flag is None or flag == "!" or done.returncode != 0:
             stderr = done.stderr.decode("utf-8", errors="replace")
             # The remote's own words beside git's summary: a hook's message, "GH006: Protected branch".
@@ -642,55 +603,5 @@ def _inside(root: Path, paths: Iterable[Path]) -> list[str]:
     return out
 
 
-def _push_status(porcelain: str, branch: str) -> tuple[str | None, str]:
-    """The flag and summary of ``branch``'s line in ``git push --porcelain`` output:
-    ``<flag>\\t<from>:<to>\\t<summary>`` (``*`` new, `` `` fast-forward, ``=`` up to date, ``!`` rejected)."""
-    target = f"refs/heads/{branch}"
-    for line in porcelain.splitlines():
-        parts = line.split("\t")
-        if len(parts) >= 3 and parts[1].endswith(":" + target) and parts[0]:
-            return parts[0][0], parts[2].strip()
-    return None, ""
-
-
 def _matches(name: str, wanted: Sequence[str]) -> bool:
     return any(name.startswith(p) if p.endswith("/") else name == p for p in wanted)
-
-
-def _parse_name_status(text: str) -> list[tuple[str, str, str | None]]:
-    fields = text.split("\0")
-    entries: list[tuple[str, str, str | None]] = []
-    index = 0
-    while index < len(fields) and fields[index]:
-        code = fields[index][0]
-        if code in "RC":
-            entries.append((code, fields[index + 2], fields[index + 1]))
-            index += 3
-        else:
-            entries.append((code, fields[index + 1], None))
-            index += 2
-    return entries
-
-
-def _parse_numstat(text: str) -> list[tuple[int, int, bool]]:
-    fields = text.split("\0")
-    counts: list[tuple[int, int, bool]] = []
-    index = 0
-    while index < len(fields) and fields[index]:
-        added, deleted, path = fields[index].split("\t", 2)
-        binary = added == "-"
-        counts.append((0 if binary else int(added), 0 if binary else int(deleted), binary))
-        index += 3 if path == "" else 1  # a rename: "+\t-\t" then old and new paths
-    return counts
-
-
-def _split_patch(text: str) -> list[str]:
-    """One chunk per ``diff --git`` header (patch lines never start with it: they start with a
-    space, ``+``, ``-``, ``@`` or ``\\``)."""
-    chunks: list[list[str]] = []
-    for line in text.splitlines(keepends=True):
-        if line.startswith("diff --git "):
-            chunks.append([line])
-        elif chunks:
-            chunks[-1].append(line)
-    return ["".join(c) for c in chunks]

@@ -14,7 +14,8 @@ from typing import Any
 
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import INSTRUCTION_FILES
-from bot.orchestration.git import TRUSTED_PATHS, DiffStats, FileChange
+from bot.orchestration.git import TRUSTED_PATHS
+from bot.orchestration.git_records import DiffStats, FileChange
 from bot.orchestration.render import CallView, DenialView, FileDiff, Provenance, RunReport, UsageView
 from bot.permissions.decision import Deny
 

@@ -32,7 +32,7 @@ from bot.interface.abort import AbortSignal
 from bot.orchestration.adapter import Checkout, Ending, EventSink, RunAdapter, Work
 from bot.orchestration.continuity import keep_session, resume_into, run_config_for
 from bot.orchestration.finish import build_ending, finish, stopped_by_canary
-from bot.orchestration.git import DiffStats
+from bot.orchestration.git_records import DiffStats
 from bot.orchestration.preflight import preflight
 from bot.orchestration.provenance import with_policy
 from bot.orchestration.render import Provenance

@@ -7,7 +7,7 @@ import pytest
 
 from bot.agent.limits import RunLimits, format_usd, limit_before_turn
 from bot.agent.outcome import AgentOutcome, Stop, ToolCallEntry
-from bot.orchestration.git import DiffStats, FileChange
+from bot.orchestration.git_records import DiffStats, FileChange
 from bot.orchestration.report import RunFacts, build_report, headline
 from bot.runtime.pipeline import ToolCallRecord
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.orchestration.git import DiffStats, FileChange
+from bot.orchestration.git_records import DiffStats, FileChange
 from bot.orchestration.render import RESULT_MARKER, RunReport, render_result, render_sensitive_warning
 from bot.orchestration.report import RunFacts, build_report, diff_paths, outcome_data, sensitive_changes
 
