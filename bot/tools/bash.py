@@ -45,7 +45,6 @@ from bot.interface.context import ToolUseContext
 from bot.interface.messages import Progress, ToolResultContent
 from bot.interface.tool import VALID, InputSchemaError, Tool, ToolInput, ToolResult, ValidationReject, ValidationResult
 from bot.permissions.decision import PermissionResult
-from bot.shell.api import check_bash_permissions, interpret_exit_code, is_concurrency_safe_command, is_read_only_command
 from bot.shell.execute.background import SERVICE_KEY as TASKS_KEY
 from bot.shell.execute.background import BackgroundTask, BackgroundTasks, TaskLimitReached, background_tasks_enabled
 from bot.shell.execute.env import build_child_env, policy_env_settings
@@ -169,20 +168,30 @@ class BashTool(Tool[BashInput, BashOutput]):
         )
 
     # ----- safety flags: delegated to the command analysis ----------------------------------------
+    # (bot.shell.api, the parser and judge, loads at the first command, not with the tool: listing
+    # the pool or checking a Read needs the tool's schema only.)
 
     def is_read_only(self, input: BashInput) -> bool:
+        from bot.shell.api import is_read_only_command
+
         return is_read_only_command(input.command)
 
     def is_concurrency_safe(self, input: BashInput) -> bool:
+        from bot.shell.api import is_concurrency_safe_command
+
         return is_concurrency_safe_command(input.command)
 
     def is_destructive(self, input: BashInput) -> bool:
+        from bot.shell.api import is_read_only_command
+
         return not is_read_only_command(input.command)
 
     def permission_subject(self, input: BashInput) -> str:
         return input.command
 
     async def check_permissions(self, input: BashInput, context: ToolUseContext) -> PermissionResult:
+        from bot.shell.api import check_bash_permissions
+
         return check_bash_permissions(input.command, context)
 
     async def validate_input(self, input: BashInput, context: ToolUseContext) -> ValidationResult:
@@ -408,6 +417,8 @@ def _output(
         )
     interpretation, is_error = None, True
     if not result.interrupted and result.exit_code is not None:
+        from bot.shell.api import interpret_exit_code
+
         meaning = interpret_exit_code(command, result.exit_code, stdout.content, stderr.content)
         interpretation, is_error = meaning.message, meaning.is_error
     output = BashOutput(

@@ -108,13 +108,36 @@ def test_the_help_and_a_file_tool_call_load_no_bash_analysis_and_no_hook_executi
     assert loaded == [], f"{description} imported {loaded}"
 
 
+#: The Bash analysis proper: what only a command to judge needs (the pool's Bash tool does not).
+COMMAND_ANALYSIS = ("tree_sitter", "tree_sitter_bash", "bot.shell.parse", "bot.shell.judge", "bot.shell.paths")
+
+
+@pytest.mark.parametrize(
+    ("description", "args"),
+    [
+        ("the tool pool", ["tools", "list"]),
+        ("the tool pool as JSON Schemas", ["tools", "list", "--json"]),
+        ("one policy check of a Read", ["policy", "check", "Read", '{"file_path": "hello.txt"}', "--preset", "fix"]),
+    ],
+)
+def test_listing_the_pool_and_checking_a_file_call_parse_no_command(
+    tmp_path: Path, description: str, args: list[str]
+) -> None:
+    (tmp_path / "hello.txt").write_text("hello\n")
+    code, loaded = imported_by(args, tmp_path, COMMAND_ANALYSIS)
+    assert code in (0, 1, None), f"{description}: exit {code}"
+    assert loaded == [], f"{description} imported {loaded}"
+
+
 def test_the_probe_does_see_the_bash_analysis_when_a_command_is_checked(tmp_path: Path) -> None:
-    """The check above can fail: a Bash call parses its command, so the parser is loaded."""
+    """The checks above can fail: a Bash call under a rule naming the command parses it."""
     code, loaded = imported_by(
-        ["tools", "call", "Bash", '{"command": "ls"}', "--deny", "Bash"], tmp_path, SHELL_ANALYSIS
+        ["tools", "call", "Bash", '{"command": "ls"}', "--allow", "Bash(ls)", "--deny", "Bash(ls)"],
+        tmp_path,
+        COMMAND_ANALYSIS,
     )
     assert code in (0, None)
-    assert {"tree_sitter", "bot.shell.parse", "bot.tools.bash"} <= set(loaded)
+    assert {"tree_sitter", "bot.shell.parse", "bot.shell.judge"} <= set(loaded)
 
 
 def test_the_probe_does_see_a_heavy_import(tmp_path: Path) -> None:
