@@ -30,12 +30,13 @@ from bot.core.host_git import GitDirTampered
 from bot.errors import BotError, CanaryTripped, canary_tripped_in, first_error
 from bot.interface.abort import AbortSignal
 from bot.orchestration.adapter import Checkout, Ending, EventSink, RunAdapter, Work
+from bot.orchestration.conclusion import Conclusion
 from bot.orchestration.continuity import keep_session, resume_into, run_config_for
 from bot.orchestration.finish import build_ending, finish, stopped_by_canary
 from bot.orchestration.git_records import DiffStats
 from bot.orchestration.preflight import preflight
 from bot.orchestration.provenance import with_policy
-from bot.orchestration.render import Provenance
+from bot.orchestration.render import Provenance, RunReport
 from bot.orchestration.report import RunFacts, diff_paths, sensitive_changes
 from bot.orchestration.safety import RunSafety
 from bot.orchestration.session import PreparedRun, RunConfig, prepare_run, replaying
@@ -75,7 +76,11 @@ async def drive(adapter: RunAdapter, config: RunConfig, safety: RunSafety, *, re
         state.error = state.error or _internal(exc, adapter, safety)
     if safety.tripped is not None:
         return await stopped_by_canary(adapter, safety, safety.tripped)
-    return await finish(adapter, _ending(adapter, state), safety)
+    try:
+        ending = _ending(adapter, state)
+    except Exception as exc:  # a bug in building the report: the ending still says the run failed
+        ending = _bare_ending(state.error or _internal(exc, adapter, safety), state)
+    return await finish(adapter, ending, safety)
 
 
 async def _stages(
@@ -217,6 +222,18 @@ def _ending(adapter: RunAdapter, state: _State) -> Ending:
         artifact_hint=adapter.artifact_hint,
     )
     return build_ending(adapter, state.outcome, state.diff, facts, checkout, state.image_hosts)
+
+
+def _bare_ending(error: str, state: _State) -> Ending:
+    """The least report there is: that the run failed and why, and the branch when there is one."""
+    checkout = state.checkout
+    report = RunReport(
+        conclusion=Conclusion.FAILURE,
+        headline=f"The run failed: {error}",
+        branch=checkout.branch if checkout else None,
+        provenance=state.provenance,
+    )
+    return Ending(report, state.outcome, f"### ❌ {report.headline}\n")
 
 
 def _failure_text(exc: BaseException, adapter: RunAdapter, safety: RunSafety) -> str:

@@ -125,3 +125,19 @@ def test_a_protected_branch_puts_the_work_on_a_fresh_branch_with_its_own_pr(worl
     assert "Protected branch update failed" in comment
     assert f"`{pull.head_ref}`" in comment
     assert world.outputs()["branch"] == pull.head_ref
+
+
+def test_a_bug_in_building_the_report_still_ends_with_a_failure_comment_and_outputs(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("a bug in the report")
+
+    monkeypatch.setattr("bot.orchestration.finish.build_report", broken)
+    result = world.run("--replay", str(DEMO_CASSETTE))
+    assert result.exit_code == 1, result.output
+    comment = _result_comment(world)
+    assert "Working…" not in comment
+    assert "internal error (KeyError" in comment
+    assert world.outputs()["conclusion"] == "failure"
+    assert _outcome(world)["conclusion"] == "failure"
