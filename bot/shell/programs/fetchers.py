@@ -53,6 +53,7 @@ _CURL_AT_FILE = frozenset(
         "-d",
         "--data",
         "--data-binary",
+        "--data-ascii",
         "--data-urlencode",
         "--json",
         "-F",
@@ -118,6 +119,8 @@ CURL_VALUE_LETTERS = "oTdFKcDHuxAeXwEbrCmYyzZQtUP"
 #: Flags that are prefixes of options with a value (``--head`` is not ``--header``).
 _CURL_FLAGS = frozenset({"--remote-name", "--remote-name-all", "--head", "--netrc"})
 _FILE_URL = re.compile(r"^file://(?:localhost)?(/[^{}\[\]?#]*)$", re.IGNORECASE)
+#: curl's URL globbing, which ``-T`` applies to the file name too.
+_URL_GLOB = re.compile(r"[{}\[\]]")
 _OUTPUT_VARIABLE = re.compile(r"%output\{(?:>>)?([^}]*)\}")
 
 
@@ -130,6 +133,14 @@ def curl_facts(argv: Sequence[Word]) -> ProgramFacts:
         name, value, at = option.name, option.value, option.value_index
         if name in _CURL_EXPLICIT:
             explicit.append((option.at, f"curl {name} {_CURL_EXPLICIT[name]}"))
+        elif name in ("-T", "--upload-file") and value is not None and at is not None and _URL_GLOB.search(value):
+            # curl globs the upload name itself: `-T '{.env,README.md}'` sends both files
+            if "[" in value or "]" in value or value.count("{") != 1:
+                explicit.append((at, "curl -T with a [range] or nested {set} uploads files only known at run time"))
+            else:
+                head, rest = value.split("{", 1)
+                choices, _, tail = rest.partition("}")
+                paths.extend(PathUse(at, f"{head}{choice}{tail}", "read", argv[at]) for choice in choices.split(","))
         elif name in _CURL_PATHS:
             use = path_use(argv, at, value, _CURL_PATHS[name])
             if use is not None:

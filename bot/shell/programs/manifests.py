@@ -251,7 +251,33 @@ def gh_facts(argv: Sequence[Word]) -> ProgramFacts:
         return facts([(rest[2], f"gh config set {values[rest[2]]} names a program gh runs")])
     if command in ("extension", "extensions", "ext") and action in ("install", "upgrade", "exec"):
         return facts([(rest[1], f"gh extension {action} runs code fetched from a repository")])
+    if command == "api":
+        return facts([], _gh_api_files(argv, values))
     return facts([])
+
+
+def _gh_api_files(argv: Sequence[Word], values: Sequence[str]) -> list[PathUse]:
+    """``gh api -F key=@file`` sends the file's content; ``--input FILE`` sends the file as the body."""
+    found: list[PathUse] = []
+    for k, value in enumerate(values):
+        name, eq, attached = value.partition("=")
+        if value in ("-F", "--field"):
+            at, field = k + 1, values[k + 1] if k + 1 < len(values) else ""
+        elif name == "--field" and eq:
+            at, field = k, attached
+        elif value.startswith("-F") and not value.startswith("--"):
+            at, field = k, value[2:]
+        else:
+            at, field = k, ""
+        if field:
+            content = field.split("=", 1)[1] if "=" in field else ""
+            if content.startswith("@") and content[1:] not in ("", "-") and at < len(argv):
+                found.append(PathUse(at, content[1:], "read", argv[at]))
+        if name == "--input":
+            at, target = (k, attached) if eq else (k + 1, values[k + 1] if k + 1 < len(values) else "")
+            if target and target != "-" and at < len(argv):
+                found.append(PathUse(at, target, "read", argv[at]))
+    return found
 
 
 # --- cookiecutter, copier -----------------------------------------------------------------------
