@@ -235,7 +235,7 @@ class Judge:
         )
 
     def _scan(self, argv: tuple[Word, ...], state: State) -> Scan:
-        others = tuple(cwd for cwd, _ in state.others)
+        others = tuple([cwd for cwd, _ in state.others]) if state.others else ()
         layers = [Layer(0, argv, None, state.cwd, others=others)]
         scan = Scan(layers)
         while len(layers) < 8:

@@ -123,12 +123,15 @@ _GIT_READS = frozenset({"status", "log", "diff", "show", "ls-files", "rev-parse"
 def _reader_fed_by_plain_listing(parsed: Parsed, state: State, options: Options) -> bool:
     """``git ls-files | xargs wc -l | tail -1``: a reader fed from a listing of plain workspace
     files, then filters that write nothing."""
-    if state.cwd is None or set(parsed.operators) != {"|"}:
+    operators = parsed.operators
+    if state.cwd is None or not operators or operators.count("|") != len(operators):
+        return False
+    fed = reader_fed_by_listing(parsed.commands)
+    if fed is None:
         return False
     if any(isinstance(item, ScopeMarker) and item.branch for item in parsed.items):
         return False  # only the subshell of each pipeline part, no condition or loop
-    fed = reader_fed_by_listing(parsed.commands)
-    if fed is None or not all(map(_writes_nothing, parsed.commands[2:])):
+    if not all(map(_writes_nothing, parsed.commands[2:])):
         return False
     return plain_listing(fed[0], state.cwd, options.paths.roots, options.denied_path)
 

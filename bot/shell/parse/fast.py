@@ -108,22 +108,26 @@ def fast_parsed(root: Any, src: str, size: int) -> Parsed | None:
         _statements(root, src, items, operators, ())
     except (_Fallback, Unresolvable):
         return None
-    commands = tuple(i for i in items if type(i) is SimpleCommand)
+    commands = tuple([i for i in items if type(i) is SimpleCommand])
     return Parsed(tuple(items), tuple(operators), commands)
 
 
 def _no_gap(src: str, start: int, end: int) -> None:
     """Text between two children that is not whitespace or a line continuation: the general walker
     decides (tree-sitter skipped something)."""
-    if end > start and src[start:end].replace("\\\n", "").strip(" \t\n"):
-        raise _Fallback
+    if end > start:
+        gap = src[start:end]
+        if gap != " " and gap.replace("\\\n", "").strip(" \t\n"):
+            raise _Fallback
 
 
 def _statements(node: Any, src: str, items: list[Item], operators: list[str], redirects: tuple[Redirect, ...]) -> None:
     """``program`` and ``list``: statements separated by operators."""
     previous_end = node.start_byte
     for child in node.children:
-        _no_gap(src, previous_end, child.start_byte)
+        start = child.start_byte
+        if start > previous_end:
+            _no_gap(src, previous_end, start)
         previous_end = child.end_byte
         kind = child.type
         if kind in _SEPARATORS:
@@ -143,7 +147,9 @@ def _statement(
     elif kind == "pipeline":
         previous_end = node.start_byte
         for child in node.children:
-            _no_gap(src, previous_end, child.start_byte)
+            start = child.start_byte
+            if start > previous_end:
+                _no_gap(src, previous_end, start)
             previous_end = child.end_byte
             child_kind = child.type
             if child_kind in _PIPES:

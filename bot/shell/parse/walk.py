@@ -122,7 +122,7 @@ def parse_fresh(command: str, *, fast: bool = True) -> ParseOutcome:
     except Unresolvable as exc:
         return TooComplex(exc.reason, exc.check_id)
     items = walker.items
-    commands = tuple(i for i in items if type(i) is SimpleCommand)
+    commands = tuple([i for i in items if type(i) is SimpleCommand])
     return Parsed(tuple(items), tuple(walker.operators), commands)
 
 

@@ -70,6 +70,8 @@ def reader_fed_by_listing(commands: Sequence[SimpleCommand]) -> tuple[SimpleComm
     if len(commands) < 2:
         return None
     listing, feeder = commands[0], commands[1]
+    if not feeder.argv or feeder.argv[0].value.rsplit("/", 1)[-1] != "xargs":
+        return None  # (the common answer, first)
     if any(not r.is_fd_dup and r.op not in ("<",) for c in (listing, feeder) for r in c.redirects):
         return None
     values = [w.value for w in feeder.argv]
