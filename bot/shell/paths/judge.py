@@ -20,7 +20,12 @@ from bot.shell.paths.listings import READERS
 from bot.shell.paths.resolve import Access, change_directory, check_path, expand, glob_base, join
 from bot.shell.programs.flags import NO_FACTS, program_facts
 from bot.shell.programs.kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAMS
-from bot.shell.programs.recursive_reads import denied_below, reads_recursively, skips_hidden
+from bot.shell.programs.recursive_reads import (
+    denied_below,
+    packs_working_directory,
+    reads_recursively,
+    skips_hidden,
+)
 
 
 class PathJudge:
@@ -250,6 +255,8 @@ class PathJudge:
         hold nothing a Read deny rule covers."""
         assert self.options.denied_path is not None and layer.cwd is not None
         reads = [u.value for u in uses if u.access in ("read", "argument") and DYN not in u.value]
+        if packs_working_directory(layer.values):
+            reads.append(".")  # a directory argument is checked too; the working directory is the default
         for value in reads or ["."]:
             place = check_path(value, layer.cwd, "read", self.options.paths, self.seen).path
             if not os.path.isdir(place):

@@ -16,7 +16,7 @@ MAX_DENIAL_WALK = 20_000
 def reads_recursively(values: Sequence[str]) -> bool:
     """Whether the command reads the directories it names (or its working directory) file by file:
     ``grep -r``, ``rg``/``ag``/``ack``, ``tar c``, ``zip -r``, ``cp -r``, ``rsync -r``/``-a``,
-    ``git diff --no-index``."""
+    ``git diff --no-index``, and publishing (``npm publish``, ``docker build``)."""
     program = values[0].rsplit("/", 1)[-1] if values else ""
     flags = [v for v in values[1:] if v.startswith("-") and not v.startswith("--")]
     longs = {v.partition("=")[0] for v in values[1:] if v.startswith("--")}
@@ -40,7 +40,44 @@ def reads_recursively(values: Sequence[str]) -> bool:
         return bool(letters & {"r", "a"}) or bool(longs & {"--recursive", "--archive"})
     if program == "git":
         return "--no-index" in values
-    return False
+    return _publishes(program, [v for v in values[1:] if not v.startswith("-")])
+
+
+#: Subcommands that send a directory's files elsewhere: a registry (``npm publish`` packs every
+#: file no ignore file leaves out — ``.env`` included), a build daemon (``docker build`` sends its
+#: context).
+_PUBLISHERS = {
+    "npm": ("publish", "pack"),
+    "pnpm": ("publish", "pack"),
+    "yarn": ("publish", "pack", "npm"),
+    "bun": ("publish", "pm"),
+    "cargo": ("publish", "package"),
+    "docker": ("build", "buildx", "image"),
+    "podman": ("build",),
+    "nerdctl": ("build",),
+    "buildah": ("bud", "build"),
+    "gcloud": ("builds",),
+    "vsce": ("publish", "package"),
+}
+
+
+def packs_working_directory(values: Sequence[str]) -> bool:
+    """``npm publish``, ``cargo package``…: the package is the working directory unless a
+    directory argument names another."""
+    program = values[0].rsplit("/", 1)[-1] if values else ""
+    return program in _CWD_PUBLISHERS and _publishes(program, [v for v in values[1:] if not v.startswith("-")])
+
+
+_CWD_PUBLISHERS = frozenset({"npm", "pnpm", "yarn", "bun", "cargo", "vsce"})
+
+
+def _publishes(program: str, positional: Sequence[str]) -> bool:
+    subs = _PUBLISHERS.get(program)
+    if not subs or not positional or positional[0] not in subs:
+        return False
+    if positional[0] in ("npm", "pm", "buildx", "image", "builds"):  # yarn npm publish, bun pm pack…
+        return len(positional) > 1 and positional[1] in ("publish", "pack", "build", "submit")
+    return True
 
 
 def skips_hidden(values: Sequence[str]) -> bool:
