@@ -108,6 +108,10 @@ class PathVerdict(NamedTuple):
     reason: str = ""
 
 
+#: Builds the common verdict without the named tuple's argument handling.
+_OK = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class PathPolicy:
     """What path checks need from the context, as plain strings (resolved once per policy)."""
@@ -173,7 +177,9 @@ def resolve_below_root(path: str, root: str, seen: dict[str, int] | None = None)
     current = root
     for part in path[len(root) :].strip("/").split("/"):
         current = current + "/" + part if current != "/" else "/" + part
-        mode = _lstat_mode(current, seen)
+        mode = seen.get(current) if seen is not None else None
+        if mode is None:
+            mode = _lstat_mode(current, seen)
         if mode == MISSING:
             return path
         if stat.S_ISLNK(mode):
@@ -276,7 +282,8 @@ def check_path(
         return PathVerdict("outside", value, value[len(UNKNOWN_PLACE) :])
     if access == "cd":
         return change_directory(value, cwd, cwd, False, policy, seen).verdict
-    joined = join(value, cwd, policy.home)
+    # (join's common case, a plain relative path, inline: this runs for every path-like word)
+    joined = join(value, cwd, policy.home) if value[:1] in ("/", "~") else cwd.rstrip("/") + "/" + value
     lexical = os.path.normpath(joined) if ("/." in joined or "//" in joined or joined.endswith("/")) else joined
     deleting = access == "delete" or access == "purge"
     if deleting and not lexical.startswith("/dev/"):
@@ -289,7 +296,7 @@ def check_path(
             joined,
             f"{value} is in another user's home directory or the directory stack, outside the workspace",
         )
-    if policy.resolve_links is None or not _climbs(joined):
+    if policy.resolve_links is None or "/.." not in joined or not _climbs(joined):
         return _classify(value, lexical, access, policy, seen)
     physical = physical_path(joined, policy.roots, seen)
     if physical is None:
@@ -336,7 +343,7 @@ def _classify(
             if access == "argument":
                 reason = f"the argument {value} may be written: {reason}"
             return PathVerdict("protected", path, reason)
-    return PathVerdict("ok", path)
+    return _OK(PathVerdict, ("ok", path, ""))
 
 
 class CdResult(NamedTuple):
