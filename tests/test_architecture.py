@@ -102,8 +102,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agent",),
     ("explain",),
     ("orchestration",),
-    ("github",),
-    ("local", "fleet"),
+    ("github", "local"),
+    ("fleet",),
     ("testing",),
     ("cli",),
 )

@@ -91,6 +91,11 @@ class ModelRetrying:
     delay_s: float
     agent_id: str | None = None
 
+    def short_reason(self, limit: int = 160) -> str:
+        """The reason on one line, cut to ``limit`` characters (a status line, a log line)."""
+        flat = " ".join(self.reason.split())
+        return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
 
 @dataclass(frozen=True, slots=True)
 class TurnFinished:

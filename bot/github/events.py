@@ -20,6 +20,7 @@ from typing import Any
 
 from bot.core.bounded import MAX_DEPTH, MAX_EVENT_BYTES, load_json
 from bot.errors import BotError, ConfigError
+from bot.orchestration.branches import slugify
 
 SUPPORTED_EVENTS = (
     "issue_comment",
@@ -33,7 +34,6 @@ SUPPORTED_EVENTS = (
 DEFAULT_TRIGGER_PHRASE = "@bot"
 #: Issue actions that can start a run (with a label or assignee trigger configured).
 ISSUE_ACTIONS = ("opened", "assigned", "labeled")
-MAX_SLUG_LENGTH = 40
 
 
 class EventError(BotError):
@@ -251,14 +251,6 @@ def instruction(body: str, phrase: str) -> str:
     """The request itself: the visible text with the phrase removed, trimmed."""
     text = mention_pattern(phrase).sub(" ", visible_text(body))
     return re.sub(r"[ \t]+", " ", text).strip()
-
-
-def slugify(title: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
-    if len(slug) > MAX_SLUG_LENGTH:  # cut at a word boundary when there is one
-        cut = slug[: MAX_SLUG_LENGTH + 1].rfind("-")
-        slug = slug[: cut if cut > MAX_SLUG_LENGTH // 2 else MAX_SLUG_LENGTH]
-    return slug.rstrip("-") or "task"
 
 
 def issue_branch(number: int, title: str) -> str:

@@ -1,4 +1,4 @@
-"""Live progress: the sticky comment on GitHub (throttled), lines on the terminal locally.
+"""Live progress on GitHub: the sticky comment, throttled (a local run prints lines instead).
 
 The agent loop calls a sink synchronously and the sink must not block, so :class:`StickyProgress`
 only records state and wakes a task that edits the comment — at most once per
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import TextIO
 
 import anyio
 
@@ -109,47 +108,9 @@ def retry_status(retrying: ModelRetrying | None, retries: int) -> str:
     if retrying is not None:
         who = f"{retrying.agent_id}: " if retrying.agent_id else ""
         return (
-            f" — {who}the model API failed ({_short(retrying.reason)}); "
+            f" — {who}the model API failed ({retrying.short_reason()}); "
             f"attempt {retrying.attempt + 1} in {retrying.delay_s:.0f} s"
         )
     if retries:
         return f" — {retries} model API {'retry' if retries == 1 else 'retries'} so far"
     return ""
-
-
-def _short(reason: str, limit: int = 160) -> str:
-    flat = " ".join(reason.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-class TerminalProgress:
-    """Local runs: one line per finished tool call and per checklist change, on stderr."""
-
-    def __init__(self, out: TextIO | None = None) -> None:
-        self._out = out or sys.stderr
-
-    def sink(self, event: RunEvent) -> None:
-        match event:
-            case TurnStarted(turn=turn, model=model, agent_id=None):
-                self._write(f"── turn {turn} ({model})")
-            case ToolFinished(agent_id=agent) as done:
-                mark = "denied" if done.denied else ("error" if done.is_error else "ok")
-                who = f"[{agent}] " if agent else ""
-                self._write(f"   {who}{done.tool_name} {done.summary[:100]} … {mark} ({done.duration_s:.2f}s)")
-                if done.denial:
-                    self._write(f"      ↳ {done.denial[:200]}")
-            case ModelRetrying(agent_id=agent) as retrying:
-                who = f"[{agent}] " if agent else ""
-                self._write(
-                    f"   {who}↻ the model API failed: {_short(retrying.reason, 200)}; "
-                    f"attempt {retrying.attempt + 1} in {retrying.delay_s:.1f}s"
-                )
-            case TodosChanged(todos=todos, agent_id=None):
-                for t in todos:
-                    box = {"completed": "[x]", "in_progress": "[>]"}.get(t.status, "[ ]")
-                    self._write(f"   {box} {t.content}")
-            case _:
-                pass
-
-    def _write(self, line: str) -> None:
-        print(line, file=self._out, flush=True)

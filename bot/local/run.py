@@ -22,10 +22,10 @@ from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
 from bot.core.host_git import hardened_args, host_git_env
 from bot.errors import CanaryTripped, ConfigError
-from bot.github.events import slugify
-from bot.github.progress import TerminalProgress
+from bot.local.progress import TerminalProgress
 from bot.local.sessions import local_slot
 from bot.orchestration.adapter import Checkout, Ending, EventSink, Work
+from bot.orchestration.branches import slugify
 from bot.orchestration.git import CoAuthor, GitWorkspace
 from bot.orchestration.provenance import relative_text
 from bot.orchestration.render import Provenance

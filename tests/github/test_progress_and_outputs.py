@@ -10,7 +10,8 @@ import anyio.lowlevel
 
 from bot.agent.events import TodoItemView, TodosChanged, ToolFinished, TurnStarted
 from bot.github.outputs import mask, write_outputs, write_step_summary
-from bot.github.progress import StickyProgress, TerminalProgress
+from bot.github.progress import StickyProgress
+from bot.local.progress import TerminalProgress
 
 
 def finished(i: int) -> ToolFinished:

@@ -9,7 +9,8 @@ import anyio
 
 from bot.agent.events import ModelRetrying, TurnFinished, TurnStarted
 from bot.agent.usage import ZERO_USAGE
-from bot.github.progress import StickyProgress, TerminalProgress
+from bot.github.progress import StickyProgress
+from bot.local.progress import TerminalProgress
 
 OVERLOADED = "overloaded (HTTP 529): Overloaded [request-id req_011CabcdefghijklmnopqrST]"
 
