@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -89,9 +90,12 @@ def wall_times(
     env: Mapping[str, str] | None = None,
     ok_codes: tuple[int, ...] = (0,),
 ) -> list[float]:
-    """Wall time of ``runs`` fresh processes (after one warm-up that fills the OS file cache)."""
+    """Wall time of ``runs`` fresh processes (after one warm-up that fills the OS file cache). Their
+    CPU times go to :data:`LAST_CPU` for :func:`report_cpu`."""
     times: list[float] = []
+    LAST_CPU.clear()
     for i in range(runs + 1):
+        cpu0 = children_cpu_s()
         t0 = time.perf_counter()
         done = subprocess.run(
             cmd, cwd=cwd, env=dict(env or child_env()), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
@@ -101,7 +105,26 @@ def wall_times(
             raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.decode()[-500:]}")
         if i:
             times.append(elapsed)
+            LAST_CPU.append(children_cpu_s() - cpu0)
     return times
+
+
+#: CPU seconds (user + system) of the processes the last :func:`wall_times` (or
+#: :func:`first_request`) ran. On a shared machine wall time swings with everyone else's load; a
+#: process's own CPU time barely does, so it is the figure to compare between two sittings.
+LAST_CPU: list[float] = []
+
+
+def children_cpu_s() -> float:
+    """User + system CPU seconds of all waited-for children so far (grandchildren included)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def report_cpu(label: str = "    its CPU time (user + system)") -> float:
+    cpu = median_s(LAST_CPU)
+    report(label, cpu, "s")
+    return cpu
 
 
 def median_s(samples: list[float]) -> float:
@@ -217,6 +240,7 @@ def first_request(root: Path, runs: int, bot: Sequence[str]) -> tuple[list[float
     """(spawn → first POST /v1/messages, spawn → exit) of ``bot run --local`` over ``runs`` runs."""
     to_request: list[float] = []
     to_exit: list[float] = []
+    cpus: list[float] = []
     for i in range(runs + 1):
         work = root / f"run{i}"
         work.mkdir()
@@ -243,11 +267,13 @@ def first_request(root: Path, runs: int, bot: Sequence[str]) -> tuple[list[float
                 "--output-dir",
                 str(work / "out"),
             ]
+            cpu0 = children_cpu_s()
             t0 = time.perf_counter()
             proc = subprocess.run(
                 cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=RUN_TIMEOUT_S, check=False
             )
             t_exit = time.perf_counter()
+            cpu = children_cpu_s() - cpu0
         if not server.arrivals:
             raise RuntimeError(
                 f"bot run never reached the fake server (exit {proc.returncode}): {proc.stderr.decode()[-800:]}"
@@ -255,6 +281,8 @@ def first_request(root: Path, runs: int, bot: Sequence[str]) -> tuple[list[float
         if i:
             to_request.append(server.arrivals[0] - t0)
             to_exit.append(t_exit - t0)
+            cpus.append(cpu)
+    LAST_CPU[:] = cpus
     return to_request, to_exit
 
 
@@ -311,19 +339,24 @@ def main() -> None:
         tree.mkdir()
         (tree / "hello.txt").write_text("hello\n")
         baseline = median_s(wall_times([PYTHON, "-c", "pass"], runs))
+        baseline_cpu = median_s(LAST_CPU)
         claude, why_not = claude_command(not args.no_claude)
         claude_help: float | None = None
+        claude_cpu = 0.0
         if claude is not None:
             try:
                 claude_help = median_s(wall_times([*claude, "--help"], runs))
+                claude_cpu = median_s(LAST_CPU)
             except (OSError, RuntimeError) as exc:
                 why_not = f"skipped: claude --help failed ({str(exc)[:120]})"
 
         where = f" (bot from {args.checkout})" if args.checkout else ""
-        print(f"start-up, median of {runs} fresh processes (after one warm-up){where}:")
+        print(f"start-up, median of {runs} fresh processes (after one warm-up){where}; wall time, then CPU time:")
         report("  python -c pass", baseline, "s")
+        report("    its CPU time (user + system)", baseline_cpu, "s")
         if claude_help is not None:
             report("  claude --help (npm @anthropic-ai/claude-code)", claude_help, "s", baseline=baseline)
+            report("    its CPU time (user + system)", claude_cpu, "s")
         else:
             print(f"  claude --help: {why_not}")
         bot_help = median_s(wall_times([*bot, "--help"], runs))
@@ -334,9 +367,12 @@ def main() -> None:
             baseline=baseline,
             target="≤ claude --help" + (f" = {claude_help:.3f} s" if claude_help is not None else ""),
         )
+        help_cpu = report_cpu()
         if claude_help is not None:
             report("    bot --help / claude --help", bot_help / claude_help, "×", target="≤ 1")
+            report("    the same in CPU time", help_cpu / claude_cpu, "×")
         report("  bot tools list", median_s(wall_times([*bot, "tools", "list"], runs)), "s", baseline=baseline)
+        report_cpu()
         check = [
             *bot,
             "policy",
@@ -351,6 +387,7 @@ def main() -> None:
         report(
             "  bot policy check (one call)", median_s(wall_times(check, runs, ok_codes=(0, 1))), "s", baseline=baseline
         )
+        report_cpu()
         call = [
             *bot,
             "tools",
@@ -369,9 +406,11 @@ def main() -> None:
             baseline=baseline,
             target="≤ 0.3 s",
         )
+        report_cpu()
         # The floor under the first-request figure while the run talks to the model through the SDK.
         sdk = median_s(wall_times([PYTHON, "-c", "import anthropic"], runs))
         report("  python -c 'import anthropic' (the SDK alone)", sdk, "s", baseline=baseline)
+        sdk_cpu = report_cpu()
         to_request, to_exit = first_request(root, runs, bot)
         report(
             "  bot run --local: start → first model request",
@@ -384,6 +423,8 @@ def main() -> None:
         # itself. The SDK imports in a thread meanwhile, but both hold the GIL, so CPU adds up.
         report("    the bot's share: first request − SDK import", median_s(to_request) - sdk, "s")
         report("  bot run --local: start → exit (one turn)", median_s(to_exit), "s", baseline=baseline)
+        run_cpu = report_cpu("    whole run CPU (git, sandbox included)")
+        report("    bot's share: run CPU − SDK import CPU", run_cpu - sdk_cpu, "s")
 
 
 if __name__ == "__main__":
