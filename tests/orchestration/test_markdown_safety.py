@@ -13,7 +13,8 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from bot.orchestration.markdown_safety import GITHUB_HOSTS, fetched_resources, neutralize, url_allowed
+from bot.orchestration.markdown_html import GITHUB_HOSTS, url_allowed
+from bot.orchestration.markdown_safety import fetched_resources, neutralize
 from bot.orchestration.render import FileDiff, RunReport, finalize, render_progress, render_result
 
 EVIL = "https://evil.example/p.png?d=SECRET"
