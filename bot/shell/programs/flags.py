@@ -65,8 +65,6 @@ from bot.shell.programs.interpreters import interpreter_facts, interpreter_key
 from bot.shell.programs.manifests import composer_facts, gh_facts, poetry_facts, template_facts
 from bot.shell.programs.options.lookup import table_facts
 from bot.shell.programs.packages import (
-    cargo_facts,
-    go_facts,
     make_facts,
     maven_facts,
     mypy_facts,
@@ -77,6 +75,7 @@ from bot.shell.programs.packages import (
 )
 from bot.shell.programs.sed import sed_facts
 from bot.shell.programs.senders import httpie_facts, socat_facts
+from bot.shell.programs.toolchains import cargo_facts, go_facts
 
 __all__ = [
     "GIT_GLOBAL_FLAGS",
