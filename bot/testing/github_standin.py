@@ -40,7 +40,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from bot.testing.github_standin_graphql import GRAPHQL_OPERATIONS, GRAPHQL_PATH, answer_graphql, graphql_operation
-from bot.testing.github_standin_ops import API_PREFIX, OPERATIONS, Call, Reply, RepoState, Store, fake_sha, now, route
+from bot.testing.github_standin_ops import API_PREFIX, OPERATIONS, route
 from bot.testing.github_standin_shapes import (
     JSON,
     CheckRun,
@@ -54,6 +54,7 @@ from bot.testing.github_standin_shapes import (
     User,
     error_json,
 )
+from bot.testing.github_standin_store import Call, Reply, RepoState, Store, fake_sha, now
 
 __all__ = ["API_PREFIX", "OPERATIONS", "Exchange", "GitHubStandIn"]
 

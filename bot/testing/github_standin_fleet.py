@@ -25,8 +25,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from bot.testing.github_standin import API_PREFIX, Exchange, GitHubStandIn
-from bot.testing.github_standin_ops import Call, Reply, RepoState, not_found, paginate
 from bot.testing.github_standin_shapes import Repo, User, error_json, issue_json, repo_json
+from bot.testing.github_standin_store import Call, Reply, RepoState, not_found, paginate
 
 PUSH_ROLES = frozenset({"admin", "maintain", "write"})
 _REPO_PATH = re.compile(API_PREFIX + r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/?")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.testing.github_standin_ops import Store, now
 from bot.testing.github_standin_shapes import node_id
+from bot.testing.github_standin_store import Store, now
 
 #: Where PyGithub posts GraphQL for an Enterprise-style ``base_url`` ending in ``/api/v3``.
 GRAPHQL_PATH = "/api/graphql"
