@@ -148,10 +148,14 @@ def rewrites_tree(values: Sequence[str]) -> bool:
 
 #: The programs :func:`created` looks further at (besides ``python*``).
 _TREE_PROGRAMS = EXTRACTORS | {"cmake", "git"} | frozenset(_PACKAGE_INSTALLS)
+_ANY_PROGRAM = _TREE_PROGRAMS | LINK_MAKERS
 
 
 def created(argv: Sequence[str], writes: list[str], cwds: Sequence[str | None]) -> tuple[list[str], list[str]]:
     """``(named paths, whole trees)`` a command leaves behind (see the module's docstring)."""
+    joined = " ".join(argv)
+    if "/" not in joined and "python" not in joined and _ANY_PROGRAM.isdisjoint(argv):
+        return [], []  # no word names a program below (each word is its own base name)
     bases = [v.rsplit("/", 1)[-1] for v in argv]
     paths = list(writes) if writes and not LINK_MAKERS.isdisjoint(bases) else []
     trees: list[str] = []

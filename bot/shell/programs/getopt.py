@@ -93,7 +93,7 @@ def options(
     """
     i, n = start, len(values)
     options_over = False
-    all_names = (*value_names, *known_names)
+    all_names: tuple[str, ...] | None = None  # (built at the first long option: most have none)
     while i < n:
         word = values[i]
         if options_over or word == "-" or not word.startswith("-"):
@@ -108,6 +108,8 @@ def options(
             continue
         if word.startswith("--"):
             written, eq, attached = word.partition("=")
+            if all_names is None:
+                all_names = (*value_names, *known_names)
             name = long_name(written, all_names) or written
             if eq:
                 yield Option(name, attached, i, i)
