@@ -32,15 +32,24 @@ def explain_document(
     event: Path | None = None,
     event_name: str | None = None,
     trigger_phrase: str = "@bot",
+    connect_mcp: bool = False,
 ) -> Explanation:
-    """The explanation (with the event's trigger when given); raises our errors."""
+    """The explanation (with the event's trigger when given); raises our errors. ``connect_mcp``
+    starts the policy's MCP servers to list the tools they bring."""
     from dataclasses import replace
 
-    from bot.explain.compute import explain_policy
+    from bot.core.secrets import full_environ
+    from bot.explain.compute import connected_mcp_tools, explain_policy
 
-    explanation = anyio.run(
-        lambda: explain_policy(layers, workspace=workspace, allow=allow, deny=deny, ask=ask, mode=mode)
-    )
+    async def compute() -> Explanation:
+        if not connect_mcp:
+            return await explain_policy(layers, workspace=workspace, allow=allow, deny=deny, ask=ask, mode=mode)
+        async with connected_mcp_tools(layers, workspace=workspace, environ=full_environ()) as tools:
+            return await explain_policy(
+                layers, workspace=workspace, allow=allow, deny=deny, ask=ask, mode=mode, mcp_tools=tools
+            )
+
+    explanation = anyio.run(compute)
     if event is not None:
         from bot.github.events import TriggerSettings
         from bot.github.explain import explain_trigger
@@ -64,6 +73,12 @@ def policy_explain(
     trigger_phrase: Annotated[str, typer.Option("--trigger-phrase", help="The mention that starts a run.")] = "@bot",
     workspace: WorkspaceOpt = Path("."),
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    connect_mcp: Annotated[
+        bool,
+        typer.Option(
+            "--connect-mcp", help="Start the policy's MCP servers to list, and judge, the tools each one brings."
+        ),
+    ] = False,
 ) -> None:
     """What a run under this policy may do: tools (available, deferred, needing no rule), each Bash
     rule in words with what it never approves, writable and denied paths, network, MCP servers,
@@ -84,6 +99,7 @@ def policy_explain(
             event=event,
             event_name=event_name,
             trigger_phrase=trigger_phrase,
+            connect_mcp=connect_mcp,
         )
     except BotError as exc:
         raise fail(str(exc)) from None

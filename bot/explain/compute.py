@@ -10,12 +10,14 @@ read from the merged policy (:func:`bot.permissions.stack.load_policy_stack`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from bot.explain.bash_rules import ALWAYS_SEPARATE, BashRuleView, describe_rule
+from bot.interface.tool import AnyTool
 from bot.permissions.decision import Allow, Deny
 from bot.permissions.rules import Rule
 from bot.permissions.stack import EffectivePolicy, PolicyLayer, load_policy_stack
@@ -150,10 +152,13 @@ async def explain_policy(
     ask: Sequence[str] = (),
     mode: str | None = None,
     examples: bool = True,
+    mcp_tools: Sequence[AnyTool] | None = None,
 ) -> Explanation:
     """The explanation of the merged policy. Raises ConfigError for a bad policy file.
     ``examples=False`` skips asking the engine for an example of each refused option class (the
-    system prompt's summary does not show them)."""
+    system prompt's summary does not show them). ``mcp_tools``: the tools the policy's MCP servers
+    bring, when they were started (:func:`connected_mcp_tools`); each is then judged like a
+    built-in, and each server lists its own. ``None``: the servers were not started."""
     from bot.runtime.assembly import assemble_tool_pool
     from bot.runtime.hooks import NoHooks
     from bot.runtime.policy_checker import CheckInput, PolicyChecker
@@ -162,7 +167,7 @@ async def explain_policy(
     policy = load_policy_stack(list(layers), allow=list(allow), deny=list(deny), ask=list(ask), mode=mode)
     ws = workspace.resolve()  # noqa: ASYNC240 - one stat, before anything runs
     context = policy.permission_context(ws)
-    pool = assemble_tool_pool(context)
+    pool = assemble_tool_pool(context, mcp_tools or ())
     names = {t.name for t in pool}
     removed = tuple(
         (
@@ -240,7 +245,7 @@ async def explain_policy(
         ),
         directories=tuple(str(d) for d in context.additional_directories),
         network=_network(policy),
-        mcp_servers=tuple(_mcp(name, s.value, policy) for name, s in sorted(policy.mcp_servers.items())),
+        mcp_servers=tuple(_mcp(name, s.value, policy, mcp_tools) for name, s in sorted(policy.mcp_servers.items())),
         hooks=_hooks(policy),
         limits={
             k.removeprefix("limits."): s.value for k, s in sorted(policy.settings.items()) if k.startswith("limits.")
@@ -292,13 +297,36 @@ def _network(policy: EffectivePolicy) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _mcp(name: str, config: Any, policy: EffectivePolicy) -> dict[str, Any]:
+def _mcp(name: str, config: Any, policy: EffectivePolicy, mcp_tools: Sequence[AnyTool] | None) -> dict[str, Any]:
     prefix = f"mcp__{name}"
     rules = [r.text for r in policy.allow if r.tool == prefix or r.tool.startswith(prefix + "__")]
     denied = [r.text for r in policy.deny if r.tool == prefix or r.tool.startswith(prefix + "__")]
     transport = config.get("type") or ("http" if config.get("url") else "stdio")
     target = config.get("url") or " ".join([str(config.get("command", "")), *map(str, config.get("args", []))]).strip()
-    return {"name": name, "transport": transport, "target": target, "allowed": rules, "denied": denied}
+    server = {"name": name, "transport": transport, "target": target, "allowed": rules, "denied": denied}
+    if mcp_tools is not None:
+        server["tools"] = sorted(t.name for t in mcp_tools if t.name.startswith(prefix + "__"))
+    return server
+
+
+@asynccontextmanager
+async def connected_mcp_tools(
+    layers: Sequence[PolicyLayer], *, workspace: Path, environ: Mapping[str, str]
+) -> AsyncIterator[list[AnyTool]]:
+    """The tools the policy's ``mcpServers`` bring, with the servers running for as long as the
+    block lasts. The servers are the policy's own (trusted configuration) and start as a run starts
+    them: a stdio server gets the SDK's minimal environment plus its entry's ``env``, never the
+    bot's. A server that fails to start brings no tools, so its entry lists none."""
+    from bot.mcp import McpConfig, McpManager, bridge_tools, config_from_policy
+
+    policy = load_policy_stack(list(layers))
+    if not policy.mcp_servers:
+        yield []
+        return
+    servers = tuple(config_from_policy(policy.mcp_servers, environ=environ))
+    permission = policy.permission_context(workspace.resolve())  # noqa: ASYNC240 - one stat, before servers start
+    async with McpManager(McpConfig(servers), cwd=workspace, permission=permission) as manager:
+        yield bridge_tools(manager)
 
 
 def _hooks(policy: EffectivePolicy) -> tuple[dict[str, Any], ...]:

@@ -78,6 +78,9 @@ def render_markdown(e: Explanation, *, title: str = "What a run under this polic
         for server in e.mcp_servers:
             allowed = ", ".join(_code(r) for r in server["allowed"]) or "no allow rule: every tool call is denied"
             lines.append(f"- `{server['name']}` ({server['transport']}: {_code(server['target'])}): {allowed}")
+            if "tools" in server:
+                brought = ", ".join(_code(t) for t in server["tools"]) or "none (it did not start, or lists no tools)"
+                lines.append(f"  - tools: {brought}")
     if e.hooks:
         lines += ["", "**Hooks**", ""]
         for hook in e.hooks:

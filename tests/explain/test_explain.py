@@ -133,3 +133,40 @@ def test_the_markdown_form_has_each_section(tmp_path: Path) -> None:
     for heading in ("**Tools**", "**Shell commands**", "**Files**", "**Network**"):
         assert heading in result.stdout
     assert "- `Bash(git diff *)`: `git diff` followed by any arguments" in result.stdout
+
+
+def test_connect_mcp_lists_and_judges_the_tools_a_real_server_brings(tmp_path: Path) -> None:
+    """mcp-server-time (PyPI, stdio) really starts: its tools are listed under the server and
+    judged like built-ins — the allowed one needs no more, the other still needs a rule."""
+    from tests.mcp.conftest import python_server
+
+    policy = tmp_path / "policy.json"
+    policy.write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["mcp__time__get_current_time"]},
+                "mcpServers": {
+                    "time": {"command": python_server("mcp-server-time"), "args": ["--local-timezone", "UTC"]}
+                },
+            }
+        )
+    )
+    data = _explain("--policy", str(policy), "--workspace", str(tmp_path), "--connect-mcp")
+    (server,) = data["mcp_servers"]
+    assert server["tools"] == ["mcp__time__convert_time", "mcp__time__get_current_time"]
+    standing = _standing(data)
+    assert standing["mcp__time__get_current_time"] != "needs a rule"
+    assert standing["mcp__time__convert_time"] == "needs a rule"
+    markdown = CliRunner().invoke(
+        app, ["policy", "explain", "--policy", str(policy), "--workspace", str(tmp_path), "--connect-mcp"]
+    )
+    assert "tools: `mcp__time__convert_time`, `mcp__time__get_current_time`" in markdown.stdout
+
+
+def test_without_connect_mcp_no_server_starts_and_no_tools_are_claimed(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.json"
+    marker = tmp_path / "started"
+    policy.write_text(json.dumps({"mcpServers": {"s": {"command": "sh", "args": ["-c", f"touch {marker}; sleep 5"]}}}))
+    data = _explain("--policy", str(policy), "--workspace", str(tmp_path))
+    assert "tools" not in data["mcp_servers"][0]
+    assert not marker.exists()
