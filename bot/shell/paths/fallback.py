@@ -25,6 +25,7 @@ from bot.shell.parse.syntax import DYN, Word
 from bot.shell.paths.resolve import Access
 from bot.shell.paths.use import PathUse
 from bot.shell.programs.getopt import is_option
+from bot.shell.programs.git_globals import GIT_GLOBAL_FLAGS, GIT_GLOBAL_VALUE
 
 #: A ``NAME=value`` or ``key=value`` word: the value is what may be a path.
 _ASSIGNMENT = re.compile(r"[A-Za-z_][\w.-]*=")
@@ -58,36 +59,6 @@ _GIT_READERS = frozenset(
         "check-ignore",
         "check-attr",
         "rev-list",
-    }
-)
-_GIT_GLOBAL_VALUES = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--config-env",
-        "--super-prefix",
-        "--attr-source",
-        "--shallow-file",
-    }
-)
-_GIT_GLOBAL_FLAGS = frozenset(
-    {
-        "-p",
-        "--paginate",
-        "-P",
-        "--no-pager",
-        "--bare",
-        "--no-replace-objects",
-        "--literal-pathspecs",
-        "--glob-pathspecs",
-        "--noglob-pathspecs",
-        "--icase-pathspecs",
-        "--no-optional-locks",
-        "--no-advice",
-        "--no-lazy-fetch",
     }
 )
 #: Global options naming where git runs (the judge's ``git_dirs`` check).
@@ -183,7 +154,7 @@ def _git_locations(values: Sequence[str]) -> set[int]:
         name, eq, _ = values[k].partition("=")
         if name in _GIT_LOCATION_OPTIONS:
             found.add(k if eq else k + 1)
-        k += 1 if eq or name not in _GIT_GLOBAL_VALUES else 2
+        k += 1 if eq or name not in GIT_GLOBAL_VALUE else 2
     return found
 
 
@@ -196,10 +167,10 @@ def _git_reader_start(values: Sequence[str]) -> int | None:
         if not value.startswith("-"):
             return k if value in _GIT_READERS else None
         name = value.partition("=")[0]
-        if name in _GIT_GLOBAL_VALUES:
+        if name in GIT_GLOBAL_VALUE:
             k += 1 if "=" in value else 2
             continue
-        if name not in _GIT_GLOBAL_FLAGS:
+        if name not in GIT_GLOBAL_FLAGS:
             return None
         k += 1
     return None

@@ -55,12 +55,11 @@ from bot.shell.programs.fetchers import fetcher_facts
 from bot.shell.programs.follow_links import follow_facts
 from bot.shell.programs.getopt import options
 from bot.shell.programs.git import (
-    GIT_GLOBAL_FLAGS,
-    GIT_GLOBAL_VALUE,
     git_facts,
     git_subcommand_index,
     git_subcommand_position,
 )
+from bot.shell.programs.git_globals import GIT_GLOBAL_FLAGS, GIT_GLOBAL_VALUE
 from bot.shell.programs.interpreters import interpreter_facts, interpreter_key
 from bot.shell.programs.manifests import composer_facts, gh_facts, poetry_facts, template_facts
 from bot.shell.programs.options.lookup import table_facts

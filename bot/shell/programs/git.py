@@ -20,42 +20,8 @@ from bot.shell.parse.syntax import Word
 from bot.shell.paths.arguments import PathUse
 from bot.shell.programs.facts import Explicit, ProgramFacts, facts, path_use
 from bot.shell.programs.getopt import Option, long_name, options, short_letters
+from bot.shell.programs.git_globals import GIT_GLOBAL_FLAGS, GIT_GLOBAL_VALUE
 
-#: Global options followed by a value (``--git-dir x`` or ``--git-dir=x``; ``-C``/``-c`` only separate).
-GIT_GLOBAL_VALUE = frozenset(
-    {
-        "-C",
-        "-c",
-        "--config-env",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--super-prefix",
-        "--shallow-file",
-        "--attr-source",
-    }
-)
-GIT_GLOBAL_FLAGS = frozenset(
-    {
-        "-p",
-        "--paginate",
-        "-P",
-        "--no-pager",
-        "--bare",
-        "--no-replace-objects",
-        "--literal-pathspecs",
-        "--glob-pathspecs",
-        "--noglob-pathspecs",
-        "--icase-pathspecs",
-        "--no-optional-locks",
-        "--no-advice",
-        "--no-lazy-fetch",
-        "--html-path",
-        "--man-path",
-        "--info-path",
-        "--exec-path",
-    }
-)
 #: Global options whose value is only ever attached (``--list-cmds=main``, ``--exec-path=dir``).
 _GIT_GLOBAL_ATTACHED = frozenset({"--list-cmds", "--exec-path"})
 #: Words git reads as the ``help``/``version`` command.
