@@ -13,7 +13,8 @@ A pure function of facts about the call. The order, each link deciding or passin
 8. the tool's own **allow** (Bash allows when every subcommand matched an allow rule) → allow;
 9. an **allow rule** that covers the call → allow;
 10. a **file-reading tool** (Read, Glob, Grep) whose path, as written and with symlinks resolved,
-    is inside the workspace or an additional directory → allow. Claude Code asks for no rule to
+    is inside the workspace or an additional directory, and not inside a ``.git`` directory (it
+    holds the checkout's persisted token) → allow. Claude Code asks for no rule to
     read its working directory, and a Claude Code settings file used as the policy must mean what
     it means there; deny and ask rules (1, 4) still apply, so ``Read(.env)`` keeps its force;
 11. **acceptEdits** mode and the tool edits files (inside the workspace: the tool's own check
@@ -186,6 +187,12 @@ def decide_chain(
     return Deny(reason, source="default", suggestions=_suggest(request), warnings=warnings)
 
 
+#: Not part of the read that needs no rule, at any depth: ``.git/config`` holds the token
+#: actions/checkout persists (``http.<url>.extraheader``), which the sandbox hides from commands.
+#: Reading git's internals takes a rule that names them (``Read(.git/**)``).
+GIT_DIR_NAME = ".git"
+
+
 def reads_inside_workspace(request: PermissionRequest, context: PermissionContext) -> bool:
     """Is this a read-only call of a file-reading tool whose path stays inside the workspace or an
     additional directory, both as written and with every symlink resolved (a link out of the
@@ -196,7 +203,11 @@ def reads_inside_workspace(request: PermissionRequest, context: PermissionContex
         return False
     written, resolved = resolve_subject(request.subject, cwd=request.cwd or request.workspace)
     roots = (request.workspace.resolve(strict=False), *context.additional_directories)
-    return all(any(path == root or root in path.parents for root in roots) for path in (written, resolved))
+    for path in (written, resolved):
+        root = next((r for r in roots if path == r or r in path.parents), None)
+        if root is None or GIT_DIR_NAME in path.relative_to(root).parts:
+            return False
+    return True
 
 
 def _suggest(request: PermissionRequest) -> tuple[str, ...]:

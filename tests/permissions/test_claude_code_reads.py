@@ -140,3 +140,30 @@ def test_an_additional_directory_is_read_without_a_rule_too(ws: Path, tmp_path: 
         inside = anyio.run(checker.check, CheckInput("Read", {"file_path": str(extra / "secret.txt")})).decision
         beside = anyio.run(checker.check, CheckInput("Read", {"file_path": str(tmp_path / "p.json")})).decision
     assert isinstance(inside, Allow) and isinstance(beside, Deny)
+
+
+@pytest.mark.parametrize("settings", SETTINGS)
+@pytest.mark.parametrize(
+    ("tool", "payload"),
+    [
+        ("Read", {"file_path": ".git/config"}),
+        ("Read", {"file_path": "src/../.git/config"}),
+        ("Read", {"file_path": "vendor/lib/.git/config"}),
+        ("Grep", {"pattern": "extraheader", "path": ".git"}),
+        ("Glob", {"pattern": "*", "path": ".git"}),
+        ("Read", {"file_path": "git-link/config"}),  # a link into the git directory
+    ],
+)
+def test_the_git_directory_is_not_part_of_the_read_that_needs_no_rule(
+    ws: Path, tmp_path: Path, settings: str, tool: str, payload: dict[str, Any]
+) -> None:
+    """actions/checkout leaves its token in ``.git/config`` (``http.<url>.extraheader``); the sandbox
+    hides it from commands, so a read that needs no rule must not show it either."""
+    git = ws / ".git"
+    git.mkdir()
+    (git / "config").write_text('[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eA==\n')
+    (ws / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (ws / "vendor" / "lib" / ".git" / "config").write_text("[core]\n")
+    (ws / "git-link").symlink_to(git)
+    decision = decide(ws, settings, tool, payload, tmp_path)
+    assert not (isinstance(decision, Allow) and decision.source == "workspace"), decision
