@@ -7,6 +7,8 @@ assignment keeps the command from matching any allow rule that does not spell it
 
 from __future__ import annotations
 
+import re
+
 #: The seeds' 32 variables known not to change which code runs (Claude Code's ``SAFE_ENV_VARS``,
 #: with ``CI`` in place of an API-key variable: secrets never belong on a command line).
 SAFE_ENV_VARS = frozenset(
@@ -56,5 +58,12 @@ SAFE_ENV_VARS = frozenset(
 assert len(SAFE_ENV_VARS) == 32
 
 
+#: Beyond the seeds: a program's own colour switch (``CARGO_TERM_COLOR``, ``PY_COLORS``,
+#: ``MYPY_FORCE_COLOR``, ``RICHGO_FORCE_COLOR``, ``CLICOLOR_FORCE``), which CI steps set before
+#: nearly every build. Such a variable chooses whether output is coloured; no program reads one as
+#: a program, a path or code. A ``$(…)`` in its value is judged as a command all the same.
+_COLOUR_SWITCH = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:FORCE_)?(?:COLOU?RS?|CLICOLOR(?:_FORCE)?)$")
+
+
 def is_safe_env_var(name: str) -> bool:
-    return name in SAFE_ENV_VARS
+    return name in SAFE_ENV_VARS or _COLOUR_SWITCH.match(name) is not None
