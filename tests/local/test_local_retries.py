@@ -8,13 +8,8 @@ import importlib.util
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from bot.cli import app
 from bot.testing.cassettes import HttpError, ScriptItem, Text, Turn, write_cassette
-
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "examples" / "demo-repo"
+from tests.local.demo import ROOT, run_demo
 
 
 def _demo_script() -> list[ScriptItem]:
@@ -30,21 +25,7 @@ def test_retries_are_counted_in_the_outcome_and_shown_on_the_terminal(tmp_path: 
     cassette = write_cassette(tmp_path / "overloaded.yaml", [*waits, *_demo_script()], seed="demo")
     out = tmp_path / "out"
 
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--local",
-            "--repo",
-            str(DEMO),
-            "--prompt",
-            "Fix the failing test",
-            "--replay",
-            str(cassette),
-            "-o",
-            str(out),
-        ],
-    )
+    result = run_demo(out, cassette=cassette)
 
     assert result.exit_code == 0, result.output
     outcome = json.loads((out / "outcome.json").read_text())
@@ -61,21 +42,7 @@ def test_a_full_context_window_is_reported_as_a_limit_with_the_work_kept(tmp_pat
     cassette = write_cassette(tmp_path / "full.yaml", script, seed="demo")
     out = tmp_path / "out"
 
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--local",
-            "--repo",
-            str(DEMO),
-            "--prompt",
-            "Fix the failing test",
-            "--replay",
-            str(cassette),
-            "-o",
-            str(out),
-        ],
-    )
+    result = run_demo(out, cassette=cassette)
 
     outcome = json.loads((out / "outcome.json").read_text())
     assert outcome["stop_reason"] == "context_window", result.output

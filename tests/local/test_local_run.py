@@ -7,13 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from bot.cli import app
-
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "examples" / "demo-repo"
-CASSETTE = ROOT / "examples" / "demo.cassette.yaml"
+from tests.local.demo import DEMO, run_demo
 
 
 def git(repo: Path, *args: str) -> str:
@@ -22,21 +16,7 @@ def git(repo: Path, *args: str) -> str:
 
 def test_the_demo_fixes_the_bug_on_a_branch_of_a_copy(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--local",
-            "--repo",
-            str(DEMO),
-            "--prompt",
-            "Fix the failing test",
-            "--replay",
-            str(CASSETTE),
-            "-o",
-            str(out),
-        ],
-    )
+    result = run_demo(out)
     assert result.exit_code == 0, result.output
     outcome = json.loads((out / "outcome.json").read_text())
     assert outcome["conclusion"] == "success"
@@ -65,39 +45,11 @@ def test_a_local_repository_gets_a_branch_and_refuses_a_dirty_tree(tmp_path: Pat
     ):
         git(repo, *args)
     (repo / "stats.py").write_text("# local edit\n")
-    dirty = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--local",
-            "--repo",
-            str(repo),
-            "--prompt",
-            "Fix the failing test",
-            "--replay",
-            str(CASSETTE),
-            "-o",
-            str(tmp_path / "o1"),
-        ],
-    )
+    dirty = run_demo(tmp_path / "o1", repo=repo)
     assert dirty.exit_code == 2
     assert "uncommitted changes" in dirty.output
     git(repo, "checkout", "--", "stats.py")
-    clean = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--local",
-            "--repo",
-            str(repo),
-            "--prompt",
-            "Fix the failing test",
-            "--replay",
-            str(CASSETTE),
-            "-o",
-            str(tmp_path / "o2"),
-        ],
-    )
+    clean = run_demo(tmp_path / "o2", repo=repo)
     assert clean.exit_code == 0, clean.output
     assert git(repo, "log", "--format=%s", "-1", "bot/local-fix-the-failing-test").strip() == "Fix the failing test"
     assert git(repo, "branch", "--show-current").strip() == "bot/local-fix-the-failing-test"
@@ -115,23 +67,7 @@ def test_failed_mcp_servers_and_hook_errors_are_in_the_summary(tmp_path: Path) -
         )
     )
     out = tmp_path / "out"
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--local",
-            "--repo",
-            str(DEMO),
-            "--prompt",
-            "Fix the failing test",
-            "--replay",
-            str(CASSETTE),
-            "-o",
-            str(out),
-            "--policy",
-            str(policy),
-        ],
-    )
+    result = run_demo(out, "--policy", str(policy))
     assert result.exit_code == 0, result.output
     comment = (out / "comment.md").read_text()
     assert "MCP server `broken` failed" in comment
