@@ -45,6 +45,20 @@ if TYPE_CHECKING:
     import anthropic
     import httpx2
 
+
+def prefetch_sdk() -> None:
+    """Start importing the SDK now, in a thread: a run spends its first second or two waiting on
+    git, the sandbox's self-test and MCP servers, and the SDK's import (the largest part of
+    start-up) overlaps with that instead of following it. The import lock makes the client's own
+    import wait for this one rather than import twice."""
+    import importlib
+    import threading
+
+    threading.Thread(
+        target=importlib.import_module, args=("anthropic",), name="prefetch-anthropic", daemon=True
+    ).start()
+
+
 Provider = Literal["anthropic", "bedrock", "vertex"]
 PROVIDERS: tuple[Provider, ...] = ("anthropic", "bedrock", "vertex")
 

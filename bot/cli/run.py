@@ -149,7 +149,9 @@ def run(
     capture_process_secrets()
     protect_own_environ()
     if not dry_run:
-        _prefetch_model_sdk()
+        from bot.agent.client import prefetch_sdk
+
+        prefetch_sdk()
 
     config = RunConfig(
         workspace=repo,
@@ -173,11 +175,6 @@ def run(
                 raise fail(f"--repo {repo}: no such directory")
             from bot.local.run import LocalRun, run_local
 
-            if replay is not None:
-                from bot.agent.replay import prompt_mismatch
-
-                if (note := prompt_mismatch(replay, prompt)) is not None:
-                    typer.echo(f"note: {note}", err=True)
             local_run = LocalRun(
                 repo=repo,
                 prompt=prompt,
@@ -237,16 +234,3 @@ def _our_error(exc: BaseException) -> BotError | None:
     """Our error, also when a task group wrapped it (a setup failure inside the run's task groups)."""
     leaf = first_error(exc)
     return leaf if isinstance(leaf, BotError) else None
-
-
-def _prefetch_model_sdk() -> None:
-    """Start importing the model SDK now, in a thread: a run spends its first second or two waiting
-    on git, the sandbox's self-test and MCP servers, and the SDK's import (the largest part of
-    start-up) overlaps with that instead of following it. The import lock makes the client's own
-    import wait for this one rather than import twice."""
-    import importlib
-    import threading
-
-    threading.Thread(
-        target=importlib.import_module, args=("anthropic",), name="prefetch-anthropic", daemon=True
-    ).start()

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from bot.agent.events import EventLog, RunEvent
 from bot.agent.outcome import AgentOutcome
 from bot.agent.prompts import AgentTask
+from bot.agent.replay import prompt_mismatch
 from bot.core.host_git import hardened_args, host_git_env
 from bot.errors import CanaryTripped, ConfigError
 from bot.local.progress import TerminalProgress
@@ -85,6 +86,8 @@ async def run_local(run: LocalRun, *, out: TextIO | None = None) -> int:
     try:  # the terminal stream is taken after the redaction is installed, so it is the redacting one
         adapter = LocalAdapter(run, out or sys.stderr, safety)
         adapter.check_clean()
+        if run.replay is not None and (note := prompt_mismatch(run.replay, run.prompt)) is not None:
+            print(f"note: {note}", file=adapter.out)
         return await drive(adapter, run.config, safety, replay=run.replay)
     finally:
         restore_streams()

@@ -15,7 +15,7 @@ CASSETTE = ROOT / "examples" / "demo.cassette.yaml"
 PROMPT = "Fix the failing test"
 
 
-def run_demo(out: Path, *extra: str, repo: Path = DEMO, cassette: Path = CASSETTE) -> Result:
+def run_demo(out: Path, *extra: str, repo: Path = DEMO, cassette: Path = CASSETTE, prompt: str = PROMPT) -> Result:
     """``bot run --local --repo REPO --prompt PROMPT --replay CASSETTE -o OUT [EXTRA…]``."""
-    args = ["run", "--local", "--repo", str(repo), "--prompt", PROMPT, "--replay", str(cassette), "-o", str(out)]
+    args = ["run", "--local", "--repo", str(repo), "--prompt", prompt, "--replay", str(cassette), "-o", str(out)]
     return CliRunner().invoke(app, [*args, *extra])

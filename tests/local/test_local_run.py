@@ -72,3 +72,9 @@ def test_failed_mcp_servers_and_hook_errors_are_in_the_summary(tmp_path: Path) -
     comment = (out / "comment.md").read_text()
     assert "MCP server `broken` failed" in comment
     assert "PreToolUse hook `exit 1`: non-blocking error" in comment
+
+
+def test_a_replay_says_so_when_the_prompt_is_not_the_recorded_one(tmp_path: Path) -> None:
+    result = run_demo(tmp_path / "out", prompt="Add a mode() function")
+    assert result.exit_code == 0, result.output
+    assert "note: " in result.output and "'Add a mode() function'" in result.output
