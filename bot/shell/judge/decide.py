@@ -17,10 +17,11 @@ import re
 import shlex
 
 from bot.shell.judge.command import MAX_SUBCOMMANDS, Judge
+from bot.shell.judge.known_output import rewrite
 from bot.shell.judge.rule_match import canonical
 from bot.shell.judge.scan import Options
 from bot.shell.judge.security_checks import text_findings
-from bot.shell.judge.verdict import State, Verdict, combine
+from bot.shell.judge.verdict import ALLOW_NEUTRAL, State, Verdict, combine
 from bot.shell.parse.syntax import Assignment, Parsed, ParseUnavailable, ScopeMarker, SimpleCommand, TooComplex, Word
 from bot.shell.parse.walk import parse_command
 from bot.shell.paths.link_makers import EXTRACTORS, LINK_MAKERS
@@ -66,6 +67,10 @@ def decide_command(command: str, options: Options, cwd: str) -> Verdict:
 
 def _decide(command: str, options: Options, state: State, depth: int, judge: Judge) -> Verdict:
     finding = text_findings(command)
+    if (finding is not None and finding.check_id == 8) or (finding is None and "PWD" in command):
+        known = _known_output(command, options, state, depth, judge)
+        if known is not None:
+            return known
     if finding is not None:
         rule = best_effort_rule(command, options)
         if rule is not None:
@@ -109,6 +114,29 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         return run_items(outcome, state, judge)
     finally:
         judge.depth, judge.paths.chained, judge.paths.concurrent, judge.paths.listing_reader = saved
+
+
+def _known_output(command: str, options: Options, state: State, depth: int, judge: Judge) -> Verdict | None:
+    """``make -j$(nproc)``, ``"$(pwd)"``, ``$PWD``: substitutions whose output is known in shape
+    are judged as the command with that output in their place, plus the commands they run
+    (:mod:`bot.shell.judge.known_output`); ``None`` when there is one of any other kind."""
+    rewritten = rewrite(command, state.logical, certain=not state.others)
+    if rewritten is None or rewritten.command == command:
+        return None
+    verdicts = []
+    for inner in rewritten.inner:
+        verdict = _decide(inner, options, state.copy(), depth + 1, judge)
+        # A fixed form that only prints a number or a hash needs no allow rule of its own; a deny or
+        # ask rule on it still applies.
+        verdicts.append(ALLOW_NEUTRAL if verdict.kind == "nomatch" else verdict)
+    verdicts.append(_decide(rewritten.command, options, state, depth, judge))
+    verdict = combine(verdicts)
+    if verdict.kind == "allow":
+        return verdict
+    # An exact rule written from the stand-in (`Bash(make -j1)`) would not match the command.
+    prefixes = tuple(s for s in verdict.suggestions if s.endswith(":*)"))
+    note = " (judged with each known $(...) replaced by its output)"
+    return verdict._replace(reason=verdict.reason + note, suggestions=prefixes)
 
 
 _LINK_PROGRAMS = LINK_MAKERS | EXTRACTORS | {"git"}
