@@ -1,5 +1,5 @@
 """Where the security checks depart from the seeds (checks 7 and 8), the reason given in
-``bot/shell/judge/security_checks.py`` holds: what the seeds' check protects against is still caught."""
+``bot/shell/judge/security_checks.py`` and ``bot/shell/judge/known_output.py`` holds: what the seeds' check protects against is still caught."""
 
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ def verdict(tmp_path: Path, command: str) -> object:
         ("check 8: a command name from ${NAME} is as unknown as from $NAME", "${CMD} x", Ask),
         ("check 8: a default holding a command substitution", "echo ${x:-$(id)}", Ask),
         ("check 8: indirection", "echo ${!x}", Ask),
+        ("check 8: a substitution whose output is only digits", "echo jobs $(nproc)", Allow),
+        ("check 8: the known output still goes through the checks", "ls $(pwd)/../..", Ask),
+        ("check 8: a deny rule on what the known output makes", "rm -rf build-$(date +%s)", Deny),
+        ("check 8: any other substitution", "echo $(id)", Ask),
     ],
 )
 def test_checks_7_and_8(tmp_path: Path, description: str, command: str, expected: type) -> None:
