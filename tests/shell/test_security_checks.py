@@ -111,8 +111,9 @@ CATCHES = [
     ("zero-width space", "ls\u200b", 18),
     ("right-to-left override", "echo \u202eabc", 18),
     # 19 MID_WORD_HASH
-    ("hash inside a word", "echo foo#bar", 19),
-    ("URL fragment unquoted", "curl example.com/#frag", 19),
+    ("hash the parse reads as a comment after a brace", "{ echo x;}#c; id", 19),
+    ("hash after a redirection operator", "echo a>#b", 19),
+    ("hash after a function body", "f() { echo x;}#c", 19),
     # 20 ZSH_DANGEROUS_COMMANDS
     ("zmodload", "zmodload zsh/system", 20),
     ("emulate", "emulate -c 'id'", 20),
@@ -176,6 +177,9 @@ LEAVES_ALONE = [
     ("accented text", "echo 'héllo wörld'", 18),
     ("CJK commit message", "git commit -m '修复'", 18),
     ("comment after a space", "echo foo # comment", 19),
+    ("hash inside a word, literal to bash and the parse", "echo foo#bar", 19),
+    ("URL fragment unquoted", "curl example.com/#frag", 19),
+    ("test selector", "mvn test -Dtest=AppTest#testMain", 19),
     ("hash in quotes", 'echo "a#b"', 19),
     ("argument count", "echo $#", 19),
     ("comment after a semicolon", "ls;# listing", 19),

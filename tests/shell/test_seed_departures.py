@@ -1,4 +1,4 @@
-"""Where the security checks depart from the seeds (checks 7 and 8), the reason given in
+"""Where the security checks depart from the seeds (checks 7, 8 and 19), the reason given in
 ``bot/shell/judge/security_checks.py`` and ``bot/shell/judge/known_output.py`` holds: what the seeds' check protects against is still caught."""
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def verdict(tmp_path: Path, command: str) -> object:
         ("check 8: the known output still goes through the checks", "ls $(pwd)/../..", Ask),
         ("check 8: a deny rule on what the known output makes", "rm -rf build-$(date +%s)", Deny),
         ("check 8: any other substitution", "echo $(id)", Ask),
+        ("check 19: a mid-word # bash and the parse both read as a character", "echo AppTest#testMain", Allow),
+        ("check 19: a # the parse reads as a comment inside a word", "{ echo x;}#c; ls", Ask),
     ],
 )
 def test_checks_7_and_8(tmp_path: Path, description: str, command: str, expected: type) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from bot.shell.parse.quoting import QuoteViews, quote_views
 from bot.shell.parse.syntax import Finding, Word
+from bot.shell.parse.walk import parse_tree
 
 BASH_SECURITY_CHECK_IDS: dict[str, int] = {
     "INCOMPLETE_COMMANDS": 1,
@@ -169,12 +170,44 @@ def _substitution_finding(views: QuoteViews) -> Finding | None:
     return None
 
 
+#: What may stand before a mid-word ``#`` that both bash and the parse read as a literal character.
+_LITERAL_HASH_AFTER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,~-'\"")
+#: Where a comment may start in bash: the start, after a blank or an operator that ends a word.
+_COMMENT_AFTER = frozenset(b" \t\n;&|(")
+
+
+def _hash_is_literal_to_both(command: str, views: QuoteViews) -> bool:
+    """Check 19 departs from the seeds where the parse agrees with bash. The seeds ask on every
+    mid-word ``#`` because a parser that reads it as the start of a comment sees fewer commands than
+    bash runs (``x#;id``). Our decision is made on the tree-sitter parse: when that parse has no
+    error and none of its comments starts inside a word, the ``#`` is a literal character to both
+    (``-Dtest=AppTest#testMain``, ``https://host/docs#install``), and nothing is hidden. Only a
+    ``#`` after a word character or a closing quote is looked at this way; after ``)``, ``}``,
+    ``>`` or ``<`` the seeds' answer stands."""
+    keep = views.keep_quote_chars
+    if any(keep[m.start() - 1] not in _LITERAL_HASH_AFTER for m in _MID_WORD_HASH.finditer(keep)):
+        return False
+    data = command.encode("utf-8", "surrogateescape")
+    root = parse_tree(command).root_node
+    if root.has_error:
+        return False
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node.type == "comment":
+            if node.start_byte > 0 and data[node.start_byte - 1] not in _COMMENT_AFTER:
+                return False
+        elif node.child_count:
+            pending.extend(node.children)
+    return True
+
+
 def _syntax_finding(command: str, views: QuoteViews) -> Finding | None:
     if _IFS.search(views.with_double_quotes):
         return Finding(11, "the command references IFS (word-splitting injection)")
     if _BRACE.search(views.fully_unquoted):
         return Finding(16, "brace expansion turns one word into several")
-    if _MID_WORD_HASH.search(views.keep_quote_chars):
+    if _MID_WORD_HASH.search(views.keep_quote_chars) and not _hash_is_literal_to_both(command, views):
         return Finding(
             19,
             "a '#' in the middle of a word (parsers disagree on whether it starts a comment); "
