@@ -78,7 +78,7 @@ def test_a_denial_does_not_suggest_a_rule_written_from_the_stand_in(ws: Path) ->
     decision = final_decision("make -j$(nproc)", context_for(ws, ["Bash(cmake:*)"]))
     assert not isinstance(decision, Allow)
     assert not any(DIGITS in s and ":*" not in s for s in decision.suggestions), decision.suggestions
-    assert "replaced by its output" in decision.reason
+    assert "replaced by its value" in decision.reason
 
 
 def test_an_unquoted_directory_that_splitting_would_change_is_not_replaced() -> None:

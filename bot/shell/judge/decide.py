@@ -135,7 +135,7 @@ def _known_output(command: str, options: Options, state: State, depth: int, judg
         return verdict
     # An exact rule written from the stand-in (`Bash(make -j1)`) would not match the command.
     prefixes = tuple(s for s in verdict.suggestions if s.endswith(":*)"))
-    note = " (judged with each known $(...) replaced by its output)"
+    note = " (judged with $PWD and each known $(...) replaced by its value)"
     return verdict._replace(reason=verdict.reason + note, suggestions=prefixes)
 
 

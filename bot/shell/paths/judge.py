@@ -87,7 +87,7 @@ class PathJudge:
                 uses.extend(facts.paths)
             if program not in OUTPUT_ONLY and not has_extractor(program):
                 # Every argument: `pytest --basetemp=.git` names no slash, `link_to_home` is a link.
-                uses.extend(path_like_arguments(words, {u.pos for u in uses}))
+                uses.extend(path_like_arguments(words, {u.pos for u in uses}.union(facts.elsewhere)))
             for word in words:
                 if word.dynamic or word.glob:
                     verdict = self._run_time_words(program, words, uses, argv)

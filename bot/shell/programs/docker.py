@@ -166,14 +166,21 @@ def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
     sub = positional[0]
     if values[sub] == "container" and sub + 1 < len(values):
         sub += 1
+    if values[sub] == "exec":
+        return _docker_exec(argv, values, sub, explicit, paths)
     if values[sub] not in ("run", "create"):
         return facts(explicit, paths)
+    elsewhere: list[int] = []
     for option in options(
         values, "acehlmpuvw", _DOCKER_RUN_VALUES, _DOCKER_FLAGS, start=sub + 1, stop_at_positional=True
     ):
         name, value, at = option.name, option.value, option.value_index
         if not name:
-            break  # the image: the rest is the container's command
+            # the image, then the container's command: words of the container's filesystem
+            elsewhere.extend(range(option.at, len(values)))
+            break
+        if name in ("-w", "--workdir") and at is not None:
+            elsewhere.append(at)
         if name == "--privileged" and (value or "true").lower() != "false":
             explicit.append((option.at, f"{program} run --privileged gives the container root on the host"))
         elif name in _DOCKER_HOST_NAMESPACES and value == "host":
@@ -191,7 +198,38 @@ def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
             use = path_use(argv, at, value, "read")
             if use is not None:
                 paths.append(use)
-    return facts(explicit, paths)
+    return _with_elsewhere(facts(explicit, paths), elsewhere)
+
+
+_EXEC_VALUES = frozenset({"--detach-keys", "--env", "--env-file", "--user", "--workdir"})
+_EXEC_FLAGS = frozenset({"--detach", "--interactive", "--privileged", "--tty", "--help"})
+
+
+def _docker_exec(
+    argv: Sequence[Word], values: list[str], sub: int, explicit: Explicit, paths: list[PathUse]
+) -> ProgramFacts:
+    """``docker exec [OPTIONS] CONTAINER COMMAND``: ``--privileged`` reaches the host; the
+    command and ``--workdir`` are the container's."""
+    program = program_name(argv)
+    elsewhere: list[int] = []
+    for option in options(values, "euw", _EXEC_VALUES, _EXEC_FLAGS, start=sub + 1, stop_at_positional=True):
+        name, value, at = option.name, option.value, option.value_index
+        if not name:
+            elsewhere.extend(range(option.at, len(values)))
+            break
+        if name == "--privileged" and (value or "true").lower() != "false":
+            explicit.append((option.at, f"{program} exec --privileged gives the command root on the host"))
+        elif name in ("-w", "--workdir") and at is not None:
+            elsewhere.append(at)
+        elif name == "--env-file":
+            use = path_use(argv, at, value, "read")
+            if use is not None:
+                paths.append(use)
+    return _with_elsewhere(facts(explicit, paths), elsewhere)
+
+
+def _with_elsewhere(found: ProgramFacts, elsewhere: list[int]) -> ProgramFacts:
+    return found._replace(elsewhere=tuple(elsewhere)) if elsewhere else found
 
 
 def _docker_mount(argv: Sequence[Word], value: str, at: int, explicit: Explicit, paths: list[PathUse]) -> None:

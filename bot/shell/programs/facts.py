@@ -7,7 +7,9 @@ and the small helpers its per-program modules share.
 * ``in_place`` — ``sed -i``: the file arguments are written;
 * ``git_dirs`` — where git would look for a repository (``-C``, ``--git-dir``, ``--work-tree``);
 * ``exact_only`` — what makes the command dangerous is not a word a rule could spell out (code read
-  from stdin, install scripts): only an exact rule approves it.
+  from stdin, install scripts): only an exact rule approves it;
+* ``elsewhere`` — argv indexes of words that name places in another filesystem, not this one (the
+  command ``docker run`` runs in its container, its ``--workdir``): not host paths.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class ProgramFacts(NamedTuple):
     #: What makes it exact-only is code an interpreter reads from stdin (``python3 - <<EOF``): a
     #: rule that allows the interpreter with any arguments already grants that much.
     stdin_code: bool = False
+    elsewhere: tuple[int, ...] = ()
 
 
 NO_FACTS = ProgramFacts()
