@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from bot.shell.parse.syntax import DYN, Word
 from bot.shell.paths.fallback import path_like_arguments
+from bot.shell.paths.linters import CHECKERS, checker_reads
 from bot.shell.paths.resolve import Access
 from bot.shell.paths.use import PathUse
 from bot.shell.programs.archives import ARCHIVE_EXTRACTORS
@@ -354,7 +355,7 @@ _OWN = frozenset({"cd", "pushd", "find", "dd"})
 
 
 def has_extractor(program: str) -> bool:
-    return program in SPECS or program in _OWN or program in ARCHIVE_EXTRACTORS
+    return program in SPECS or program in _OWN or program in ARCHIVE_EXTRACTORS or program in CHECKERS
 
 
 def path_uses(argv: Sequence[Word]) -> list[PathUse]:
@@ -375,6 +376,9 @@ def path_uses(argv: Sequence[Word]) -> list[PathUse]:
     archive = ARCHIVE_EXTRACTORS.get(program)
     if archive is not None:
         return archive(argv)
+    if program in CHECKERS:
+        reads = checker_reads(argv)
+        return reads if reads is not None else path_like_arguments(argv, set())
     spec = SPECS.get(program)
     if spec is None or program in _STRING_ONLY:
         return []
