@@ -93,16 +93,23 @@ class Judge:
             self.paths.wrote_before = self.paths.wrote_before or bool(cmd.redirects)
             return self._state_only(cmd, state)
         self.paths.writes = []
-        stdin = [r for r in cmd.redirects if r.op in ("<", "<<", "<<-", "<<<") and (r.fd in (None, 0))]
-        self.paths.stdin_written = bool(stdin) and not stdin[-1].dynamic_input
-        verdict = self._program(cmd.argv, cmd.assignments, state)
-        if cmd.redirects or cmd.argv[0].value not in _WRITES_NOTHING:
+        if cmd.redirects:
+            stdin = [r for r in cmd.redirects if r.op in ("<", "<<", "<<-", "<<<") and (r.fd in (None, 0))]
+            self.paths.stdin_written = bool(stdin) and not stdin[-1].dynamic_input
+        else:
+            self.paths.stdin_written = False
+        scan = self._scan(cmd.argv, state)
+        verdict = self._program(scan, cmd.argv, cmd.assignments, state)
+        values = scan.layers[0].values  # (the argv's values, computed once for the whole judgement)
+        if cmd.redirects or values[0] not in _WRITES_NOTHING:
             self.paths.wrote_before = True
         if verdict.kind != "deny":
-            paths, trees = created([w.value for w in cmd.argv], self.paths.writes, state.all_cwds())
-            self.paths.created.extend(paths)
-            self.paths.created_trees.extend(trees)
-            if cmd.argv[0].value == "mkdir":
+            paths, trees = created(values, self.paths.writes, state.all_cwds())
+            if paths:
+                self.paths.created.extend(paths)
+            if trees:
+                self.paths.created_trees.extend(trees)
+            if values[0] == "mkdir":
                 # `mkdir -p build && cd build && cmake ..`: a directory made now is a plain directory
                 # later (one that exists already, maybe a link, keeps what lstat says).
                 for path in self.paths.writes:
@@ -139,9 +146,8 @@ class Judge:
 
     # ----- programs -----------------------------------------------------------------------------
 
-    def _program(self, argv: tuple[Word, ...], assigns: tuple[Assignment, ...], state: State) -> Verdict:
+    def _program(self, scan: Scan, argv: tuple[Word, ...], assigns: tuple[Assignment, ...], state: State) -> Verdict:
         options = self.options
-        scan = self._scan(argv, state)
         # 1. deny and ask rules, every layer
         rules = options.rules
         if rules.deny.rules or rules.ask.rules:

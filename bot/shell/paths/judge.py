@@ -155,7 +155,13 @@ class PathJudge:
         value = use.value
         if DYN in value:
             return Verdict("ask", f"the path {use.word.text!r} is only known at run time")
-        cwds = (layer.cwd,) if value.startswith(("/", "~")) else (layer.cwd, *layer.others)
+        absolute = value.startswith(("/", "~"))
+        if absolute or not layer.others:
+            # one directory to check from (the common case, without building the list of them)
+            if layer.cwd is None and not absolute:
+                return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+            return self._path_from(use, layer.cwd or "/", layer, program, scan)
+        cwds = (layer.cwd, *layer.others)
         edit = False
         for cwd in cwds:
             if cwd is None and not value.startswith(("/", "~")):
@@ -187,9 +193,10 @@ class PathJudge:
             access = "purge" if access in ("delete", "purge") else access
         # A word of a program without a path extractor is only maybe a path: a plain word
         # (`git pull && git status`) is not taken as one below a tree written earlier.
-        created = self._created_on_the_way(value, cwd, trees=access != "argument" or "/" in value)
-        if created is not None:
-            return created
+        if self.created or self.created_trees:
+            created = self._created_on_the_way(value, cwd, trees=access != "argument" or "/" in value)
+            if created is not None:
+                return created
         return self._classify(value, cwd, access, layer, program, scan, use)
 
     def _classify(

@@ -144,7 +144,7 @@ def _lstat_mode(path: str, seen: dict[str, int] | None) -> int:
         # Most paths looked at do not exist (a word that is only maybe a path): ``access`` says so
         # without building an exception and a stat result, about half the cost of a failed lstat.
         try:
-            mode = os.lstat(path).st_mode if _exists(path) else MISSING
+            mode = os.lstat(path).st_mode if os.access(path, os.F_OK, follow_symlinks=False) else MISSING
         except (OSError, ValueError):  # ValueError: a NUL in the name
             mode = MISSING
         if seen is not None:
@@ -174,12 +174,14 @@ def resolve_below_root(path: str, root: str, seen: dict[str, int] | None = None)
     so a directory that ``cd`` checked is not examined again for the paths below it."""
     if path == root:
         return path
+    rest = path[len(root) :].strip("/")
+    if "/" not in rest:  # (the common case: one component below the root)
+        mode = _lstat_mode(root + "/" + rest if root != "/" else "/" + rest, seen)
+        return os.path.realpath(path) if mode != MISSING and stat.S_ISLNK(mode) else path
     current = root
-    for part in path[len(root) :].strip("/").split("/"):
+    for part in rest.split("/"):
         current = current + "/" + part if current != "/" else "/" + part
-        mode = seen.get(current) if seen is not None else None
-        if mode is None:
-            mode = _lstat_mode(current, seen)
+        mode = _lstat_mode(current, seen)
         if mode == MISSING:
             return path
         if stat.S_ISLNK(mode):
@@ -338,7 +340,7 @@ def _classify(
                 return PathVerdict("outside", target, f"{value} is a symbolic link to {target}, outside the workspace")
             path = target
     if deleting or access == "write" or access == "argument":
-        reason = _protected_reason(path, root, policy)
+        reason = _protected_reason(path, root, policy, seen)
         if reason is not None:
             if access == "argument":
                 reason = f"the argument {value} may be written: {reason}"
@@ -453,9 +455,9 @@ def _hard_delete_reason(path: str, policy: PathPolicy, *, contents_only: bool = 
     return None
 
 
-def _protected_reason(path: str, root: str, policy: PathPolicy) -> str | None:
+def _protected_reason(path: str, root: str, policy: PathPolicy, seen: dict[str, int] | None = None) -> str | None:
     if "/.git" not in path[len(root) - 1 :]:  # (.git and .github both start so; root may be /)
-        if not policy.allow_git_dir_writes and _in_git_directory(path, root):
+        if not policy.allow_git_dir_writes and _in_git_directory(path, root, seen):
             return (
                 "writes into a git directory (HEAD, objects/, refs/: what a .git file points at) are not "
                 "allowed unless the policy allows .git/ writes"
@@ -469,21 +471,35 @@ def _protected_reason(path: str, root: str, policy: PathPolicy) -> str | None:
     return None
 
 
-def _in_git_directory(path: str, root: str) -> bool:
+def _in_git_directory(path: str, root: str, seen: dict[str, int] | None = None) -> bool:
     """A directory between ``root`` and ``path`` laid out as a git directory: the target of a
-    ``.git`` file (worktree, submodule) or a bare repository, whose config and hooks run code."""
+    ``.git`` file (worktree, submodule) or a bare repository, whose config and hooks run code.
+    ``seen`` (a decision's memory) keeps each directory's answer under a key no path can be."""
+    rest = path[len(root) :].strip("/")
+    if "/" not in rest:
+        return False  # no directory between them
     current = root.rstrip("/")
-    for part in path[len(root) :].strip("/").split("/")[:-1]:
+    for part in rest.split("/")[:-1]:
         current = f"{current}/{part}"
-        head = f"{current}/HEAD"
-        if (
-            _exists(head, follow=True)  # (the common answer, no, without an exception)
-            and os.path.isfile(head)
-            and os.path.isdir(f"{current}/objects")
-            and os.path.isdir(f"{current}/refs")
-        ):
+        key = _GIT_LAYOUT + current
+        known = seen.get(key) if seen is not None else None
+        if known is None:
+            head = f"{current}/HEAD"
+            known = int(
+                _exists(head, follow=True)  # (the common answer, no, without an exception)
+                and os.path.isfile(head)
+                and os.path.isdir(f"{current}/objects")
+                and os.path.isdir(f"{current}/refs")
+            )
+            if seen is not None:
+                seen[key] = known
+        if known:
             return True
     return False
+
+
+#: Prefixes a directory in a decision's ``seen`` memory for :func:`_in_git_directory`'s answer.
+_GIT_LAYOUT = "\0git-layout:"
 
 
 def _outside_reason(path: str, policy: PathPolicy) -> str:

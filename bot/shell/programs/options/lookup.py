@@ -21,6 +21,7 @@ write).
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -112,21 +113,39 @@ _DESCRIPTIONS = {
 class Entry:
     """One program's options, indexed for reading a command line."""
 
+    __slots__ = ("_found", "long", "options", "short_letters")
+
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options
         self.long = sorted(name for name in options if name.startswith("--"))
         self.short_letters = {name[1]: info for name, info in options.items() if len(name) == 2 and name[0] == "-"}
+        #: :meth:`find`'s answers so far (the same option words come back in command after command).
+        self._found: dict[str, tuple[str, dict[str, Any], str | None] | None] = {}
 
     def find(self, word: str) -> tuple[str, dict[str, Any], str | None] | None:
         """``(name, info, attached value)`` for an option word, or ``None``."""
+        found = self._found
+        if word in found:
+            return found[word]
+        answer = self._find(word)
+        if len(found) >= _FOUND_SIZE:
+            found.clear()
+        found[word] = answer
+        return answer
+
+    def _find(self, word: str) -> tuple[str, dict[str, Any], str | None] | None:
         if word.startswith("--"):
             name, eq, attached = word.partition("=")
             info = self.options.get(name)
             if info is None:
-                candidates = [n for n in self.long if n.startswith(name)]
-                if len(candidates) != 1:
+                # the unambiguous abbreviation: the long names starting so are adjacent once sorted
+                long = self.long
+                at = bisect_left(long, name)
+                if at >= len(long) or not long[at].startswith(name):
                     return None
-                name = candidates[0]
+                if at + 1 < len(long) and long[at + 1].startswith(name):
+                    return None
+                name = long[at]
                 info = self.options[name]
             return name, info, attached if eq else None
         info = self.options.get(word)
@@ -136,6 +155,10 @@ class Entry:
         if eq and name in self.options and len(name) > 2:
             return name, self.options[name], attached
         return None
+
+
+#: Option words remembered per program (:meth:`Entry.find`); past this the memory starts over.
+_FOUND_SIZE = 4096
 
 
 @cache
@@ -171,9 +194,11 @@ def _keys(argv: Sequence[Word]) -> list[tuple[str, int, int]]:
     """The table entries for this command line: ``(entry, first word, end)`` — the program's own
     options, then its subcommand's (``docker -H x run --health-cmd y``) when the table has it."""
     program = argv[0].value.rsplit("/", 1)[-1]
+    table = _table()
+    if program not in table and program != "git":
+        return []  # (the common answer, before the set of programs read by their own grammar)
     if program in _own_grammar() or program.startswith(("python", "pypy")):
         return []
-    table = _table()
     if program == "git":
         from bot.shell.programs.git import git_subcommand_position
 
@@ -206,6 +231,11 @@ def table_facts(argv: Sequence[Word]) -> ProgramFacts | None:
     """Explicit words and paths the table finds in ``argv`` (``None``: nothing to add)."""
     if len(argv) < 2:
         return None
+    for word in argv[1:]:
+        if word.value.startswith("-"):
+            break
+    else:
+        return None  # only option words are read: without one there is nothing to find
     explicit: list[tuple[int, str]] = []
     paths: list[PathUse] = []
     for program, start, end in _keys(argv):
