@@ -17,7 +17,7 @@ from bot.shell.paths.arguments import PathUse, has_extractor, path_like_argument
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.link_makers import is_extraction
 from bot.shell.paths.listings import READERS
-from bot.shell.paths.resolve import Access, change_directory, check_path, expand, glob_base, join
+from bot.shell.paths.resolve import HARMLESS_DEVICES, Access, change_directory, check_path, expand, glob_base, join
 from bot.shell.programs.flags import NO_FACTS, program_facts
 from bot.shell.programs.kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAMS
 from bot.shell.programs.recursive_reads import (
@@ -217,6 +217,10 @@ class PathJudge:
             case "outside":
                 scan.explicit.setdefault(layer.start + use.pos, verdict.reason)
             case "ok":
+                if access == "write" and verdict.path in HARMLESS_DEVICES and program not in WRITER_PROGRAMS:
+                    # `curl -o /dev/null`, `sort -o /dev/stdout`: written into, no file is made
+                    # (`mv`, `ln`, `cp` could replace the device: they stay as they were)
+                    return None
                 if access in ("write", "delete", "purge"):
                     self.writes.append(verdict.path)
                 # find -delete's purge is approved through its inner `rm`; -fprint's write is an edit.
