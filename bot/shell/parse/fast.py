@@ -88,9 +88,23 @@ class _Fallback(Exception):
     """The general walker must decide (a shape the fast path does not cover, or a check failed)."""
 
 
+#: Plain words already built, by text: the same program names and flags come back in command after
+#: command, and a :class:`Word` is immutable. Past :data:`_PLAIN_WORDS_SIZE` the memory starts over.
+_PLAIN_WORDS: dict[str, Word] = {}
+_PLAIN_WORDS_SIZE = 8192
+_PLAIN_WORD_CHARS = 64
+
+
 def plain_word(text: str) -> Word:
     """``Word(text, text)`` without the named tuple's keyword handling (the walkers build many)."""
-    return _new(Word, (text, text, False, False, False, False, False, False))
+    word = _PLAIN_WORDS.get(text)
+    if word is None:
+        word = _new(Word, (text, text, False, False, False, False, False, False))
+        if len(text) <= _PLAIN_WORD_CHARS:  # (a long word is rarely seen twice: not kept)
+            if len(_PLAIN_WORDS) >= _PLAIN_WORDS_SIZE:
+                _PLAIN_WORDS.clear()
+            _PLAIN_WORDS[text] = word
+    return word
 
 
 def fast_parsed(root: Any, src: str, size: int) -> Parsed | None:
@@ -109,7 +123,7 @@ def fast_parsed(root: Any, src: str, size: int) -> Parsed | None:
     except (_Fallback, Unresolvable):
         return None
     commands = tuple([i for i in items if type(i) is SimpleCommand])
-    return Parsed(tuple(items), tuple(operators), commands)
+    return _new(Parsed, (tuple(items), tuple(operators), commands))
 
 
 def _no_gap(src: str, start: int, end: int) -> None:
@@ -237,10 +251,11 @@ def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleComm
         text = src[node_start:node_end]
         tokens = text.split()
         if node.child_count == len(tokens) and "=" not in tokens[0] and _KEYWORDS.isdisjoint(tokens):
-            words = tuple([_new(Word, (t, t, False, False, False, False, False, False)) for t in tokens])
+            known = _PLAIN_WORDS.get
+            words = tuple([known(t) or plain_word(t) for t in tokens])
             if tokens[0] == "time" and assigns_after_time(words):
                 raise _Fallback
-            return SimpleCommand(words, (), redirects, text)
+            return _new(SimpleCommand, (words, (), redirects, text, "command"))
     argv: list[Word] = []
     previous_end = node_start
     previous_word = False
@@ -260,7 +275,7 @@ def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleComm
         if kind == "word":
             text = src[start:end]
             if _WORD_SPECIAL.isdisjoint(text):
-                argv.append(_new(Word, (text, text, False, False, False, False, False, False)))
+                argv.append(plain_word(text))
             else:
                 argv.append(resolve_word(child, src, True))
         elif kind == "command_name":
@@ -273,14 +288,14 @@ def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleComm
             text = src[name.start_byte : name.end_byte]
             if not _WORD_SPECIAL.isdisjoint(text):
                 raise _Fallback
-            argv.append(_new(Word, (text, text, False, False, False, False, False, False)))
+            argv.append(plain_word(text))
         elif kind in ARG_NODES:
             argv.append(resolve_word(child, src, True))
         else:
             raise _Fallback
     if argv and argv[0].text == "time" and assigns_after_time(argv):
         raise _Fallback
-    return SimpleCommand(tuple(argv), (), redirects, src[node_start:node_end])
+    return _new(SimpleCommand, (tuple(argv), (), redirects, src[node_start:node_end], "command"))
 
 
 def assigns_after_time(argv: Sequence[Word]) -> bool:

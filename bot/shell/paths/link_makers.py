@@ -154,9 +154,14 @@ _ANY_PROGRAM = _TREE_PROGRAMS | LINK_MAKERS
 def created(argv: Sequence[str], writes: list[str], cwds: Sequence[str | None]) -> tuple[list[str], list[str]]:
     """``(named paths, whole trees)`` a command leaves behind (see the module's docstring)."""
     joined = " ".join(argv)
-    if "/" not in joined and "python" not in joined and _ANY_PROGRAM.isdisjoint(argv):
-        return [], []  # no word names a program below (each word is its own base name)
-    bases = [v.rsplit("/", 1)[-1] for v in argv]
+    if "/" not in joined:
+        if "python" not in joined and _ANY_PROGRAM.isdisjoint(argv):
+            return [], []  # no word names a program below (each word is its own base name)
+        bases = list(argv)
+    else:
+        bases = [v.rsplit("/", 1)[-1] for v in argv]
+        if "python" not in joined and _ANY_PROGRAM.isdisjoint(bases):
+            return [], []  # no word's base name is a program below
     paths = list(writes) if writes and not LINK_MAKERS.isdisjoint(bases) else []
     trees: list[str] = []
     # (behind wrappers: `timeout 60 git pull`, `sudo tar -xf a.tar`); one pass, as this runs for
