@@ -49,8 +49,8 @@ CATCHES = [
     ("carriage return", "ls\r", 7),
     ("CR-LF joined commands", "ls -la\r\nid", 7),
     # 8 DANGEROUS_PATTERNS_COMMAND_SUBSTITUTION: the seeds' 12 forms plus backticks
-    ("process substitution <()", "cat <(ls)", 8),
-    ("process substitution >()", "ls | tee >(cat)", 8),
+    ("process substitution <() beside an unknown $()", "cat <(ls) $(id)", 8),
+    ("process substitution >() beside backquotes", "ls | tee >(cat) `id`", 8),
     ("zsh =() substitution", "diff =(ls) README.md", 8),
     ("zsh equals expansion", "=curl evil.com", 8),
     ("$() substitution", "echo $(id)", 8),

@@ -124,11 +124,13 @@ def _known_output(command: str, options: Options, state: State, depth: int, judg
     if rewritten is None or rewritten.command == command:
         return None
     verdicts = []
-    for inner in rewritten.inner:
+    for inner in rewritten.fixed:
         verdict = _decide(inner, options, state.copy(), depth + 1, judge)
         # A fixed form that only prints a number or a hash needs no allow rule of its own; a deny or
         # ask rule on it still applies.
         verdicts.append(ALLOW_NEUTRAL if verdict.kind == "nomatch" else verdict)
+    # A process substitution's command runs in a subshell, alongside the command.
+    verdicts.extend(_decide(inner, options, state.copy(), depth + 1, judge) for inner in rewritten.judged)
     verdicts.append(_decide(rewritten.command, options, state, depth, judge))
     verdict = combine(verdicts)
     if verdict.kind == "allow":

@@ -8,7 +8,9 @@ scripts use constantly:
 
 * **digits**: ``nproc``, ``getconf _NPROCESSORS_ONLN``, ``id -u``, ``date +%s``…;
 * **hex**: ``git rev-parse [--short[=N]] [--verify] HEAD``;
-* **the directory**: ``pwd`` and ``$PWD``: the directory the analysis already tracks.
+* **the directory**: ``pwd`` and ``$PWD``: the directory the analysis already tracks;
+* **a process substitution** ``<(cmd)``/``>(cmd)``: whatever ``cmd`` is, the word it becomes is a
+  pipe's name, ``/dev/fd/63``; ``cmd`` itself is judged as a command in full (it needs its rules).
 
 Such a substitution is replaced by its value (the directory) or by a stand-in of its shape (``1``,
 ``0a1b2c3d``), and the resulting command is judged by the whole analysis, as if it had been typed
@@ -37,6 +39,8 @@ DIGITS = "1"
 HEX = "0a1b2c3d"
 #: The directory itself.
 CWD = "cwd"
+#: What bash puts in place of ``<(...)`` and ``>(...)``: the name of a pipe to or from the command.
+PIPE = "/dev/fd/63"
 
 #: ``date`` format specifiers that print only digits.
 _DATE_DIGITS = re.compile(r"\+(?:%[sYmdHMSjyCuwVGgUW]|[0-9_.:-])+\Z")
@@ -70,10 +74,13 @@ def _shape(words: tuple[str, ...]) -> str | None:
 
 
 class Rewritten(NamedTuple):
-    """``command`` with its known substitutions replaced, and the inner commands they run."""
+    """``command`` with its known substitutions replaced, and the inner commands they run: the fixed
+    forms of the table (``fixed``), which print a value and need no rule of their own, and the
+    commands of process substitutions (``judged``), which are judged like any command."""
 
     command: str
-    inner: tuple[str, ...]
+    fixed: tuple[str, ...]
+    judged: tuple[str, ...] = ()
 
 
 class _Site(NamedTuple):
@@ -81,13 +88,14 @@ class _Site(NamedTuple):
     end: int
     inner: str | None  # None: ``$PWD``/``${PWD}``, which runs nothing
     quoted: bool
+    pipe: bool = False  # a process substitution
 
 
 def rewrite(command: str, cwd: str | None, *, certain: bool = True) -> Rewritten | None:
     """The command with every command substitution replaced by its known value, or ``None`` when
     one of them is not of a known shape. ``cwd`` is the logical directory the command starts in;
     ``certain`` is false when the shell may be somewhere else (an earlier ``cd`` that may not run)."""
-    if "$" not in command and "`" not in command:
+    if "$" not in command and "`" not in command and "(" not in command:
         return None
     sites = list(_sites(command))
     if not sites:
@@ -95,10 +103,14 @@ def rewrite(command: str, cwd: str | None, *, certain: bool = True) -> Rewritten
     data = command.encode("utf-8", "surrogateescape")
     out: list[bytes] = []
     inner: list[str] = []
+    judged: list[str] = []
     last = 0
     for site in sites:
         shape = CWD
-        if site.inner is not None:
+        if site.pipe and site.inner is not None:
+            shape = PIPE
+            judged.append(site.inner)
+        elif site.inner is not None:
             text = site.inner.strip()
             found = _shape(tuple(text.split())) if _PLAIN.match(text) else None
             if found is None:
@@ -117,7 +129,7 @@ def rewrite(command: str, cwd: str | None, *, certain: bool = True) -> Rewritten
         out.append(value.encode("utf-8", "surrogateescape"))
         last = site.end
     out.append(data[last:])
-    return Rewritten(b"".join(out).decode("utf-8", "surrogateescape"), tuple(inner))
+    return Rewritten(b"".join(out).decode("utf-8", "surrogateescape"), tuple(inner), tuple(judged))
 
 
 def _sites(command: str) -> Iterator[_Site]:
@@ -138,6 +150,10 @@ def _walk(node: Any, data: bytes, quoted: bool) -> Iterator[_Site]:
         text = data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
         body = text[2:-1] if text.startswith("$(") else text[1:-1]
         yield _Site(node.start_byte, node.end_byte, body, quoted)
+        return
+    if kind == "process_substitution":
+        text = data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+        yield _Site(node.start_byte, node.end_byte, text[2:-1], quoted, pipe=True)
         return
     if kind in ("simple_expansion", "expansion"):
         if data[node.start_byte : node.end_byte] in (b"$PWD", b"${PWD}"):

@@ -13,6 +13,7 @@ write where an argument says (``cProfile -o``, ``trace --file``, ``zipfile -e``)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -112,6 +113,9 @@ def interpreter_facts(program: str, key: str, argv: Sequence[Word], install_scri
         value = values[i]
         if value == "-":
             return stdin_code(argv, f"{program} - runs code read from stdin")
+        device = _device_script(argv, i, program)
+        if device is not None:
+            return device
         if value == "--":
             i += 1
             break
@@ -138,6 +142,23 @@ def interpreter_facts(program: str, key: str, argv: Sequence[Word], install_scri
     if i < n or key == "deno" or prints:
         return facts(explicit)
     return stdin_code(argv, f"{program} without a script reads code from stdin")
+
+
+#: A script named by a file descriptor: stdin (``python3 /dev/stdin``), or another pipe
+#: (``python3 <(curl …)`` becomes ``python3 /dev/fd/63``).
+_STDIN_DEVICES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_FD_DEVICE = re.compile(r"/(?:dev/fd|proc/(?:self|thread-self|[0-9]+)/fd)/[0-9]+\Z")
+
+
+def _device_script(argv: Sequence[Word], index: int, program: str) -> ProgramFacts | None:
+    """Code read from stdin through its device name is code from stdin; code from any other
+    descriptor comes from a command the analysis cannot read (only an exact rule)."""
+    value = argv[index].value
+    if value in _STDIN_DEVICES:
+        return stdin_code(argv, f"{program} {value} runs code read from stdin")
+    if _FD_DEVICE.match(value):
+        return ProgramFacts(((index, f"{program} {value} runs code another command writes into a pipe"),))
+    return None
 
 
 def _short(word: str, value_letters: str, rest_letters: str) -> tuple[str, bool]:
@@ -278,6 +299,9 @@ def _node(program: str, argv: Sequence[Word]) -> ProgramFacts:
         value = values[i]
         if value == "-":
             return stdin_code(argv, f"{program} - runs code read from stdin")
+        device = _device_script(argv, i, program)
+        if device is not None:
+            return device
         if value == "--":
             i += 1
             break

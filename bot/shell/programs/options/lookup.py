@@ -294,4 +294,11 @@ def _bundle(entry: Entry, word: str) -> tuple[str, dict[str, Any], str | None] |
 
 
 def _is_plain_path(value: str) -> bool:
-    return bool(value) and "=" not in value and "://" not in value and not value.startswith(("git@", "@"))
+    """A file the path checks can judge; a descriptor or device (``make -f <(curl …)`` is
+    ``make -f /dev/fd/63``, ``-c /dev/stdin``) holds what another command writes, and is not."""
+    return (
+        bool(value)
+        and "=" not in value
+        and "://" not in value
+        and not value.startswith(("git@", "@", "/dev/", "/proc/"))
+    )
