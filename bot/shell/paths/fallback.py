@@ -87,7 +87,11 @@ def path_like_arguments(words: Sequence[Word], known: set[int]) -> list[PathUse]
         if value[0] == "-" and "=" not in value and (len(value) <= 2 or value[1] == "-"):
             continue  # `-q`, `--verbose`: a bare option names no place (see _candidates)
         access: Access = "argument"
-        if _excluding(value, before) or (
+        if (
+            # (_excluding's preconditions first: most words are no option value at all)
+            ((value.startswith("--") and "=" in value) or (before.startswith("--") and "=" not in before))
+            and _excluding(value, before)
+        ) or (
             readers is not None and pos > readers and not value.startswith("-") and not is_option(before, _GIT_OUTPUT)
         ):
             access = "read"
