@@ -40,7 +40,7 @@ from bot.shell.paths.arguments import has_extractor, path_uses
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.judge import PathJudge
 from bot.shell.paths.link_makers import created
-from bot.shell.paths.resolve import assume_directory, check_path, within
+from bot.shell.paths.resolve import check_path, within
 from bot.shell.programs.find import links_out, name_filter, name_guard_problem, start_points
 from bot.shell.programs.flags import git_subcommand_position, program_facts
 from bot.shell.programs.hatch import is_hatch_script
@@ -114,7 +114,7 @@ class Judge:
                 # later (one that exists already, maybe a link, keeps what lstat says).
                 for path in self.paths.writes:
                     if not os.path.lexists(path):
-                        assume_directory(path, self.paths.seen)
+                        self.paths.assume_directory(path)
         return verdict
 
     # ----- statements without a program -----------------------------------------------------------

@@ -17,7 +17,17 @@ from bot.shell.paths.arguments import PathUse, has_extractor, path_like_argument
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.link_makers import is_extraction
 from bot.shell.paths.listings import READERS
-from bot.shell.paths.resolve import HARMLESS_DEVICES, Access, change_directory, check_path, expand, glob_base, join
+from bot.shell.paths.resolve import (
+    HARMLESS_DEVICES,
+    Access,
+    CdResult,
+    assume_directory,
+    change_directory,
+    check_path,
+    expand,
+    glob_base,
+    join,
+)
 from bot.shell.programs.flags import NO_FACTS, program_facts
 from bot.shell.programs.kinds import GLOB_SENSITIVE, OUTPUT_ONLY, WRITER_PROGRAMS
 from bot.shell.programs.recursive_reads import (
@@ -35,6 +45,9 @@ class PathJudge:
         self.options = options
         #: ``lstat`` results of this decision (see :func:`~bot.shell.paths.resolve.resolve_below_root`).
         self.seen: dict[str, int] = {}
+        #: Where each ``cd`` looked at lands (its path use and the ``cd`` itself ask the same), as
+        #: long as :attr:`seen` only holds what the file system says (see :meth:`assume_directory`).
+        self._landings: dict[tuple[str, str, str, bool], CdResult] = {}
         #: Paths earlier commands of the compound create (``ln``, ``cp``, ``tar -x``...): any of them
         #: may be a symbolic link by the time a later command uses it.
         self.created: list[str] = []
@@ -56,6 +69,20 @@ class PathJudge:
         #: The current command's stdin is text written in the command (a heredoc or herestring
         #: without run-time parts) or a file (checked as a read): not another program's output.
         self.stdin_written = False
+
+    def assume_directory(self, path: str) -> None:
+        """``path`` will be a plain directory for the later commands of this decision
+        (:func:`~bot.shell.paths.resolve.assume_directory`): where a ``cd`` lands may change."""
+        assume_directory(path, self.seen)
+        self._landings.clear()
+
+    def change_directory(self, value: str, cwd: str, pwd: str, physical: bool) -> CdResult:
+        """:func:`~bot.shell.paths.resolve.change_directory`, once per decision and question."""
+        key = (value, cwd, pwd, physical)
+        found = self._landings.get(key)
+        if found is None:
+            found = self._landings[key] = change_directory(value, cwd, pwd, physical, self.options.paths, self.seen)
+        return found
 
     def arguments(self, scan: Scan, argv: tuple[Word, ...]) -> Verdict | None:
         needs_edit = False
@@ -202,7 +229,10 @@ class PathJudge:
     def _classify(
         self, value: str, cwd: str, access: Access, layer: Layer, program: str, scan: Scan, use: PathUse
     ) -> Verdict | Literal["edit"] | None:
-        verdict = check_path(value, cwd, access, self.options.paths, self.seen)
+        if access == "cd":  # (what check_path answers for a cd, remembered for the cd itself)
+            verdict = self.change_directory(value, cwd, cwd, False).verdict
+        else:
+            verdict = check_path(value, cwd, access, self.options.paths, self.seen)
         if self.options.denied_path is not None and verdict.kind in ("ok", "outside"):
             denial = self._denied(value, cwd, verdict.path, access)
             if denial is not None:
@@ -458,7 +488,7 @@ class PathJudge:
         created = self._created_on_the_way(value, cwd)
         if created is not None:
             return created
-        result = change_directory(value, cwd, pwd, physical, self.options.paths, self.seen)
+        result = self.change_directory(value, cwd, pwd, physical)
         if result.verdict.kind != "ok":
             return Verdict("ask", f"cd {value}: {result.verdict.reason}")
         return result.cwd, result.pwd
