@@ -119,7 +119,7 @@ def fast_parsed(root: Any, src: str, size: int) -> Parsed | None:
     items: list[Item] = []
     operators: list[str] = []
     try:
-        _statements(root, src, items, operators, ())
+        _statements(root, start, end, src, items, operators, ())
     except (_Fallback, Unresolvable):
         return None
     commands = tuple([i for i in items if type(i) is SimpleCommand])
@@ -135,9 +135,18 @@ def _no_gap(src: str, start: int, end: int) -> None:
             raise _Fallback
 
 
-def _statements(node: Any, src: str, items: list[Item], operators: list[str], redirects: tuple[Redirect, ...]) -> None:
-    """``program`` and ``list``: statements separated by operators."""
-    previous_end = node.start_byte
+def _statements(
+    node: Any,
+    node_start: int,
+    node_end: int,
+    src: str,
+    items: list[Item],
+    operators: list[str],
+    redirects: tuple[Redirect, ...],
+) -> None:
+    """``program`` and ``list``: statements separated by operators. (Byte ranges read once are
+    passed down: each read is a call into tree-sitter.)"""
+    previous_end = node_start
     for child in node.children:
         start = child.start_byte
         if start > previous_end:
@@ -147,19 +156,26 @@ def _statements(node: Any, src: str, items: list[Item], operators: list[str], re
         if kind in _SEPARATORS:
             operators.append(kind)
         else:
-            _statement(child, kind, src, items, operators, redirects)
-    _no_gap(src, previous_end, node.end_byte)
+            _statement(child, kind, start, previous_end, src, items, operators, redirects)
+    _no_gap(src, previous_end, node_end)
 
 
 def _statement(
-    node: Any, kind: str, src: str, items: list[Item], operators: list[str], redirects: tuple[Redirect, ...]
+    node: Any,
+    kind: str,
+    node_start: int,
+    node_end: int,
+    src: str,
+    items: list[Item],
+    operators: list[str],
+    redirects: tuple[Redirect, ...],
 ) -> None:
     if kind == "command":
-        items.append(_command(node, src, redirects))
+        items.append(_command(node, node_start, node_end, src, redirects))
     elif kind == "list":
-        _statements(node, src, items, operators, redirects)
+        _statements(node, node_start, node_end, src, items, operators, redirects)
     elif kind == "pipeline":
-        previous_end = node.start_byte
+        previous_end = node_start
         for child in node.children:
             start = child.start_byte
             if start > previous_end:
@@ -170,37 +186,41 @@ def _statement(
                 operators.append(child_kind)
             else:
                 items.append(_ENTER)
-                _statement(child, child_kind, src, items, operators, redirects)
+                _statement(child, child_kind, start, previous_end, src, items, operators, redirects)
                 items.append(_LEAVE)
-        node_end = node.end_byte
         if node_end > previous_end and src[previous_end:node_end].replace("\\\n", "").strip(" \t\n"):
             raise _Fallback
     elif kind == "redirected_statement":
-        _redirected(node, src, items, redirects)
+        _redirected(node, node_start, node_end, src, items, redirects)
     else:
         raise _Fallback
 
 
-def _redirected(node: Any, src: str, items: list[Item], redirects: tuple[Redirect, ...]) -> None:
+def _redirected(
+    node: Any, node_start: int, node_end: int, src: str, items: list[Item], redirects: tuple[Redirect, ...]
+) -> None:
     """``command 2>&1 >/dev/null``: a command followed by plain file redirections only (a ``list``
     body, tree-sitter's reading of ``a && b 2>&1 | c``, goes to the general walker)."""
     children = node.children
     body = children[0]
     if body.type != "command" or len(children) < 2:
         raise _Fallback
-    previous_end = node.start_byte
+    previous_end = node_start
+    body_start = body_end = 0
     extra: list[Redirect] = []
     for index, child in enumerate(children):
         child_start = child.start_byte
         if child_start > previous_end and src[previous_end:child_start].replace("\\\n", "").strip(" \t\n"):
             raise _Fallback
         previous_end = child.end_byte
-        if index and child.type != "file_redirect":
+        if not index:
+            body_start, body_end = child_start, previous_end
+            continue
+        if child.type != "file_redirect":
             raise _Fallback
-        if index:
-            extra.append(_file_redirect(child, src))
-    _no_gap(src, previous_end, node.end_byte)
-    items.append(_command(body, src, redirects + tuple(extra)))
+        extra.append(_file_redirect(child, src))
+    _no_gap(src, previous_end, node_end)
+    items.append(_command(body, body_start, body_end, src, redirects + tuple(extra)))
 
 
 def _file_redirect(node: Any, src: str) -> Redirect:
@@ -243,10 +263,8 @@ def _file_redirect(node: Any, src: str) -> Redirect:
     return Redirect(op, fd, target)
 
 
-def _command(node: Any, src: str, redirects: tuple[Redirect, ...]) -> SimpleCommand:
+def _command(node: Any, node_start: int, node_end: int, src: str, redirects: tuple[Redirect, ...]) -> SimpleCommand:
     """A simple command of words (the general walker's ``command`` and ``check_gaps``)."""
-    node_start = node.start_byte
-    node_end = node.end_byte
     if _PLAIN_COMMAND.match(src, node_start, node_end):
         text = src[node_start:node_end]
         tokens = text.split()
