@@ -7,6 +7,7 @@ included), 2 for usage errors (bad flags, bad JSON, a bad rule or config file), 
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -54,6 +55,14 @@ app.add_typer(run_app, name="run")
 app.add_typer(fleet_app, name="fleet")
 
 
+#: Pydantic runs every plugin an installed distribution registers on each model it builds (tool
+#: inputs, policy files, the SDK's messages); finding them scans every distribution's entry points,
+#: about 40 ms of a start-up. The bot installs none, and code that watches what it validates has
+#: no business running because a package in the environment asked: off unless the operator sets
+#: the variable (to ``""`` to run them all, or to the names to skip).
+PYDANTIC_PLUGINS_SWITCH = "PYDANTIC_DISABLE_PLUGINS"
+
+
 def main() -> None:
     # Before anything else runs: the secrets leave os.environ (bot.core.secrets) and the process
     # becomes non-dumpable, so no child reads them from its environment or our /proc/<pid>/environ.
@@ -62,4 +71,5 @@ def main() -> None:
 
     capture_process_secrets()
     protect_own_environ()
+    os.environ.setdefault(PYDANTIC_PLUGINS_SWITCH, "__all__")
     app()

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import anyio
 import typer
 
 from bot.cli.common import AllowOpt, AskOpt, DenyOpt, WorkspaceOpt, fail
@@ -37,6 +36,8 @@ def explain_document(
     """The explanation (with the event's trigger when given); raises our errors. ``connect_mcp``
     starts the policy's MCP servers to list the tools they bring."""
     from dataclasses import replace
+
+    import anyio
 
     from bot.core.secrets import full_environ
     from bot.explain.compute import connected_mcp_tools, explain_policy
@@ -112,6 +113,8 @@ def policy_explain(
 def dry_run_explanation(config: Any) -> dict[str, Any]:
     """``bot run --dry-run --explain``: the explanation of the policy the run would load (the
     workflow's policies and the repository's own, here read from the working tree)."""
+    import anyio
+
     from bot.explain.compute import explain_policy
     from bot.explain.render import explanation_json
     from bot.orchestration.session import policy_layers, working_tree_files

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import anyio
 import typer
 
 from bot.cli.common import AllowOpt, AskOpt, DenyOpt, WorkspaceOpt, fail
@@ -79,6 +78,8 @@ def policy_check(
     as_json: JsonOpt = False,
 ) -> None:
     """What a run would decide for a call: the decision, the reason, the rule and where it is written."""
+    import anyio
+
     from bot.runtime.policy_checker import CheckInput, PolicyChecker
 
     layers = policy_layers(policy, repo_policy, org_policy, preset)
@@ -128,6 +129,8 @@ def _warn(layers: list[Any], allow: list[str], deny: list[str], ask: list[str], 
 
 
 def _run_batch(checker: Any, batch: str) -> None:
+    import anyio
+
     out = sys.stdout
     try:
         stream = sys.stdin if batch == "-" else open(batch, encoding="utf-8")  # noqa: SIM115 - closed below
@@ -152,6 +155,8 @@ def policy_test(
     workspace: WorkspaceOpt = Path("."),
 ) -> None:
     """Run expectation files: print each mismatch, then 'N passed, N failed'. Exit 1 on any mismatch."""
+    import anyio
+
     from bot.runtime.policy_expectations import expectation_files, run_expectations
 
     roots = paths or [Path("policies")]

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 from typing import Annotated
 
-import anyio
 import typer
 
 from bot.cli.common import AllowOpt, DenyOpt, fail
@@ -173,6 +172,8 @@ def run(
                 raise fail("--local needs --prompt")
             if not repo.is_dir():
                 raise fail(f"--repo {repo}: no such directory")
+            import anyio
+
             from bot.local.run import LocalRun, run_local
 
             local_run = LocalRun(
@@ -186,6 +187,8 @@ def run(
                 continue_last=continue_,
             )
             raise typer.Exit(anyio.run(run_local, local_run))
+        import anyio
+
         from bot.github.events import TriggerSettings
         from bot.github.run import GitHubRun, dry_run_decision, run_github
 

@@ -12,7 +12,6 @@ import typer
 from bot.cli.common import AllowOpt, AskOpt, DenyOpt, WorkspaceOpt, fail
 from bot.cli.policy import PolicyOpt
 from bot.errors import ConfigError
-from bot.permissions.rules import RuleSyntaxError
 
 tools_app = typer.Typer(
     help="Inspect the tool pool and call tools through the full pipeline.", no_args_is_help=True, rich_markup_mode=None
@@ -26,13 +25,14 @@ def tools_list(
     deny: DenyOpt = None,
 ) -> None:
     """The assembled tool pool, in the order the model sees it."""
+    from bot.permissions.rules import RuleSyntaxError
     from bot.runtime.single_call import describe_pool, flag_permission_context, pool_for
 
     try:
         pool = pool_for(flag_permission_context(allow or [], deny or [], []))
     except RuleSyntaxError as exc:
         raise fail(str(exc)) from None
-    described = describe_pool(pool)
+    described = describe_pool(pool, schemas=as_json)
     if as_json:
         typer.echo(json.dumps(described, indent=2, ensure_ascii=False))
         return
@@ -59,6 +59,7 @@ def tools_call(
     policy: PolicyOpt = None,
 ) -> None:
     """One call through the whole pipeline. Prints the tool_result and the decision as JSON."""
+    from bot.permissions.rules import RuleSyntaxError
     from bot.runtime.single_call import CallRequest, call_tool_sync, outcome_json
 
     raw = sys.stdin.read() if input_json == "-" else input_json

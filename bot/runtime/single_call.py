@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -22,11 +22,14 @@ from bot.permissions.chain import PermissionEngine
 from bot.permissions.context import PermissionContext
 from bot.permissions.engine import PolicyEngine
 from bot.permissions.rules import Behavior, make_rule
-from bot.permissions.stack import EffectivePolicy, layer_for, load_policy_stack
 from bot.runtime.assembly import assemble_tool_pool
-from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
 from bot.runtime.hooks import HookRunner, NoHooks
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner
+
+if TYPE_CHECKING:
+    # Policy files and hooks load with the first ``--policy``: a call under rule flags alone (the
+    # common ``bot tools call Read``) parses no policy schema and imports no YAML or hook runner.
+    from bot.permissions.stack import EffectivePolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,8 @@ def request_policy(request: CallRequest) -> EffectivePolicy | None:
     """The ``--policy`` files merged under the rule flags, or ``None`` without policy files."""
     if not request.policies:
         return None
+    from bot.permissions.stack import layer_for, load_policy_stack
+
     layers = [layer_for(p, "flag") for p in request.policies]
     return load_policy_stack(layers, allow=request.allow, deny=request.deny, ask=request.ask)
 
@@ -105,6 +110,8 @@ async def call_tool(
     context = make_context(request.workspace, scratch_dir=request.scratch_dir, permission=permission, tools=pool.tools)
     hooks: HookRunner = NoHooks()
     if policy is not None:
+        from bot.runtime.hook_runner import hooks_from_policy, make_hook_runner
+
         config = hooks_from_policy(policy.hooks, disabled=bool(policy.hooks_disabled and policy.hooks_disabled.value))
         transcript = context.scratch_dir / "transcript.jsonl"
         transcript.touch()
@@ -127,16 +134,18 @@ def call_tool_sync(request: CallRequest, **kwargs: Any) -> ToolCallOutcome:
     return anyio.run(main)
 
 
-def describe_pool(pool: ToolPool) -> list[dict[str, Any]]:
-    """The pool as data: what ``bot tools list --json`` prints."""
+def describe_pool(pool: ToolPool, *, schemas: bool = True) -> list[dict[str, Any]]:
+    """The pool as data: what ``bot tools list --json`` prints. Without ``schemas`` the
+    description and input schema are left out: building every tool's JSON Schema builds its input
+    model, most of what the plain listing would cost."""
     out = []
     for tool in pool.tools:
-        out.append(
+        described: dict[str, Any] = {"name": tool.name, "aliases": list(tool.aliases)}
+        if schemas:
+            described["description"] = tool.description()
+            described["input_schema"] = tool.input_json_schema()
+        described.update(
             {
-                "name": tool.name,
-                "aliases": list(tool.aliases),
-                "description": tool.description(),
-                "input_schema": tool.input_json_schema(),
                 "max_result_chars": None if tool.max_result_chars == float("inf") else int(tool.max_result_chars),
                 "should_defer": tool.should_defer,
                 "always_load": tool.always_load,
@@ -144,6 +153,7 @@ def describe_pool(pool: ToolPool) -> list[dict[str, Any]]:
                 "search_hint": tool.search_hint,
             }
         )
+        out.append(described)
     return out
 
 

@@ -103,9 +103,10 @@ class BashInput(ToolInput):
 
 class BashOutput(BaseModel):
     """The call's output; also the ``tool_response`` PostToolUse hooks receive (Claude Code's
-    camelCase names, hence no snake case here)."""
+    camelCase names, hence no snake case here). Built at the first command, not when the pool
+    is listed."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     stdout: str = ""
     stderr: str = ""
