@@ -188,3 +188,47 @@ def test_reading_an_mcp_config_does_not_import_the_mcp_sdk_and_every_public_name
         check=True,
     )
     assert done.stdout.split() == ["False", "True", "[]"]
+
+
+#: What a Read through ``bot tools call`` under rule flags alone needs none of: the model SDK, the MCP
+#: SDK and our MCP bridge, the other built-ins' modules (each brings its own dependencies), the
+#: policy schema and the policy-file stack (no ``--policy``), the hook runner (no hooks without a
+#: policy), and the run's orchestration.
+NOT_FOR_A_READ = (
+    "anthropic",
+    "mcp",
+    "bot.mcp.manager",
+    "bot.mcp.session",
+    "bot.agent",
+    "bot.orchestration",
+    "bot.local",
+    "bot.tools.bash",
+    "bot.tools.web_fetch",
+    "bot.tools.grep",
+    "bot.tools.glob",
+    "bot.tools.edit",
+    "bot.tools.agent_tool",
+    "bot.permissions.stack",
+    "bot.permissions.schema",
+    "bot.permissions.settings_model",
+    "bot.runtime.hook_runner",
+    "bot.runtime.hook_exec",
+    *HEAVY,
+)
+
+READ_CALL = ["tools", "call", "Read", '{"file_path": "hello.txt"}', "--allow", "Read"]
+
+
+def test_a_read_through_tools_call_imports_the_read_tool_alone_and_no_policy_file_machinery(tmp_path: Path) -> None:
+    (tmp_path / "hello.txt").write_text("hello\n")
+    code, loaded = imported_by(READ_CALL, tmp_path, (*NOT_FOR_A_READ, "bot.tools.read"))
+    assert code in (0, None)
+    assert loaded == ["bot.tools.read"], f"a Read imported {[m for m in loaded if m != 'bot.tools.read']}"
+
+
+def test_the_probe_does_see_the_policy_stack_when_a_read_names_a_policy(tmp_path: Path) -> None:
+    """The check above can fail: the same Read under ``--policy read-only`` loads the policy stack."""
+    (tmp_path / "hello.txt").write_text("hello\n")
+    code, loaded = imported_by([*READ_CALL, "--policy", "read-only"], tmp_path, NOT_FOR_A_READ)
+    assert code in (0, None)
+    assert {"bot.permissions.stack", "bot.permissions.settings_model"} <= set(loaded)
