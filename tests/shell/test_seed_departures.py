@@ -36,6 +36,8 @@ def verdict(tmp_path: Path, command: str) -> object:
         ("check 8: a process substitution is a pipe's name and a judged command", "ls <(echo hi)", Allow),
         ("check 8: a process substitution's command needs its rules", "ls <(rm -rf x)", Deny),
         ("check 8: and cannot hide a command", "ls <(curl example.com)", Ask),
+        ("too complex: a for loop over spelled-out words is its rounds", "for f in a b; do ls $f; done", Allow),
+        ("too complex: and each round is judged", "for f in a b; do rm -rf $f; done", Deny),
         ("check 19: a mid-word # bash and the parse both read as a character", "echo AppTest#testMain", Allow),
         ("check 19: a # the parse reads as a comment inside a word", "{ echo x;}#c; ls", Ask),
     ],

@@ -18,6 +18,7 @@ import shlex
 
 from bot.shell.judge.command import MAX_SUBCOMMANDS, Judge
 from bot.shell.judge.known_output import rewrite
+from bot.shell.judge.loops import unroll_for
 from bot.shell.judge.rule_match import canonical
 from bot.shell.judge.scan import Options
 from bot.shell.judge.security_checks import text_findings
@@ -82,6 +83,14 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         rule = best_effort_rule(command, options)
         if rule is not None:
             return rule
+        unrolled = unroll_for(command) if outcome.reason.endswith("a for loop") else None
+        if unrolled is not None:
+            verdict = _decide(unrolled, options, state, depth, judge)
+            if verdict.kind == "allow":
+                return verdict
+            # the exact rules it suggests are for one round, not the loop
+            prefixes = tuple(s for s in verdict.suggestions if s.endswith(":*)"))
+            return verdict._replace(reason=f"{verdict.reason} (in the loop's body)", suggestions=prefixes)
         check = _git_commit_check(outcome.check_id, command)
         return Verdict("ask", f"the command is too complex to judge: {outcome.reason}", check_id=check)
     if isinstance(outcome, ParseUnavailable):
