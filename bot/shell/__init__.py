@@ -33,4 +33,7 @@ Where is … answered?
 - read-only and concurrency-safe (seeds 4.6.8): ``judge/read_only.py``
 - exit codes that are not failures (``grep`` 1): ``programs/exit_codes.py``
 - the suggested rule in a denial: ``judge/prefixes.py``
+- ``$(nproc)``, ``$PWD``, ``<(cmd)`` judged as what they become: ``judge/known_output.py``; a
+  ``for`` loop over spelled-out words as its rounds: ``judge/loops.py``
+- checkers that only read (``actionlint``, ``yq``): ``paths/linters.py``
 """
