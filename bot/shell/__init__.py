@@ -35,5 +35,5 @@ Where is … answered?
 - the suggested rule in a denial: ``judge/prefixes.py``
 - ``$(nproc)``, ``$PWD``, ``<(cmd)`` judged as what they become: ``judge/known_output.py``; a
   ``for`` loop over spelled-out words as its rounds: ``judge/loops.py``
-- checkers that only read (``actionlint``, ``yq``): ``paths/linters.py``
+- checkers that only read (``actionlint``, ``yq``): ``programs/checkers.py``
 """

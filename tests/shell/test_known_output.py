@@ -27,7 +27,7 @@ RULES += ["Bash(bash:*)", "Bash(source:*)", "Bash(tee:*)"]
         "cmake --build build -j `nproc`",
         "make -j $(getconf _NPROCESSORS_ONLN) all",
         "docker build -t app:$(git rev-parse --short HEAD) .",
-        "docker build -t app:$(git rev-parse --short=12 --verify HEAD) .",
+        "docker build -t app:v$(git rev-parse --short=12 HEAD) .",
         'docker run --rm -v "$(pwd)":/app node:20 npm test',
         "docker run --rm -v $PWD:/app node:20 npm test",
         'ls "${PWD}/src"',
@@ -101,7 +101,8 @@ def test_an_unquoted_directory_that_splitting_would_change_is_not_replaced() -> 
 
 def test_the_stand_ins_have_the_shape_of_the_output() -> None:
     assert rewrite("make -j$(nproc)", "/w") == ("make -j1", ("nproc",), ())
-    assert rewrite("x $(git rev-parse HEAD)", "/w") == (f"x {HEX}", ("git rev-parse HEAD",), ())
+    assert rewrite("x v$(git rev-parse HEAD)", "/w") == (f"x v{HEX}", ("git rev-parse HEAD",), ())
+    assert rewrite('rm -rf "$(git rev-parse HEAD)"/*', "/w") is None  # empty before the first commit
     assert rewrite("diff <(sort a) b", "/w") == ("diff /dev/fd/63 b", (), ("sort a",))
     assert rewrite("echo '$(nproc)'", "/w") is None  # single quotes: nothing runs
     assert DIGITS.isdigit() and all(c in "0123456789abcdef" for c in HEX)

@@ -7,7 +7,8 @@ command. It does not hold for a handful of commands whose output has a fixed sha
 scripts use constantly:
 
 * **digits**: ``nproc``, ``getconf _NPROCESSORS_ONLN``, ``id -u``, ``date +%s``…;
-* **hex**: ``git rev-parse [--short[=N]] [--verify] HEAD``;
+* **hex**: ``git rev-parse [--short[=N]] HEAD``, after a literal part of the same word (it prints
+  nothing before the first commit);
 * **the directory**: ``pwd`` and ``$PWD``: the directory the analysis already tracks;
 * **a process substitution** ``<(cmd)``/``>(cmd)``: whatever ``cmd`` is, the word it becomes is a
   pipe's name, ``/dev/fd/63``; ``cmd`` itself is judged as a command in full (it needs its rules).
@@ -43,12 +44,16 @@ CWD = "cwd"
 PIPE = "/dev/fd/63"
 
 #: ``date`` format specifiers that print only digits.
-_DATE_DIGITS = re.compile(r"\+(?:%[sYmdHMSjyCuwVGgUW]|[0-9_.:-])+\Z")
+_DATE_DIGITS = re.compile(r"\+(?:%[sYmdHMSjyCuwVGgUW]|[0-9_])+\Z")
 _SHORT = re.compile(r"--short(?:=[0-9]{1,2})?\Z")
 #: What an inner command may look like at all: plain words, no quote, expansion, operator.
 _PLAIN = re.compile(r"[A-Za-z0-9 _%+=.,:/-]+\Z")
 #: A directory that needs no quoting: splitting and globbing leave it one word.
 _SAFE_PATH = re.compile(r"[A-Za-z0-9_./+@:,-]+\Z")
+#: What may come right before a hash in the same word.
+_HEX_PREFIX = frozenset(bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:=@-")
+#: Quotes and backslashes bash removes from a word (`"cd"`, `c''d`, `\\cd` are `cd`).
+_QUOTES = re.compile(r"[\"'\\]")
 #: Commands that change the directory or ``PWD``: a substitution's directory is then not certain.
 _MOVES = re.compile(r"(?:^|[\s;&|(`])(?:cd|pushd|popd)(?:$|[\s;&|)`])|\bPWD=|\bOLDPWD=")
 
@@ -66,9 +71,10 @@ def _shape(words: tuple[str, ...]) -> str | None:
             return DIGITS
         case ("pwd",) | ("pwd", "-L"):
             return CWD
+        # on an unborn branch it prints nothing: see the prefix rule in `rewrite`
         case ("git", "rev-parse", *rest) if rest and rest[-1] == "HEAD":
             flags = rest[:-1]
-            if all(f == "--verify" or _SHORT.match(f) for f in flags) and len(flags) == len(set(flags)):
+            if all(_SHORT.match(f) for f in flags) and len(flags) <= 1:
                 return HEX
     return None
 
@@ -117,8 +123,12 @@ def rewrite(command: str, cwd: str | None, *, certain: bool = True) -> Rewritten
                 return None
             shape = found
             inner.append(text)
+        if shape == HEX and (site.start == 0 or data[site.start - 1 : site.start] not in _HEX_PREFIX):
+            # the output may be empty (no commit yet): only a literal part of the same word before
+            # it (`app:$(git rev-parse --short HEAD)`) keeps `"$(…)"/*` from becoming `/*`
+            return None
         if shape == CWD:
-            if cwd is None or not certain or _MOVES.search(command):
+            if cwd is None or not certain or _MOVES.search(_QUOTES.sub("", command)):
                 return None
             if not site.quoted and not _SAFE_PATH.match(cwd):
                 return None

@@ -41,7 +41,12 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,-]+\Z")
 #: How the variable is used: ``"$f"`` (one word whatever the item), a bare ``$f`` word (split and
 #: globbed), or part of a larger word.
 _QUOTED, _BARE, _PART = 0, 1, 2
-_STOPPERS = frozenset({"read", "mapfile", "readarray", "getopts", "break", "continue", "eval", "source", "."})
+#: Commands that can assign the variable without an ``f=`` the parse shows (``printf -v f``,
+#: ``declare f=…``), or change the flow of the rounds.
+_STOPPERS = frozenset(
+    {"read", "mapfile", "readarray", "getopts", "printf", "declare", "typeset", "local", "export", "readonly"}
+    | {"let", "unset", "wait", "break", "continue", "eval", "source", ".", "exec", "return", "exit"}
+)
 
 
 def unroll_for(command: str) -> str | None:
@@ -129,6 +134,13 @@ def _unquoted(node: Any, data: bytes) -> str:
     return "".join(_unquoted(c, data) for c in node.children)
 
 
+def _command_word(node: Any, data: bytes) -> str:
+    """The command's name as bash reads it (quotes and backslashes removed: ``"printf"`` is
+    ``printf``); a declaration's keyword."""
+    first = node.children[0] if node.type != "command_name" and node.child_count else node
+    return re.sub(r"[\"'\\]", "", _text(first, data))
+
+
 def _has(node: Any, kinds: frozenset[str]) -> bool:
     if node.type in kinds:
         return True
@@ -144,7 +156,7 @@ def _sites(body: Any, name: str, data: bytes) -> list[tuple[int, int, int]] | No
     def walk(node: Any, parent: Any) -> None:
         nonlocal ok
         kind = node.type
-        if kind == "command_name" and _text(node, data) in _STOPPERS:
+        if kind in ("command_name", "declaration_command", "unset_command") and _command_word(node, data) in _STOPPERS:
             ok = False
         if kind == "variable_assignment":
             target = node.child_by_field_name("name")

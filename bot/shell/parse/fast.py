@@ -228,6 +228,8 @@ def _file_redirect(node: Any, src: str) -> Redirect:
     plain = _PLAIN_REDIRECT.match(src, node.start_byte, node.end_byte)
     if plain is not None:
         digits, op, target_text = plain.groups()
+        if op == "<>" or (op == "<" and digits in ("1", "2")):
+            raise _Fallback  # refused by the general walker (bot.shell.parse.redirects)
         if node.child_count == (3 if digits else 2):
             return Redirect(op, int(digits) if digits else None, plain_word(target_text))
     fd: int | None = None
@@ -254,6 +256,8 @@ def _file_redirect(node: Any, src: str) -> Redirect:
             raise _Fallback
     if (
         target is None
+        or op == "<>"
+        or (op == "<" and fd in (1, 2))
         or target.dynamic
         or target.glob
         or node.end_byte > previous_end

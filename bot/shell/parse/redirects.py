@@ -196,6 +196,12 @@ class RedirectWalker(ABC):
             return Redirect(op[:2], fd, Word("-", "-"))
         if target is None:
             raise Unresolvable("a redirection without a target", 1)
+        if op == "<>" or (op == "<" and fd in (1, 2)):
+            # `2< ci.yml` then `sort -o /dev/stderr`: the device name of that descriptor reopens the
+            # file for writing
+            raise Unresolvable(
+                f"a file opened for reading on descriptor {1 if fd is None else fd} or for reading and writing", 9
+            )
         if op in (">&", "<&") and target.value.startswith("-") and target.value != "-":
             # bash reads `2>& -x` as closing 2 and an argument `x`
             raise Unresolvable(f"a duplication to {target.text!r} (bash passes part of it to the command)", 14)

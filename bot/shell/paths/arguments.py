@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 from bot.shell.parse.syntax import DYN, Word
 from bot.shell.paths.fallback import path_like_arguments
-from bot.shell.paths.linters import CHECKERS, checker_reads
 from bot.shell.paths.resolve import Access
 from bot.shell.paths.use import PathUse
 from bot.shell.programs.archives import ARCHIVE_EXTRACTORS
+from bot.shell.programs.checkers import CHECKERS, checker_reads
 from bot.shell.programs.getopt import Option, options
 
 __all__ = ["SPECS", "PathUse", "Spec", "has_extractor", "path_like_arguments", "path_uses", "symlink_targets"]

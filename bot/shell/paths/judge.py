@@ -18,7 +18,6 @@ from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.link_makers import is_extraction
 from bot.shell.paths.listings import READERS
 from bot.shell.paths.resolve import (
-    HARMLESS_DEVICES,
     Access,
     CdResult,
     assume_directory,
@@ -36,6 +35,11 @@ from bot.shell.programs.recursive_reads import (
     reads_recursively,
     skips_hidden,
 )
+
+#: Programs that may unlink or rename onto a target rather than write into it.
+_REPLACERS = WRITER_PROGRAMS | {"install", "rsync"}
+#: Devices written into without making a file.
+_OUTPUTS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 
 
 class PathJudge:
@@ -247,9 +251,11 @@ class PathJudge:
             case "outside":
                 scan.explicit.setdefault(layer.start + use.pos, verdict.reason)
             case "ok":
-                if access == "write" and verdict.path in HARMLESS_DEVICES and program not in WRITER_PROGRAMS:
-                    # `curl -o /dev/null`, `sort -o /dev/stdout`: written into, no file is made
-                    # (`mv`, `ln`, `cp` could replace the device: they stay as they were)
+                if access == "write" and verdict.path in _OUTPUTS and program not in _REPLACERS:
+                    # `curl -o /dev/null`, `sort -o /dev/stdout`: written into, no file is made (where
+                    # stdout goes is judged with its redirection; the parse refuses `1< file`, and
+                    # /dev/stdin or /dev/fd/3 are not writable: bot.shell.paths.resolve). `mv`, `ln`,
+                    # `cp`, `install` could replace the device: they stay as they were.
                     return None
                 if access in ("write", "delete", "purge"):
                     self.writes.append(verdict.path)

@@ -36,6 +36,9 @@ from typing import Literal, NamedTuple
 Access = Literal["read", "write", "delete", "purge", "cd", "argument"]
 VerdictKind = Literal["ok", "outside", "protected", "hard_deny", "network"]
 
+#: Devices a command may write: the output descriptors (a read redirection onto 1 or 2 is refused
+#: by the parse, so they are never a workspace file opened for reading) and sinks.
+_WRITABLE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2", "/dev/zero"})
 #: Device files a command may use freely (reading /dev/urandom, writing /dev/null...).
 HARMLESS_DEVICES = frozenset(
     {
@@ -438,6 +441,10 @@ def _device(path: str, access: Access) -> PathVerdict:
     if path in HARMLESS_DEVICES or path.startswith("/dev/fd/"):
         if access in ("delete", "purge"):
             return PathVerdict("hard_deny", path, f"removing {path} breaks the system")
+        if access == "write" and path not in _WRITABLE_DEVICES:
+            # /dev/stdin, /dev/fd/0, /dev/fd/3…: opening one for writing reopens the file that
+            # descriptor holds (`tee /dev/stdin < .git/config` empties it)
+            return PathVerdict("outside", path, f"writing {path} writes whatever file that descriptor holds")
         return PathVerdict("ok", path)
     return PathVerdict("outside", path, f"{path} is a device file")
 

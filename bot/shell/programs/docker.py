@@ -20,6 +20,12 @@ _DOCKER_GLOBAL_VALUES = frozenset(
 
 _DOCKER_RUN_VALUES = frozenset(
     {
+        "--cpu-count",
+        "--cpu-percent",
+        "--health-start-interval",
+        "--io-maxbandwidth",
+        "--io-maxiops",
+        "--rootfs",
         "--add-host",
         "--annotation",
         "--attach",
@@ -144,6 +150,9 @@ _DOCKER_ALWAYS = {
     "--device": "gives the container a host device",
     "--device-cgroup-rule": "gives the container host devices",
     "--security-opt": "changes the container's confinement",
+    "--use-api-socket": "gives the container the Docker API socket (root on the host)",
+    "--volumes-from": "mounts another container's volumes, host directories included",
+    "--rootfs": "runs a host directory as the container's root",
 }
 
 
@@ -187,6 +196,11 @@ def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
             explicit.append((option.at, f"{program} run {name}=host shares the host's namespace"))
         elif name in _DOCKER_ALWAYS:
             explicit.append((option.at, f"{program} run {name} {_DOCKER_ALWAYS[name]}"))
+        elif name in ("--network", "--net") and (value or "").split(":", 1)[0] in ("host", "container"):
+            explicit.append((option.at, f"{program} run {name}={value} shares another network namespace"))
+        elif name.startswith("--") and name not in _DOCKER_RUN_VALUES and name not in _DOCKER_FLAGS:
+            # a newer release's option: where the image starts, and what it reaches, is not known
+            explicit.append((option.at, f"{program} run {name} is not an option the analysis knows"))
         elif name in ("-v", "--volume") and value is not None and at is not None:
             source, _, rest = value.partition(":")
             if source and not _VOLUME_NAME.match(source):  # a host path, not a named volume
@@ -194,8 +208,8 @@ def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
                 paths.append(PathUse(at, source, access, argv[at]))
         elif name == "--mount" and value is not None and at is not None:
             _docker_mount(argv, value, at, explicit, paths)
-        elif name == "--env-file":
-            use = path_use(argv, at, value, "read")
+        elif name in ("--env-file", "--cidfile"):
+            use = path_use(argv, at, value, "read" if name == "--env-file" else "write")
             if use is not None:
                 paths.append(use)
     return _with_elsewhere(facts(explicit, paths), elsewhere)

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from bot.shell.parse.syntax import Word
-from bot.shell.paths.arguments import PathUse
 from bot.shell.paths.resolve import Access
+from bot.shell.paths.use import PathUse
 
 Explicit = list[tuple[int, str]]
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 
 from bot.shell.parse.syntax import DYN, Word
 from bot.shell.programs.awk import awk_facts
+from bot.shell.programs.checkers import CHECKERS, checker_facts
 from bot.shell.programs.docker import docker_facts
 from bot.shell.programs.everyday import (
     DPKG,
@@ -268,6 +269,7 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(("split", "gsplit"), _simple(split_facts)),
     **dict.fromkeys(("less", "more"), _simple(pager_facts)),
     **dict.fromkeys(("docker", "podman", "nerdctl"), _simple(docker_facts)),
+    **dict.fromkeys(CHECKERS, _simple(checker_facts)),
     "xargs": _simple(xargs_facts),
     "mypy": _simple(mypy_facts),
     "tox": _simple(tox_facts),
