@@ -109,6 +109,27 @@ OPAQUE_LAUNCHERS = OPAQUE | frozenset(
         "batch",
         "crontab",
         "trap",
+        # shells of other languages (rc, sash, elvish, es): their scripts are not bash
+        "rc",
+        "sash",
+        "elvish",
+        "es",
+        # test and script runners that start the programs or scripts named in their operands
+        "gtester",
+        "runscript",
+        # launchers of their operand (GTFOBins): AppArmor, OSS, OOM score, timing, Tor, colouriser
+        "aa-exec",
+        "aoss",
+        "choom",
+        "multitime",
+        "torify",
+        "torsocks",
+        "proxychains",
+        "proxychains4",
+        "grc",
+        "tmate",
+        "msgfilter",
+        "genie",
     }
 )
 PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser", "pkexec", "gosu", "su-exec"})

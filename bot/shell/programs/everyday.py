@@ -201,7 +201,14 @@ def ssh_facts(argv: Sequence[Word]) -> ProgramFacts:
             use = path_use(argv, option.value_index, option.value, "write")
             if use is not None:
                 paths.append(use)
+    operands = [o for o in options(values, _SSH_VALUE_LETTERS["ssh"]) if not o.name] if program == "ssh" else []
+    if len(operands) > 1 and _LOCAL_HOST.match(operands[0].word.rpartition("@")[2]):
+        # the remote command of a connection to this machine runs here, outside the sandbox
+        explicit.append((operands[1].at, f"{program} to {operands[0].word} runs the command on this machine"))
     return facts(explicit, paths)
+
+
+_LOCAL_HOST = re.compile(r"^(localhost|127(\.\d+){3}|::1|\[::1\]|0\.0\.0\.0|ip6-localhost)$", re.IGNORECASE)
 
 
 def _ssh_setting(text: str) -> tuple[str, str, str]:

@@ -33,6 +33,7 @@ from bot.shell.parse.syntax import DYN, Word
 from bot.shell.programs.awk import awk_facts
 from bot.shell.programs.checkers import CHECKERS, checker_facts
 from bot.shell.programs.docker import docker_facts
+from bot.shell.programs.escapes import escape_facts
 from bot.shell.programs.everyday import (
     DPKG,
     SORT,
@@ -204,6 +205,9 @@ def _known_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
     handler = _HANDLERS.get(program)
     if handler is not None:
         return handler(program, argv, install_scripts)
+    escaped = escape_facts(program, argv)
+    if escaped is not None:
+        return escaped
     key = interpreter_key(program)
     if key is not None:
         return interpreter_facts(program, key, argv, install_scripts)

@@ -84,7 +84,18 @@ SPECS: dict[str, _Spec] = {
     "elixir": _Spec("e", code_words=_F({"--eval"}), value_letters="er"),
     "bun": _Spec("ep", code_words=_F({"--eval", "--print"})),
     "deno": _Spec("", code_words=_F({"eval", "repl"})),
+    # The languages GTFOBins lists with an inline-code option (each one's manual).
+    "R": _Spec("e", value_letters="e", prints=_F({"--version", "--help", "-h"})),
+    "guile": _Spec("c", value_letters="cLlxeCs", prints=_F({"--version", "--help", "-v", "-h"})),
+    "ghc": _Spec("e", value_letters="eo", prints=_F({"--version", "--help", "--numeric-version", "--info"})),
+    "slsh": _Spec("e", prints=_F({"--version", "--help", "-v"})),
+    "gnuplot": _Spec("e", value_letters="ec", prints=_F({"--version", "--help", "-V", "-h"})),
+    "octave": _Spec("", code_words=_F({"--eval"}), prints=_F({"--version", "--help", "-v", "-h"})),
+    "jrunscript": _Spec("e", value_letters="elfJ", prints=_F({"-help", "-?", "-q"})),
+    "drush": _Spec("", code_words=_F({"eval", "ev", "php-eval", "php-script", "scr"})),
 }
+SPECS["octave-cli"] = SPECS["octave"]
+SPECS["bee"] = SPECS["drush"]
 SPECS["pypy"] = SPECS["python"]
 SPECS["luajit"] = SPECS["lua"]
 #: Programs whose name only starts like an interpreter's (``python3.11``, ``pypy3``).
