@@ -1,5 +1,6 @@
-"""Where the security checks depart from the seeds (checks 7, 8 and 19), the reason given in
-``bot/shell/judge/security_checks.py`` and ``bot/shell/judge/known_output.py`` holds: what the seeds' check protects against is still caught."""
+"""Where the security checks depart from the seeds (checks 7, 8 and 19, and loops), the reason given
+in ``bot/shell/judge/security_checks.py``, ``known_output.py`` and ``loops.py`` holds: what the
+seeds' check protects against is still caught."""
 
 from __future__ import annotations
 

@@ -438,7 +438,7 @@ def _ansible_test(program: str, argv: Sequence[Word]) -> ProgramFacts:
 
 
 def _cpio(program: str, argv: Sequence[Word]) -> ProgramFacts:
-    for k, word in enumerate(argv[1:], start=1):
+    for word in argv[1:]:
         value = word.value
         if value in ("--create", "--pass-through") or (
             value.startswith("-") and not value.startswith("--") and ("o" in value[1:] or "p" in value[1:])
@@ -497,12 +497,8 @@ def escape_facts(program: str, argv: Sequence[Word]) -> ProgramFacts | None:
             if value == "--":
                 break
             name = value.partition("=")[0]
-            if (
-                (k not in taken
-                and not value.startswith("--")
-                and name in named
-                and len(name) > 2)
-                or (k not in taken and name in named and len(name) == 2 and not letters)
+            if (k not in taken and not value.startswith("--") and name in named and len(name) > 2) or (
+                k not in taken and name in named and len(name) == 2 and not letters
             ):
                 found.append((k, f"{program} {name} {named[name]}"))
         return facts(found, uses)

@@ -18,7 +18,9 @@ Which entries become attacks, and how:
 * Placeholders become realistic targets: files read from outside the workspace (``/etc/shadow``,
   ``~/.ssh/id_rsa``, ``~/.aws/credentials``), files written outside it or to a protected path
   (``~/.bashrc``, ``/tmp/x/.git/hooks/pre-commit``, ``.git/hooks/pre-commit``, ``.git/config``),
-  ``attacker.example`` hosts, a payload ``./payload.sh`` (in the workspace), the shell as ``sh`` (not ``/bin/sh``, a path outside the workspace the path checks refuse whatever runs it), ``README.md`` for a harmless input, a library ``/tmp/evil.so``; scratch
+  ``attacker.example`` hosts, a payload ``./payload.sh`` (in the workspace), the shell as ``sh``
+  (not ``/bin/sh``, a path outside the workspace the path checks refuse whatever runs it),
+  ``README.md`` for a harmless input, a library ``/tmp/evil.so``; scratch
   files the snippet prepares (``/path/to/temp-file``) live in the workspace (``gtfo``…).
 * Skipped, each counted under its reason:
   - ``interactive``: the abuse is typed after the program starts (``!/bin/sh`` inside ``less``,
