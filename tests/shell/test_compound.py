@@ -12,7 +12,7 @@ from bot.permissions.decision import Allow, Ask, Deny, Passthrough
 from bot.shell.api import check_bash_permissions
 from bot.shell.judge.command import MAX_SUBCOMMANDS
 from bot.shell.parse import walk as ast_parse
-from tests.shell.conftest import Check, context_for
+from tests.shell.conftest import Check, context_for, final_decision
 
 GIT = ["Bash(git status:*)", "Bash(git diff:*)", "Bash(git log:*)", "Bash(ls:*)", "Bash(cat:*)", "Bash(make:*)"]
 
@@ -186,3 +186,13 @@ def test_the_best_effort_match_of_a_huge_command_is_bounded(monkeypatch: pytest.
     assert decide.best_effort_rule("echo " + "a " * 30_000, options) is None
     assert len(joined) <= 2 * decide.BEST_EFFORT_STARTS
     assert max(joined) <= decide.BEST_EFFORT_WORDS
+
+
+def test_a_trailing_redirection_belongs_to_the_last_command_of_a_list(ws: Path) -> None:
+    # tree-sitter hangs `< ../README.md` on the whole `cd src && cat` list; bash on `cat` alone
+    (ws / "src").mkdir(exist_ok=True)
+    (ws / "README.md").write_text("x\n")
+    rules = ["Bash(cd:*)", "Bash(cat:*)", "Bash(echo:*)", "Edit"]
+    assert isinstance(final_decision("cd src && cat < ../README.md", context_for(ws, rules)), Allow)
+    for attack in ("cd src && echo x > ../.git/hooks/pre-commit", "cd .github && echo x > workflows/ci.yml"):
+        assert not isinstance(final_decision(attack, context_for(ws, rules)), Allow), attack

@@ -94,7 +94,19 @@ class RedirectWalker(ABC):
             self.items.append(SimpleCommand((), (), all_redirects, self.text(node), "redirect"))
             return
         start = len(self.items)
-        self.statement(body, all_redirects)
+        if body.type == "list" and tail is None:
+            # `cd src && cat < ../x`: tree-sitter hangs a trailing redirection on the whole list;
+            # bash gives it to the last command only
+            self.check_statement_gaps(body, body.children)
+            parts = [c for c in body.children if c.type != "comment"]
+            for part in parts[:-1]:
+                if part.type in OPERATORS:
+                    self.operators.append(part.type)
+                else:
+                    self.statement(part, redirects)
+            self.statement(parts[-1], all_redirects)
+        else:
+            self.statement(body, all_redirects)
         if dash:
             command = self.items[-1]
             if not isinstance(command, SimpleCommand):  # pragma: no cover - a command node gives one
