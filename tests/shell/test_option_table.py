@@ -48,7 +48,7 @@ def test_every_documented_option_of_a_program_the_analysis_handles_is_classified
     upgraded, or the table was edited by hand. Re-run ``python -m bot.shell.programs.options.generate``."""
     entry = TABLE[program]
     with tempfile.TemporaryDirectory() as home:
-        meta, found = generate.document(program, generate._environment(home), home)
+        meta, found = generate.document(program, generate.sources.environment(home), home)
     if meta["source"] == "none":
         pytest.skip(f"{program} is not documented on this machine")
     if meta.get("version") != entry.get("version"):

@@ -22,28 +22,28 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from bot.shell.programs.options import sources
 from bot.shell.programs.options.classify import classify, overrides
-from bot.shell.programs.options.manparse import DocOption, parse_help, parse_manual
+from bot.shell.programs.options.manparse import DocOption, parse_config_page, parse_help, parse_manual
 
 HERE = Path(__file__).parent
 PROGRAMS = HERE / "programs.json"
 TABLE = HERE / "table.json"
-#: Long enough for ``man`` to format a large page (bash(1), git-config(1)) on a slow runner.
-TIMEOUT_SECONDS = 20
-#: ``--help`` of a program that waits or misbehaves is not worth more than this.
-HELP_TIMEOUT_SECONDS = 5
 #: Subcommand pages (``git-commit(1)``) are tabled as ``git commit`` for these programs.
-SUBCOMMAND_PAGES = ("git",)
+SUBCOMMAND_PAGES = ("git", "npm")
 #: Programs whose global options are listed by a command of their own rather than ``--help``.
-HELP_COMMANDS = {"kubectl": ("options",), "npm": ("help", "config")}
-#: Programs documented in a page of another name.
-PAGES = {"perl": "perlrun"}
+HELP_COMMANDS = {"kubectl": ("options",)}
+#: Programs documented in a page of another name: npm's global options are its configuration
+#: parameters, config(7) in npm's own pages.
+PAGES = {"perl": "perlrun", "npm": "config"}
+#: Programs whose pages list options as configuration parameters (``registry``, ``Type: URL``)
+#: rather than option tags (:func:`~bot.shell.programs.options.manparse.parse_config_page`).
+CONFIG_PAGES = ("npm",)
 #: Subcommands whose ``PROGRAM SUB --help`` is tabled as ``PROGRAM SUB`` (no page of their own):
 #: the ones CI workflows and agent sessions run.
 SUBCOMMAND_HELP: dict[str, tuple[str, ...]] = {
@@ -65,97 +65,61 @@ SUBCOMMAND_HELP: dict[str, tuple[str, ...]] = {
         "remove", "new", "init", "bench", "fmt", "metadata", "tree", "package", "vendor", "login",
     ),
 }  # fmt: skip
-#: Where tools installed outside the system's directories live on a maintainer's machine (rustup's
-#: cargo and rustc, the project's virtual environment with pytest, ruff, mypy, rg): read-only
-#: ``--help`` runs of the programs the analysis tables, never of a workspace's files.
-TOOL_DIRS = (str(Path.home() / ".cargo" / "bin"), str(Path(sys.executable).parent))
 
 
-def _environment(home: str) -> dict[str, str]:
-    return {
-        # the installed programs and TOOL_DIRS, nothing from a workspace
-        "PATH": ":".join(("/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", *TOOL_DIRS)),
-        "HOME": home,  # a temporary one: no rc file of the operator's is read
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",  # English documentation, stable formatting
-        "MANWIDTH": "200",  # an option's header on one line
-        "MANPAGER": "cat",
-        "PAGER": "cat",  # man prints instead of paging
-        "TERM": "dumb",
-        "NO_COLOR": "1",  # no escape sequences
-    }
-
-
-def _run(argv: list[str], env: dict[str, str], cwd: str, timeout: int) -> str | None:
-    try:
-        done = subprocess.run(
-            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = (done.stdout or done.stderr).decode("utf-8", "replace").replace(cwd, "~")  # defaults under HOME
-    return re.sub(r".\x08", "", text)
-
-
-def _package(path: str, env: dict[str, str], cwd: str) -> tuple[str, str]:
-    """The Debian package that ships ``path`` and its version (``("", "")`` when none does)."""
-    owner = _run(["dpkg-query", "-S", os.path.realpath(path)], env, cwd, TIMEOUT_SECONDS) or ""
-    if ":" not in owner or "no path found" in owner:
-        owner = _run(["dpkg-query", "-S", path], env, cwd, TIMEOUT_SECONDS) or ""
-    if ":" not in owner or "no path found" in owner:
-        return "", ""
-    package = owner.split(":", 1)[0].split(",")[0].strip()
-    version = _run(["dpkg-query", "-W", "-f=${Version}", package], env, cwd, TIMEOUT_SECONDS) or ""
-    return package, version.strip()
-
-
-def document(program: str, env: dict[str, str], cwd: str) -> tuple[dict[str, Any], list[DocOption]]:
-    """Where ``program``'s documentation comes from, and its options."""
+def document(
+    program: str, env: dict[str, str], cwd: str, man_dir: str | None = None
+) -> tuple[dict[str, Any], list[DocOption]]:
+    """Where ``program``'s documentation comes from, and its options: its manual page (in
+    ``man_dir`` only, for a program that ships its pages there), else its ``--help``."""
+    base, _, sub = program.partition(" ")
+    man_dir = man_dir or sources.own_man_dir(base, env)
     page_name = PAGES.get(program, program.replace(" ", "-"))
-    where = _run(["man", "-w", page_name], env, cwd, TIMEOUT_SECONDS)
+    where_to_look = ["-M", man_dir] if man_dir else []
+    where = sources.run(["man", *where_to_look, "-w", page_name], env, cwd, sources.TIMEOUT_SECONDS)
     if where and where.strip().startswith("/") and "\n" not in where.strip():
         path = where.strip()
-        text = _run(["man", "-P", "cat", page_name], env, cwd, TIMEOUT_SECONDS) or ""
-        package, version = _package(path, env, cwd)
-        return {"source": "man", "page": path, "package": package, "version": version}, parse_manual(text)
-    base, _, sub = program.partition(" ")
+        text = sources.run(["man", *where_to_look, "-P", "cat", page_name], env, cwd, sources.TIMEOUT_SECONDS) or ""
+        package, version = sources.package(path, env, cwd)
+        found = parse_config_page(text) if base in CONFIG_PAGES else parse_manual(text)
+        return {"source": "man", "page": path, "package": package, "version": version}, found
     binary = shutil.which(base, path=env["PATH"]) if not sub or base in SUBCOMMAND_HELP else None
     if binary is not None:
         arguments = (sub, "--help") if sub else HELP_COMMANDS.get(program, ("--help",))
-        text = _run([binary, *arguments], env, cwd, HELP_TIMEOUT_SECONDS) or ""
+        text = sources.run([binary, *arguments], env, cwd, sources.HELP_TIMEOUT_SECONDS) or ""
         if text.lstrip().lower().startswith("error"):
             return {"source": "none"}, []  # a shim with nothing behind it (rustup without a toolchain)
-        package, version = _package(binary, env, cwd)
+        package, version = sources.package(binary, env, cwd)
         if not version:
-            first = (_run([binary, "--version"], env, cwd, HELP_TIMEOUT_SECONDS) or "").strip().splitlines()
-            version = first[0][:80] if first else ""
+            first = (sources.run([binary, "--version"], env, cwd, sources.HELP_TIMEOUT_SECONDS) or "").strip()
+            version = first.splitlines()[0][:80] if first else ""
         return {"source": "help", "binary": binary, "package": package, "version": version}, parse_help(text)
     return {"source": "none"}, []
 
 
-def subcommands(program: str, env: dict[str, str], cwd: str) -> list[str]:
-    """``git commit``, ``git log``…: the subcommand pages installed for ``program``."""
+def subcommands(program: str, env: dict[str, str]) -> list[str]:
+    """``git commit``, ``npm install``…: the subcommand pages installed for ``program``."""
     found: set[str] = set()
-    for directory in ("/usr/share/man/man1",):
-        for entry in os.listdir(directory) if os.path.isdir(directory) else ():
-            match = re.match(rf"^{re.escape(program)}-([a-z][a-z0-9-]*)\.1(?:\.gz)?$", entry)
-            if match:
-                found.add(f"{program} {match.group(1)}")
+    directory = os.path.join(sources.own_man_dir(program, env) or "/usr/share/man", "man1")
+    for entry in os.listdir(directory) if os.path.isdir(directory) else ():
+        match = re.match(rf"^{re.escape(program)}-([a-z][a-z0-9-]*)\.1(?:\.gz)?$", entry)
+        if match:
+            found.add(f"{program} {match.group(1)}")
     return sorted(found)
 
 
-def build(programs: list[str]) -> dict[str, Any]:
+def build(programs: list[str], tool_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
     table: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="option-table-") as home:
-        env = _environment(home)
+        env = sources.environment(home, tool_dirs)
         names = list(programs)
         for program in SUBCOMMAND_PAGES:
             if program in programs:
-                names.extend(subcommands(program, env, home))
+                names.extend(subcommands(program, env))
         for program, subs in SUBCOMMAND_HELP.items():
             if program in programs:
                 names.extend(f"{program} {sub}" for sub in subs)
-        for program in names:
+        for program in dict.fromkeys(names):
             meta, found = document(program, env, home)
             entries: dict[str, Any] = {}
             for option in found:
@@ -203,6 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="report only; exit 1 if the table would change")
     parser.add_argument("--root", type=Path, default=HERE.parents[3], help="the repository (for --programs)")
     parser.add_argument("--only", nargs="+", metavar="PROGRAM", help="rebuild these entries, keep the others")
+    parser.add_argument(
+        "--tool-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also look for programs here (a scratch venv's bin/, node_modules/.bin); repeatable",
+    )
     args = parser.parse_args(argv)
     if args.programs:
         from bot.shell.programs.options.programs import collect
@@ -214,11 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     old = json.loads(TABLE.read_text(encoding="utf-8")) if TABLE.exists() else {}
     if args.only:
         wanted = set(args.only)
-        rebuilt = build([p for p in programs if p in wanted])
+        rebuilt = build([p for p in programs if p in wanted], tuple(args.tool_dir))
         keep = {k: v for k, v in old.items() if k not in wanted and k.split(" ", 1)[0] not in wanted}
         new = dict(sorted({**keep, **rebuilt}.items()))
     else:
-        new = build(programs)
+        new = build(programs, tuple(args.tool_dir))
     changes = diff(old, new)
     for line in changes:
         print(line)

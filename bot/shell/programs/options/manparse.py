@@ -133,3 +133,33 @@ def parse_help(text: str) -> list[DocOption]:
         if names:
             found.append(DocOption(names, value, description[:600], optional))
     return found
+
+
+#: A configuration parameter's header in npm's pages (``   registry``) and the type line under it.
+_PARAMETER = re.compile(r"^ {2,4}([a-z@][\w:@-]*)\s*$")
+_TYPE = re.compile(r"^\W*Type:\s*(.+)$")
+
+
+def parse_config_page(text: str) -> list[DocOption]:
+    """Parameters of a page that documents options as configuration (npm's config(7), the
+    ``Configuration`` section of ``npm-install(1)``): ``--NAME``, a flag when its type is Boolean."""
+    found: list[DocOption] = []
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        header = _PARAMETER.match(line)
+        if header is None:
+            continue
+        kind, description = "", []
+        for body in lines[k + 1 : k + 40]:
+            if _PARAMETER.match(body) or (body.strip() and not body.startswith(" ")):
+                break
+            typed = _TYPE.match(body.strip())
+            if typed and not kind:
+                kind = typed.group(1).strip()
+            elif body.strip() and not body.strip().lstrip("\u2022 ").startswith("Default:"):
+                description.append(body.strip())
+        if not kind:
+            continue  # a section heading, not a parameter
+        value = "" if kind == "Boolean" else {"URL": "URL", "Path": "PATH", "Number": "NUMBER"}.get(kind, "VALUE")
+        found.append(DocOption((f"--{header.group(1)}",), value, " ".join(description)[:1200]))
+    return found
