@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from bot.shell.api import check_bash_permissions  # noqa: E402
 from bot.shell.judge.security_checks import text_findings  # noqa: E402
 from bot.shell.parse import walk as ast_parse  # noqa: E402
-from tests.shell.conftest import build_workspace, context_for  # noqa: E402
+from tests.shell.conftest import build_workspace, case_context  # noqa: E402
 
 CORPUS = ROOT / "tests" / "shell" / "corpus"
 
@@ -56,14 +56,7 @@ def load_cases(ws: Path) -> list[tuple[str, Any]]:
     for name in ("benign.jsonl", "attacks.jsonl"):
         for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
             case = json.loads(line)
-            key = json.dumps([case["allow"], case["deny"], case["ask"], case.get("policy")], sort_keys=True)
-            if key not in contexts:
-                policy = dict(case.get("policy") or {})
-                cwd = policy.pop("cwd", None)
-                contexts[key] = context_for(
-                    ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
-                )
-            ctx = contexts[key]
+            ctx = case_context(case, ws, contexts)
             command = case["command"]
             cases.append((command, ctx))
             if name == "benign.jsonl":

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -73,6 +74,20 @@ def context_for(
     )
     ctx = make_context(ws, scratch_dir=scratch or ws.parent / "scratch", permission=perm)
     return ctx.with_(cwd=cwd) if cwd is not None else ctx
+
+
+def case_context(case: dict[str, Any], ws: Path, cache: dict[str, ToolUseContext]) -> ToolUseContext:
+    """The context of a corpus case (its ``allow``/``deny``/``ask`` rules and ``policy``, with a
+    ``cwd`` below ``ws``); cases with the same policy share one, as a run's calls do."""
+    key = json.dumps([str(ws), case["allow"], case["deny"], case["ask"], case.get("policy")], sort_keys=True)
+    context = cache.get(key)
+    if context is None:
+        policy = dict(case.get("policy") or {})
+        cwd = policy.pop("cwd", None)
+        context = cache[key] = context_for(
+            ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
+        )
+    return context
 
 
 def final_decision(command: str, ctx: ToolUseContext) -> Decision:

@@ -16,7 +16,7 @@ from bot.shell.api import check_bash_permissions
 from bot.shell.parse import fast
 from bot.shell.parse.walk import clear_parse_cache
 from bot.shell.programs.options import lookup
-from tests.shell.conftest import context_for
+from tests.shell.conftest import case_context
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -33,15 +33,8 @@ def _forget_everything() -> None:
 
 
 def _decide(case: dict[str, Any], ws: Path, contexts: dict[str, Any]) -> tuple[str, ...]:
-    key = json.dumps([case["allow"], case["deny"], case["ask"], case.get("policy")], sort_keys=True)
-    if key not in contexts:
-        policy = dict(case.get("policy") or {})
-        cwd = policy.pop("cwd", None)
-        contexts[key] = context_for(
-            ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
-        )
     clear_parse_cache()  # the parse cache is keyed on the command: not what is under test
-    result = check_bash_permissions(case["command"], contexts[key])
+    result = check_bash_permissions(case["command"], case_context(case, ws, contexts))
     return (type(result).__name__, result.reason, repr(getattr(result, "suggestions", ())))
 
 

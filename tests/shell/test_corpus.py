@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot.permissions.decision import Allow
-from tests.shell.conftest import context_for, final_decision
+from tests.shell.conftest import case_context, final_decision
 
 CORPUS = Path(__file__).parent / "corpus"
 #: The precision goal of the issue: fewer than 2% of benign commands denied.
@@ -29,19 +29,12 @@ def load(name: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-_CONTEXTS: dict[tuple[Path, str], Any] = {}
+_CONTEXTS: dict[str, Any] = {}
 
 
 def decide(case: dict[str, Any], ws: Path) -> Any:
     """The pipeline's decision; cases with the same policy share one context, as a run's calls do."""
-    key = (ws, json.dumps([case["allow"], case["deny"], case["ask"], case.get("policy")], sort_keys=True))
-    ctx = _CONTEXTS.get(key)
-    if ctx is None:
-        policy = dict(case.get("policy") or {})
-        cwd = policy.pop("cwd", None)
-        ctx = _CONTEXTS[key] = context_for(
-            ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
-        )
+    ctx = case_context(case, ws, _CONTEXTS)
     return final_decision(case["command"], ctx)
 
 

@@ -17,7 +17,7 @@ from bot.shell.api import check_bash_permissions
 from bot.shell.parse import fast as fast_parse
 from bot.shell.parse import walk as ast_parse
 from bot.shell.parse.syntax import Parsed, Redirect, ScopeMarker
-from tests.shell.conftest import context_for
+from tests.shell.conftest import case_context
 
 CORPUS = Path(__file__).parent / "corpus"
 #: Mutations compared at the parse level, and (a subset) at the decision level.
@@ -199,14 +199,7 @@ def test_decisions_are_the_same_with_and_without_the_fast_path(ws: Path, monkeyp
     contexts: dict[str, Any] = {}
 
     def context(case: dict[str, Any]) -> Any:
-        key = json.dumps([case["allow"], case["deny"], case["ask"], case.get("policy")], sort_keys=True)
-        if key not in contexts:
-            policy = dict(case.get("policy") or {})
-            cwd = policy.pop("cwd", None)
-            contexts[key] = context_for(
-                ws, case["allow"], case["deny"], case["ask"], cwd=ws / cwd if cwd else None, **policy
-            )
-        return contexts[key]
+        return case_context(case, ws, contexts)
 
     items = [*_shapes(), *_mutations(DECISION_MUTATIONS, seed=7)]
 
