@@ -85,12 +85,7 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
             return rule
         unrolled = unroll_for(command) if outcome.reason.endswith("a for loop") else None
         if unrolled is not None:
-            verdict = _decide(unrolled, options, state, depth, judge)
-            if verdict.kind == "allow":
-                return verdict
-            # the exact rules it suggests are for one round, not the loop
-            prefixes = tuple(s for s in verdict.suggestions if s.endswith(":*)"))
-            return verdict._replace(reason=f"{verdict.reason} (in the loop's body)", suggestions=prefixes)
+            return _as_written(_decide(unrolled, options, state, depth, judge), " (in the loop's body)")
         check = _git_commit_check(outcome.check_id, command)
         return Verdict("ask", f"the command is too complex to judge: {outcome.reason}", check_id=check)
     if isinstance(outcome, ParseUnavailable):
@@ -141,12 +136,16 @@ def _known_output(command: str, options: Options, state: State, depth: int, judg
     # A process substitution's command runs in a subshell, alongside the command.
     verdicts.extend(_decide(inner, options, state.copy(), depth + 1, judge) for inner in rewritten.judged)
     verdicts.append(_decide(rewritten.command, options, state, depth, judge))
-    verdict = combine(verdicts)
+    return _as_written(combine(verdicts), " (judged with $PWD and each known $(...) replaced by its value)")
+
+
+def _as_written(verdict: Verdict, note: str) -> Verdict:
+    """The verdict on a rewritten command, told about the command as written: the note says what
+    was judged, and only prefix rules are suggested (an exact rule written from the rewrite,
+    `Bash(make -j1)` or one round of a loop, would not match the command)."""
     if verdict.kind == "allow":
         return verdict
-    # An exact rule written from the stand-in (`Bash(make -j1)`) would not match the command.
     prefixes = tuple(s for s in verdict.suggestions if s.endswith(":*)"))
-    note = " (judged with $PWD and each known $(...) replaced by its value)"
     return verdict._replace(reason=verdict.reason + note, suggestions=prefixes)
 
 
