@@ -12,7 +12,7 @@ from typing import Literal
 from bot.shell.judge.prefixes import exact_suggestion
 from bot.shell.judge.scan import Layer, Options, Scan
 from bot.shell.judge.verdict import ALLOW_NEUTRAL, State, Verdict
-from bot.shell.parse.syntax import DYN, Redirect, Word
+from bot.shell.parse.syntax import DYN, WORD_DYNAMIC, WORD_GLOB, Redirect, Word
 from bot.shell.paths.arguments import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.link_makers import is_extraction
@@ -119,12 +119,10 @@ class PathJudge:
             if program not in OUTPUT_ONLY and not has_extractor(program):
                 # Every argument: `pytest --basetemp=.git` names no slash, `link_to_home` is a link.
                 uses.extend(path_like_arguments(words, {u.pos for u in uses}.union(facts.elsewhere)))
-            for word in words:
-                if word.dynamic or word.glob:
-                    verdict = self._run_time_words(program, words, uses, argv)
-                    if verdict is not None:
-                        return verdict
-                    break
+            if any(map(WORD_DYNAMIC, words)) or any(map(WORD_GLOB, words)):
+                verdict = self._run_time_words(program, words, uses, argv)
+                if verdict is not None:
+                    return verdict
             if is_extraction(layer.values):
                 where = _extraction_into_repository(uses, layer)
                 if where is not None:
@@ -327,13 +325,23 @@ class PathJudge:
     def _git_object_paths(self, words: tuple[Word, ...], cwd: str) -> Verdict | None:
         """``git show HEAD:.env``, ``git cat-file -p :secrets/k``: a file's content from the
         repository, under the Read deny rules that cover the file."""
+        # `HEAD:.env` is from the top of the repository, `HEAD:./x` and `HEAD:../x` from where git
+        # runs (`-C dir` included): every one of these places is checked.
+        home = self.options.paths.home
+        bases = [cwd]
+        for k, word in enumerate(words[1:-1], start=1):
+            if word.value == "-C":
+                bases.append(join(words[k + 1].value, cwd, home))
+        bases.extend(root for root in self.options.paths.roots if cwd == root or cwd.startswith(root + "/"))
         for word in words[1:]:
             value = word.value
             if ":" not in value or "://" in value or value.startswith("-"):
                 continue
             path = value.split(":", 1)[1].lstrip("/")
-            if path:
-                denial = self._denied(path, cwd, expand(path, cwd, self.options.paths.home), "read")
+            if not path:
+                continue
+            for base in dict.fromkeys(bases):
+                denial = self._denied(path, base, expand(path, base, home), "read")
                 if denial is not None:
                     return denial
         return None

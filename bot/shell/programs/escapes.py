@@ -67,7 +67,6 @@ _OPTIONS: dict[str, tuple[dict[str, str], str, str]] = {
     "neofetch": ({"--config": _FILE, "--source": "", "--ascii": ""}, "", ""),
     "fastfetch": ({"--config": _FILE, "-c": _FILE, "--load-config": _FILE}, "c", "c"),
     "easyrsa": ({"--vars": _FILE}, "", ""),
-    "kubectl": ({"--kubeconfig": _FILE, "--exec-command": _RUNS}, "", ""),
     "needrestart": ({"-c": _FILE}, "c", "clbf"),
     "tshark": ({"-X": _FILE}, "X", "XiwfYRrcaboeEFHGTzdsyCNOJ"),
     "wireshark": ({"-X": _FILE}, "X", "XiwfYRrcaboeEFHGTzdsyCNOJ"),
@@ -129,6 +128,10 @@ _OPTIONS: dict[str, tuple[dict[str, str], str, str]] = {
         ),
     ),
     "restic": ({"--password-command": _RUNS}, "", ""),
+    # pylint runs --init-hook as Python before linting
+    "pylint": ({"--init-hook": _CODE}, "", ""),
+    # gcloud compute ssh/scp hand these to ssh (`-oProxyCommand=…`)
+    "gcloud": ({"--ssh-flag": _RUNS, "--scp-flag": _RUNS}, "", ""),
     "dnsmasq": (
         {"--conf-script": _RUNS, "--dhcp-script": _RUNS, "--dhcp-luascript": _LOADS, "--conf-file": _FILE, "-C": _FILE},
         "C",
@@ -478,11 +481,65 @@ _SPECIAL: dict[str, _Handler] = {
 }
 
 
+_CONNECTS = "connects where its value says, not where the rule's program is configured to"
+#: Go programs (cobra/pflag): a persistent flag is read after the subcommand too (``kubectl get pods
+#: --server URL``), never abbreviated. ``{option: reason}``; the reason ``""`` marks a flag (no value).
+_PFLAG: dict[str, dict[str, str]] = {
+    "kubectl": {
+        "--server": _CONNECTS,
+        "-s": _CONNECTS,
+        "--cluster": _CONNECTS,
+        "--context": _CONNECTS,
+        "--user": _CONNECTS,
+        "--exec-command": _RUNS,
+        "--helm-command": _RUNS,
+        "--enable-exec": "",
+        "--enable-alpha-plugins": "",
+    },
+    "kustomize": {"--helm-command": _RUNS, "--enable-exec": "", "--enable-alpha-plugins": ""},
+    "helm": {
+        "--post-renderer": _RUNS,
+        "--kube-apiserver": _CONNECTS,
+        "--kube-context": _CONNECTS,
+        "--kube-as-user": _CONNECTS,
+        "--kube-as-group": _CONNECTS,
+    },
+}
+#: Their configuration files: the workspace's own is the project's, one from elsewhere a path to check.
+_PFLAG_FILES = {"kubectl": ("--kubeconfig",), "helm": ("--kubeconfig", "--registry-config", "--repository-config")}
+_PFLAG_FLAG_REASON = "runs the functions (programs) the configuration names"
+
+
+def _pflag(program: str, argv: Sequence[Word]) -> ProgramFacts:
+    """The options of :data:`_PFLAG` anywhere before ``--``, explicit at their value: a rule spells
+    out ``kubectl get pods --context staging``, and ``--context`` alone would approve any cluster."""
+    names = _PFLAG[program]
+    values = [w.value for w in argv]
+    found: Explicit = []
+    for k in range(1, len(values)):
+        value = values[k]
+        if value == "--":
+            break
+        written, eq, _ = value.partition("=")
+        if written.startswith("-") and not written.startswith("--") and len(written) > 2:
+            written, eq = written[:2], "="  # `-shttps://…`: the value attached
+        reason = names.get(written)
+        if reason is None:
+            continue
+        if reason == "":
+            found.append((k, f"{program} {written} {_PFLAG_FLAG_REASON}"))
+        else:
+            found.append((k if eq or k + 1 >= len(values) else k + 1, f"{program} {written} {reason}"))
+    return facts(found, _loaded_files(argv, _PFLAG_FILES.get(program, ())))
+
+
 def escape_facts(program: str, argv: Sequence[Word]) -> ProgramFacts | None:
     """The facts of a program of this module, or ``None`` when it is not one."""
     special = _SPECIAL.get(program)
     if special is not None:
         return special(program, argv)
+    if program in _PFLAG:
+        return _pflag(program, argv)
     spec = _OPTIONS.get(program)
     if spec is not None:
         names, letters, value_letters = spec
@@ -501,6 +558,12 @@ def escape_facts(program: str, argv: Sequence[Word]) -> ProgramFacts | None:
                 k not in taken and name in named and len(name) == 2 and not letters
             ):
                 found.append((k, f"{program} {name} {named[name]}"))
+        if program == "gcloud" and "--" in values:
+            # `gcloud compute ssh VM -- -oProxyCommand=…`: the options after `--` are ssh's own
+            dash = values.index("--")
+            found.extend(
+                (k, "gcloud passes this option to ssh") for k in range(dash + 1, len(values)) if values[k][:1] == "-"
+            )
         return facts(found, uses)
     running = _RUNNING_SUBCOMMANDS.get(program)
     if running is not None:

@@ -74,6 +74,13 @@ _CURL_EXPLICIT = {
     "--engine": "loads a crypto engine",
     "--unix-socket": "talks to a local daemon's socket",
     "--abstract-unix-socket": "talks to a local daemon's socket",
+    # the request goes through, or to, a host the URL does not name
+    "-x": "sends the request through a proxy",
+    "--proxy": "sends the request through a proxy",
+    "--preproxy": "sends the request through a proxy",
+    "--connect-to": "connects to another host than the URL names",
+    "--resolve": "connects to another address than the URL's host",
+    "--doh-url": "resolves names through another server",
 }
 _CURL_OTHER_VALUES = frozenset(
     {
@@ -82,7 +89,6 @@ _CURL_OTHER_VALUES = frozenset(
         "--referer",
         "--request",
         "--user",
-        "--proxy",
         "--proxy-user",
         "--max-time",
         "--connect-timeout",
@@ -93,8 +99,6 @@ _CURL_OTHER_VALUES = frozenset(
         "--data-raw",
         "--quote",
         "--telnet-option",
-        "--resolve",
-        "--connect-to",
         "--interface",
         "--limit-rate",
         "--max-filesize",
@@ -132,7 +136,9 @@ def curl_facts(argv: Sequence[Word]) -> ProgramFacts:
     for option in options(values, CURL_VALUE_LETTERS, _CURL_VALUE_NAMES, known_names=_CURL_FLAGS):
         name, value, at = option.name, option.value, option.value_index
         if name in _CURL_EXPLICIT:
-            explicit.append((option.at, f"curl {name} {_CURL_EXPLICIT[name]}"))
+            # the value is what a rule must spell out (`curl -x proxy.corp:3128`, not `curl -x`)
+            word = at if at is not None and name not in ("-K", "--config") else option.at
+            explicit.append((word, f"curl {name} {_CURL_EXPLICIT[name]}"))
         elif name in ("-T", "--upload-file") and value is not None and at is not None and _URL_GLOB.search(value):
             # curl globs the upload name itself: `-T '{.env,README.md}'` sends both files
             if "[" in value or "]" in value or value.count("{") != 1:

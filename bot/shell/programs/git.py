@@ -50,6 +50,12 @@ _GIT_EXEC_OPTIONS = frozenset(
         "--extcmd",
         "--config-env",
         "--exec-path",
+        # send-email runs these to find recipients and headers; instaweb starts its server and browser
+        "--to-cmd",
+        "--cc-cmd",
+        "--header-cmd",
+        "--httpd",
+        "--browser",
     }
 )
 #: Subcommand options whose value is a file git writes or reads.
@@ -62,6 +68,8 @@ _GIT_LONG_NAMES = (
     _GIT_EXEC_OPTIONS | _GIT_WRITE_OPTIONS | frozenset(_GIT_READ_OPTIONS) | _GIT_CONFIG_OPTIONS | {_GIT_UNSAFE_PATHS}
 )
 _GIT_EXACT_ONLY = frozenset({"--ext-diff"})
+#: Options of their own that abbreviate one above (``send-email --to``, ``rev-list --header``).
+_GIT_OWN_PREFIXES = frozenset({"--to", "--cc", "--header"})
 #: Long options among those that take a separate value (``--output x``).
 _GIT_LONG_VALUE = _GIT_LONG_NAMES - {"--ext-diff", "--open-files-in-pager", "--exec-path"}
 #: Short letters that take a value, per subcommand: enough to decode a bundle (``-iOcmd``, ``-fx CMD``).
@@ -78,7 +86,15 @@ _GIT_SHORT_VALUES = {
     "fetch": "jo",
     "pull": "jo",
     "ls-remote": "u",
+    "instaweb": "dmpb",
+    "log": "LSGn",
+    "checkout": "bBU",
+    "restore": "s",
 }
+#: ``git instaweb -d HTTPD`` and ``-b BROWSER`` start the program they name.
+_GIT_INSTAWEB_PROGRAMS = frozenset("db")
+#: Subcommands whose pathspecs are files they overwrite from the index or a commit.
+_GIT_PATH_WRITERS = frozenset({"checkout", "restore"})
 _GIT_UPLOAD_PACK_SHORT = frozenset({"clone", "fetch", "pull", "ls-remote", "archive"})
 _GIT_EXPLICIT_SUBCOMMANDS = frozenset(
     {"filter-branch", "difftool", "mergetool", "send-email", "instaweb", "daemon", "credential-helper", "web--browse"}
@@ -157,9 +173,12 @@ def git_facts(argv: Sequence[Word]) -> ProgramFacts:
     if sub is None:
         return facts(explicit, paths, dirs)
     command = values[sub]
-    if command in _GIT_EXPLICIT_SUBCOMMANDS:
-        explicit.append((sub, f"git {command} runs configurable external programs"))
+    before = len(explicit)
     positionals = _subcommand_options(argv, sub, command, explicit, paths)
+    if command in _GIT_EXPLICIT_SUBCOMMANDS and len(explicit) == before:
+        # (an option after it that runs a program is the word a rule must spell out, and the one
+        # the denial names: a rule spelling that out spells out the subcommand too)
+        explicit.append((sub, f"git {command} runs configurable external programs"))
     if command == "config":
         explicit.extend(_git_config(values, sub))
     elif command in ("clone", "init") and positionals:
@@ -170,6 +189,8 @@ def git_facts(argv: Sequence[Word]) -> ProgramFacts:
         paths.append(PathUse(positionals[1], values[positionals[1]], "write", argv[positionals[1]]))
     elif command in ("apply", "am") or (command == "diff" and "--no-index" in values[sub + 1 :]):
         paths.extend(PathUse(k, values[k], "read", argv[k]) for k in positionals)
+    elif command in _GIT_PATH_WRITERS:
+        paths.extend(_overwritten(argv, values, sub, command, positionals))
     return facts(explicit, paths, dirs)
 
 
@@ -195,7 +216,7 @@ def _subcommand_options(
             written, eq, attached = value.partition("=")
             # (diff options such as --ext-diff are not read abbreviated: `--ext-dif` is an error)
             name = written if written in _GIT_EXACT_ONLY else long_name(written, _GIT_LONG_NAMES - _GIT_EXACT_ONLY)
-            if name is None:
+            if name is None or written in _GIT_OWN_PREFIXES:
                 continue
             target, target_index = (attached, k) if eq else ((values[k + 1], k + 1) if k + 1 < n else (None, None))
             skip_next = not eq and name in _GIT_LONG_VALUE
@@ -216,6 +237,32 @@ def _subcommand_options(
     return positionals
 
 
+def _overwritten(
+    argv: Sequence[Word], values: Sequence[str], sub: int, command: str, positionals: list[int]
+) -> list[PathUse]:
+    """``git checkout [COMMIT] -- PATH``, ``git restore PATH``: the paths are rewritten from the
+    index or a commit, as an Edit of them would be (Edit deny rules hold)."""
+    if "--" in values[sub + 1 :]:
+        dash = values.index("--", sub + 1)
+        where = [k for k in positionals if k > dash]
+    elif command == "restore":
+        where = positionals
+    else:
+        where = positionals[1:]  # `git checkout main` is a branch; the words after a commit are paths
+    return [PathUse(k, values[k], "write", argv[k]) for k in where if values[k] not in ("", ".", "-")]
+
+
+def _line_range_file(value: str) -> list[str]:
+    """The file of ``git log -L<start>,<end>:<file>`` or ``-L:<funcname>:<file>`` (a funcname may
+    hold a colon: both readings)."""
+    files = {value.rpartition(":")[2]}
+    if value.startswith(":"):
+        files.add(value[1:].partition(":")[2])
+    elif ":" in value:
+        files.add(value.partition(":")[2])
+    return sorted(f for f in files if f)
+
+
 def _long_option(
     argv: Sequence[Word],
     command: str,
@@ -228,7 +275,9 @@ def _long_option(
 ) -> None:
     if name in _GIT_EXEC_OPTIONS:
         if not (command == "rebase" and name == "--exec"):  # judged as a command (bot.shell.launch.wrappers)
-            explicit.append((k, f"git {command} {name} runs a program"))
+            # a rule must spell out the program too, not only the option (`--upload-pack X`)
+            word = target_index if target_index is not None and name in _GIT_LONG_VALUE else k
+            explicit.append((word, f"git {command} {name} runs a program"))
     elif name == _GIT_UNSAFE_PATHS and command == "apply":
         explicit.append((k, "git apply --unsafe-paths writes where the patch says, outside the workspace too"))
     elif name in _GIT_CONFIG_OPTIONS and command == "clone":
@@ -254,13 +303,17 @@ def _short_option(
     explicit: Explicit,
     paths: list[PathUse],
 ) -> None:
-    if letter == "O" and command == "grep":
+    if letter in _GIT_INSTAWEB_PROGRAMS and command == "instaweb":
+        explicit.append((target_index or k, f"git instaweb -{letter} starts the program it names"))
+    elif letter == "L" and command == "log" and target is not None and target_index is not None:
+        paths.extend(PathUse(k, f, "read", argv[target_index]) for f in _line_range_file(target))
+    elif letter == "O" and command == "grep":
         explicit.append((k, "git grep -O runs a program on the matching files"))
     elif letter == "u" and command in _GIT_UPLOAD_PACK_SHORT:
-        explicit.append((k, f"git {command} -u runs a program"))
+        explicit.append((target_index or k, f"git {command} -u runs a program"))
     elif letter == "c" and command == "clone":
         if not GIT_SAFE_KEYS.match((target or "").split("=", 1)[0].lower()):
-            explicit.append((k, "git clone -c sets configuration that can run programs"))
+            explicit.append((target_index or k, "git clone -c sets configuration that can run programs"))
     elif letter == "o" and command in ("archive", "format-patch"):
         use = path_use(argv, target_index, target, "write")
         if use is not None:

@@ -298,6 +298,8 @@ def pip_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
                     judge(index, target, "index")
                 elif name == "--editable":
                     judge(index, target, "requirement")
+                elif name in ("--requirement", "--constraint"):
+                    _remote_list(index, target, explicit, tool, values[sub])
             k += 1 if eq or name not in _PIP_VALUE_OPTIONS else 2
             continue
         if value.startswith("-") and value != "-":
@@ -312,11 +314,22 @@ def pip_sources(argv: Sequence[Word], values: Sequence[str], sub: int) -> tuple[
                     judge(index, target, "index")
                 elif letter == "e":
                     judge(index, target, "requirement")
+                elif letter in "rc":
+                    _remote_list(index, target, explicit, tool, values[sub])
             k += 1 if rest else 2
             continue
         judge(k, value, "requirement")
         k += 1
     return explicit, paths
+
+
+def _remote_list(at: int, target: str, explicit: Explicit, tool: str, command: str) -> None:
+    """``pip install -r https://…``: a requirements file from elsewhere can name any index, URL or
+    git repository (a local one is the project's own, read by the path checks)."""
+    if _URL.match(target) and not target.lower().startswith("file:") and not re.match(r"^[A-Za-z]:[\\/]", target):
+        explicit.append(
+            (at, f"{tool} {command} {target}: a requirements file from elsewhere can name any source to install from")
+        )
 
 
 def _registry_requirement(spec: str) -> bool:

@@ -195,6 +195,7 @@ _MODULE_RUNS_CODE = {
     "trace": "",
 }
 _MODULE_STDIN = frozenset({"code", "asyncio", "sqlite3"})
+_MODULE_CODE_ARGUMENTS = frozenset({"timeit", "pdb", "idlelib"})
 #: ``module → {option: access}``: options whose value is a file or directory the module writes or reads.
 _MODULE_PATHS: dict[str, dict[str, Access]] = {
     "cProfile": {"-o": "write", "--outfile": "write"},
@@ -223,7 +224,10 @@ def _python_module(
         return _python_module(program, argv, values[following], following, explicit, install_scripts)
     reason = _MODULE_RUNS_CODE.get(module)
     if reason:
-        return facts([*explicit, (at, f"{program} -m {module} {reason}")])
+        # the code is in the words after the module (`timeit -s SETUP STMT`, `pdb -c CMD`): a rule
+        # spells them out, as `python -c CODE` needs; `Bash(python -m timeit:*)` runs only what it names
+        word = len(values) - 1 if module in _MODULE_CODE_ARGUMENTS else at
+        return facts([*explicit, (word, f"{program} -m {module} {reason}")])
     if module in _MODULE_STDIN:
         return stdin_code(argv, f"{program} -m {module} runs code read from stdin")
     table = _MODULE_PATHS.get(module)

@@ -204,7 +204,19 @@ def poetry_facts(argv: Sequence[Word]) -> ProgramFacts:
             return facts([(rest[1], f"poetry config {action} changes where later commands fetch from or run")])
     if command == "self" and action in ("add", "install", "update"):
         return facts([(rest[1], "poetry self add installs a plugin into every later poetry command")])
+    if command == "add":
+        return facts(remote_specs("poetry add", values, rest[1:]))
     return facts([])
+
+
+def remote_specs(what: str, values: Sequence[str], positions: Sequence[int]) -> Explicit:
+    """The dependency words (``git+https://…``, ``https://…/x.whl``, ``x @ https://…``, ``git@host:r``)
+    that add code from outside the registry: the next install fetches them and runs their build."""
+    return [
+        (k, f"{what} {values[k]} adds a dependency from outside the registry")
+        for k in positions
+        if _REMOTE.match(values[k]) or "://" in values[k]
+    ]
 
 
 def composer_facts(argv: Sequence[Word]) -> ProgramFacts:
@@ -251,9 +263,25 @@ def gh_facts(argv: Sequence[Word]) -> ProgramFacts:
         return facts([(rest[2], f"gh config set {values[rest[2]]} names a program gh runs")])
     if command in ("extension", "extensions", "ext") and action in ("install", "upgrade", "exec"):
         return facts([(rest[1], f"gh extension {action} runs code fetched from a repository")])
-    if command == "api":
+    if command == "api" or (command == "workflow" and action == "run"):
+        # (`gh workflow run -F key=@file` reads the file as `gh api -F` does)
         return facts([], _gh_api_files(argv, values))
+    if (command, action) in (("repo", "clone"), ("repo", "fork")) and "--" in values:
+        return _gh_git_flags(argv, values, action)
     return facts([])
+
+
+def _gh_git_flags(argv: Sequence[Word], values: Sequence[str], action: str) -> ProgramFacts:
+    """``gh repo clone REPO -- --upload-pack=CMD`` hands the words after ``--`` to ``git clone``:
+    they are judged as git's options (``-c core.fsmonitor=…``, ``-u``, ``--template``)."""
+    from bot.shell.programs.git import git_facts
+
+    dash = values.index("--")
+    git_argv = [Word("git", "git"), Word("clone", "clone"), *argv[dash + 1 :]]
+    found = git_facts(git_argv)
+    shift = dash - 1  # git_argv[2] is argv[dash + 1]
+    explicit = [(k + shift, f"gh repo {action} -- {reason}") for k, reason in found.explicit if k >= 2]
+    return facts(explicit)
 
 
 def _gh_api_files(argv: Sequence[Word], values: Sequence[str]) -> list[PathUse]:

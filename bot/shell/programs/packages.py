@@ -198,6 +198,15 @@ _NPM_NAMES = (
 )
 
 
+#: npm's options that name a registry or a proxy (``--@scope:registry=URL`` too), compared whole:
+#: npm reads ``--registry`` and ``--https-proxy`` abbreviated no more than other keys.
+_NPM_FETCH_OPTIONS = frozenset({"--registry", "--proxy", "--https-proxy", "--http-proxy"})
+
+
+def _fetches_elsewhere(written: str) -> bool:
+    return written in _NPM_FETCH_OPTIONS or (written.startswith("--@") and written.endswith(":registry"))
+
+
 def _normal_key(key: str) -> str:
     return key.lower().replace("-", "").replace("_", "")
 
@@ -220,6 +229,11 @@ def npm_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
         written, eq, attached = value.partition("=")
         if written.startswith("--config."):
             explicit.append((k, f"{program} {written} sets configuration that can change which program runs"))
+            continue
+        if _fetches_elsewhere(written):
+            # any subcommand that fetches (`ci`, `rebuild`, `audit fix`, bare `yarn`), not only `install`
+            at = k if eq or k + 1 >= n else k + 1
+            explicit.append((at, f"{program} {written} fetches packages from, or through, the place it names"))
             continue
         name = long_name(written, _NPM_NAMES) or written
         if name in _NPM_EXEC_OPTIONS:
@@ -447,6 +461,8 @@ def tox_facts(argv: Sequence[Word]) -> ProgramFacts:
     ):
         if option.name in ("-x", "--override"):
             explicit.append((option.at, "tox --override changes the commands tox runs"))
+        elif option.name == "--installpkg" and option.value and "://" in option.value and option.value_index:
+            explicit.append((option.value_index, "tox --installpkg URL installs a package from outside the registry"))
         elif option.name in ("-c", "--conf", "--root", "--installpkg"):
             use = path_use(argv, option.value_index, option.value, "read")
             if use is not None:

@@ -186,6 +186,11 @@ _CARGO_SAFE_UNSTABLE = frozenset(
 )
 
 
+#: ``cargo install``/``cargo add`` options that name where the crate comes from (``--registry NAME``
+#: names one of the project's configured registries, and stays).
+_CARGO_SOURCES = frozenset({"--git", "--index"})
+
+
 def cargo_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``cargo --config`` can set a runner or a linker; ``-Z`` enables unstable behaviour
     (``-Zhost-config``)."""
@@ -205,7 +210,11 @@ def cargo_facts(argv: Sequence[Word]) -> ProgramFacts:
         written, eq, attached = value.partition("=")
         # (clap does not read abbreviations: `--target` is not `--target-dir`)
         name = written if written == "--config" or written in _CARGO_PATHS else None
-        if name == "--config":
+        if written in _CARGO_SOURCES:
+            # a crate from a repository or an index the rule does not name: its build script runs
+            target_at = k if eq or k + 1 >= n else k + 1
+            explicit.append((target_at, f"cargo {written} fetches a crate from outside the registry"))
+        elif name == "--config":
             explicit.append((k, "cargo --config can set a runner or a linker"))
         elif name is not None:
             target, index = (attached, k) if eq else ((values[k + 1], k + 1) if k + 1 < n else (None, None))
