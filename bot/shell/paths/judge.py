@@ -12,7 +12,7 @@ from typing import Literal
 from bot.shell.judge.prefixes import exact_suggestion
 from bot.shell.judge.scan import Layer, Options, Scan
 from bot.shell.judge.verdict import ALLOW_NEUTRAL, State, Verdict
-from bot.shell.parse.syntax import DYN, WORD_DYNAMIC, WORD_GLOB, Redirect, Word
+from bot.shell.parse.syntax import DYN, Redirect, Word
 from bot.shell.paths.arguments import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.link_makers import is_extraction
@@ -119,10 +119,12 @@ class PathJudge:
             if program not in OUTPUT_ONLY and not has_extractor(program):
                 # Every argument: `pytest --basetemp=.git` names no slash, `link_to_home` is a link.
                 uses.extend(path_like_arguments(words, {u.pos for u in uses}.union(facts.elsewhere)))
-            if any(map(WORD_DYNAMIC, words)) or any(map(WORD_GLOB, words)):
-                verdict = self._run_time_words(program, words, uses, argv)
-                if verdict is not None:
-                    return verdict
+            for word in words:
+                if word.dynamic or word.glob:
+                    verdict = self._run_time_words(program, words, uses, argv)
+                    if verdict is not None:
+                        return verdict
+                    break
             if is_extraction(layer.values):
                 where = _extraction_into_repository(uses, layer)
                 if where is not None:
