@@ -156,6 +156,9 @@ _DOCKER_ALWAYS = {
 }
 
 
+_CONTEXT_SWITCHES = frozenset({"use", "create", "update", "import"})
+
+
 def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``docker run``/``create`` (``docker container run``): bind mounts of host paths are paths the
     container writes; ``--privileged``, host namespaces, capabilities and devices reach the host."""
@@ -177,6 +180,12 @@ def docker_facts(argv: Sequence[Word]) -> ProgramFacts:
         sub += 1
     if values[sub] == "exec":
         return _docker_exec(argv, values, sub, explicit, paths)
+    if values[sub] == "context" and sub + 1 < len(values) and values[sub + 1] in _CONTEXT_SWITCHES:
+        # `docker context use x`, `create x --docker host=tcp://…`: every later docker command talks
+        # to that daemon, as `docker -H` would
+        last = len(values) - 1
+        explicit.append((last, f"{program} context {values[sub + 1]} changes the daemon later commands reach"))
+        return facts(explicit, paths)
     if values[sub] not in ("run", "create"):
         return facts(explicit, paths)
     elsewhere: list[int] = []

@@ -9,7 +9,8 @@ beyond the everyday tools of :mod:`bot.shell.programs.everyday` (from each progr
   given inline, ``sqlite3 db '.shell …'``, ``mysql -e '\\! …'``, ``puppet apply -e``, ``m4``
   reading its macros from stdin, ``xdg-user-dir`` evaluating its argument): explicit;
 * response files (``gcc @file``, ``readelf @file``, ``check_* --extra-opts=@file``) and ``file:``
-  arguments (``aws … file:///x``, ``lwp-request file:///x``): reads of that file, for the path checks;
+  arguments (``lwp-request file:///x``; aws's are in :mod:`bot.shell.programs.clouds`): reads of
+  that file, for the path checks;
 * programs whose every use reaches what the workspace does not hold — ``gcore`` (another process'
   memory), ``code tunnel`` (a remote terminal), ``ldconfig`` other than ``-p`` (the system's
   library cache): explicit.
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 from bot.shell.parse.syntax import Word
 from bot.shell.paths.arguments import PathUse
+from bot.shell.programs.clouds import CLOUD_PROGRAMS, cloud_facts
 from bot.shell.programs.everyday import flag_options
 from bot.shell.programs.facts import NO_FACTS, Explicit, ProgramFacts, exact_only, facts, path_use, stdin_code
 from bot.shell.programs.getopt import options
@@ -130,8 +132,6 @@ _OPTIONS: dict[str, tuple[dict[str, str], str, str]] = {
     "restic": ({"--password-command": _RUNS}, "", ""),
     # pylint runs --init-hook as Python before linting
     "pylint": ({"--init-hook": _CODE}, "", ""),
-    # gcloud compute ssh/scp hand these to ssh (`-oProxyCommand=…`)
-    "gcloud": ({"--ssh-flag": _RUNS, "--scp-flag": _RUNS}, "", ""),
     "dnsmasq": (
         {"--conf-script": _RUNS, "--dhcp-script": _RUNS, "--dhcp-luascript": _LOADS, "--conf-file": _FILE, "-C": _FILE},
         "C",
@@ -481,65 +481,13 @@ _SPECIAL: dict[str, _Handler] = {
 }
 
 
-_CONNECTS = "connects where its value says, not where the rule's program is configured to"
-#: Go programs (cobra/pflag): a persistent flag is read after the subcommand too (``kubectl get pods
-#: --server URL``), never abbreviated. ``{option: reason}``; the reason ``""`` marks a flag (no value).
-_PFLAG: dict[str, dict[str, str]] = {
-    "kubectl": {
-        "--server": _CONNECTS,
-        "-s": _CONNECTS,
-        "--cluster": _CONNECTS,
-        "--context": _CONNECTS,
-        "--user": _CONNECTS,
-        "--exec-command": _RUNS,
-        "--helm-command": _RUNS,
-        "--enable-exec": "",
-        "--enable-alpha-plugins": "",
-    },
-    "kustomize": {"--helm-command": _RUNS, "--enable-exec": "", "--enable-alpha-plugins": ""},
-    "helm": {
-        "--post-renderer": _RUNS,
-        "--kube-apiserver": _CONNECTS,
-        "--kube-context": _CONNECTS,
-        "--kube-as-user": _CONNECTS,
-        "--kube-as-group": _CONNECTS,
-    },
-}
-#: Their configuration files: the workspace's own is the project's, one from elsewhere a path to check.
-_PFLAG_FILES = {"kubectl": ("--kubeconfig",), "helm": ("--kubeconfig", "--registry-config", "--repository-config")}
-_PFLAG_FLAG_REASON = "runs the functions (programs) the configuration names"
-
-
-def _pflag(program: str, argv: Sequence[Word]) -> ProgramFacts:
-    """The options of :data:`_PFLAG` anywhere before ``--``, explicit at their value: a rule spells
-    out ``kubectl get pods --context staging``, and ``--context`` alone would approve any cluster."""
-    names = _PFLAG[program]
-    values = [w.value for w in argv]
-    found: Explicit = []
-    for k in range(1, len(values)):
-        value = values[k]
-        if value == "--":
-            break
-        written, eq, _ = value.partition("=")
-        if written.startswith("-") and not written.startswith("--") and len(written) > 2:
-            written, eq = written[:2], "="  # `-shttps://…`: the value attached
-        reason = names.get(written)
-        if reason is None:
-            continue
-        if reason == "":
-            found.append((k, f"{program} {written} {_PFLAG_FLAG_REASON}"))
-        else:
-            found.append((k if eq or k + 1 >= len(values) else k + 1, f"{program} {written} {reason}"))
-    return facts(found, _loaded_files(argv, _PFLAG_FILES.get(program, ())))
-
-
 def escape_facts(program: str, argv: Sequence[Word]) -> ProgramFacts | None:
     """The facts of a program of this module, or ``None`` when it is not one."""
     special = _SPECIAL.get(program)
     if special is not None:
         return special(program, argv)
-    if program in _PFLAG:
-        return _pflag(program, argv)
+    if program in CLOUD_PROGRAMS:
+        return cloud_facts(program, argv)
     spec = _OPTIONS.get(program)
     if spec is not None:
         names, letters, value_letters = spec
@@ -558,12 +506,6 @@ def escape_facts(program: str, argv: Sequence[Word]) -> ProgramFacts | None:
                 k not in taken and name in named and len(name) == 2 and not letters
             ):
                 found.append((k, f"{program} {name} {named[name]}"))
-        if program == "gcloud" and "--" in values:
-            # `gcloud compute ssh VM -- -oProxyCommand=…`: the options after `--` are ssh's own
-            dash = values.index("--")
-            found.extend(
-                (k, "gcloud passes this option to ssh") for k in range(dash + 1, len(values)) if values[k][:1] == "-"
-            )
         return facts(found, uses)
     running = _RUNNING_SUBCOMMANDS.get(program)
     if running is not None:
@@ -586,7 +528,7 @@ def escape_facts(program: str, argv: Sequence[Word]) -> ProgramFacts | None:
     if program in _RESPONSE:
         uses = _response_files(argv)
         return facts((), uses) if uses else None
-    if program in ("aws", "lwp-request", "lwp-download", "lwp-mirror", "GET", "POST", "HEAD"):
+    if program in ("lwp-request", "lwp-download", "lwp-mirror", "GET", "POST", "HEAD"):
         uses = _file_urls(argv)
         return facts((), uses) if uses else None
     return None

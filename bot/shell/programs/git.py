@@ -93,6 +93,7 @@ _GIT_SHORT_VALUES = {
 }
 #: ``git instaweb -d HTTPD`` and ``-b BROWSER`` start the program they name.
 _GIT_INSTAWEB_PROGRAMS = frozenset("db")
+_CAT_FILE_BATCH = frozenset({"--batch", "--batch-command"})
 #: Subcommands whose pathspecs are files they overwrite from the index or a commit.
 _GIT_PATH_WRITERS = frozenset({"checkout", "restore"})
 _GIT_UPLOAD_PACK_SHORT = frozenset({"clone", "fetch", "pull", "ls-remote", "archive"})
@@ -191,6 +192,12 @@ def git_facts(argv: Sequence[Word]) -> ProgramFacts:
         paths.extend(PathUse(k, values[k], "read", argv[k]) for k in positionals)
     elif command in _GIT_PATH_WRITERS:
         paths.extend(_overwritten(argv, values, sub, command, positionals))
+    elif command == "cat-file":
+        # `--batch`/`--batch-command` print the objects stdin names (`HEAD:.env`), which the Read
+        # deny rules cannot see; `--batch-check` prints only their type and size
+        at = next((k for k in range(sub + 1, len(values)) if values[k].partition("=")[0] in _CAT_FILE_BATCH), None)
+        if at is not None:
+            explicit.append((at, "git cat-file --batch prints the objects named on stdin"))
     return facts(explicit, paths, dirs)
 
 

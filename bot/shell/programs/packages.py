@@ -353,12 +353,18 @@ def uv_facts(argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
         if pip is not NO_FACTS:
             return pip
     paths: list[PathUse] = []
+    for k, value in enumerate(values[1 : min(launched, default=len(values))], start=1):
+        name, eq, _ = value.partition("=")
+        if name in _UV_MIRRORS:
+            # an interpreter downloaded from there runs every later `uv run`
+            explicit.append((k if eq or k + 1 >= len(values) else k + 1, f"uv {name} downloads Python from elsewhere"))
     if sub is not None and values[sub] in _UV_SOURCED:
         from_sources, paths = pip_sources(argv, values[: min(launched, default=len(values))], sub)
         explicit.extend(from_sources)
     return facts(explicit, paths)
 
 
+_UV_MIRRORS = frozenset({"--mirror", "--python-install-mirror", "--pypy-install-mirror", "--python-downloads-json-url"})
 #: uv commands that resolve packages: their requirements and index options name where from.
 _UV_SOURCED = frozenset({"add", "sync", "lock"})
 
@@ -407,11 +413,21 @@ _MAVEN_RUNS = frozenset(
 )
 
 
+#: System properties that make maven load an extension jar, or settings, from where they say.
+_MAVEN_LOADING_PROPERTIES = frozenset(
+    {"maven.ext.class.path", "maven.settings", "org.apache.maven.user-settings", "org.apache.maven.global-settings"}
+)
+
+
 def maven_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``mvn exec:exec -Dexec.executable=git``: a goal of :data:`_MAVEN_RUNS` is explicit (the pom's
     own plugins are the project's, like a Makefile)."""
     explicit: Explicit = []
     for k, word in enumerate(argv[1:], start=1):
+        key = word.value[2:].partition("=")[0] if word.value.startswith("-D") else ""
+        if key in _MAVEN_LOADING_PROPERTIES:
+            explicit.append((k, f"mvn -D{key} loads code or settings from the place it names"))
+            continue
         parts = word.value.split(":")
         if word.value.startswith("-") or len(parts) < 2:
             continue

@@ -39,8 +39,16 @@ def reads_recursively(values: Sequence[str]) -> bool:
     if program == "rsync":
         return bool(letters & {"r", "a"}) or bool(longs & {"--recursive", "--archive"})
     if program == "git":
-        return "--no-index" in values
+        return "--no-index" in values or _greps_untracked(values)
+    if program == "aws":  # `aws s3 sync . s3://bucket`, `aws s3 cp --recursive dir s3://…` upload a tree
+        return "s3" in values and ("sync" in values or "--recursive" in values)
     return _publishes(program, [v for v in values[1:] if not v.startswith("-")])
+
+
+def _greps_untracked(values: Sequence[str]) -> bool:
+    """``git grep --untracked`` / ``--no-index``: the files of the working directory that git does
+    not track (``.env`` among them), not only the repository's."""
+    return "grep" in values[1:] and any(v in ("--untracked", "--no-index") for v in values)
 
 
 #: Subcommands that send a directory's files elsewhere: a registry (``npm publish`` packs every
@@ -65,6 +73,8 @@ def packs_working_directory(values: Sequence[str]) -> bool:
     """``npm publish``, ``cargo package``…: the package is the working directory unless a
     directory argument names another."""
     program = values[0].rsplit("/", 1)[-1] if values else ""
+    if program == "git":
+        return _greps_untracked(values)  # (its first word is the pattern: the directory is `.`)
     return program in _CWD_PUBLISHERS and _publishes(program, [v for v in values[1:] if not v.startswith("-")])
 
 

@@ -5,6 +5,7 @@ load settings (``go env -w``, unstable ``-Z`` flags).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bot.shell.parse.syntax import Word
@@ -107,6 +108,11 @@ _GO_ENV_SAFE = frozenset(
 )
 
 
+#: ``go run example.com/x/cmd@v1``: a package path whose first element is a domain, at a version —
+#: fetched through the module proxy and run (``./cmd/x`` and ``main.go`` are the workspace's).
+_REMOTE_PACKAGE = re.compile(r"^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/[^@\s]*@\S+$")
+
+
 def go_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``go``: ``-toolexec``/``-exec``/``-vettool`` run a program, so does an external linker in
     ``-ldflags``; ``go env -w`` changes the environment of every later go command. ``go test``
@@ -128,6 +134,9 @@ def go_facts(argv: Sequence[Word]) -> ProgramFacts:
             k += 1
             continue
         if not value.startswith("-") or value == "-":
+            if command == "run" and k > first and not to_binary and _REMOTE_PACKAGE.match(value):
+                explicit.append((k, f"go run {value} fetches a module from elsewhere and runs it"))
+                to_binary = True  # (the words after it are the program's arguments)
             k += 1
             continue
         name, eq, attached = value.lstrip("-").partition("=")
