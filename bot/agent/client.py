@@ -16,12 +16,15 @@ import email.utils
 import html
 import importlib.util
 import json
+import os
 import re
+import threading
 import time
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from bot.agent.first_request import EarlyStream, FirstRequest, sdk_loaded, sendable
 from bot.agent.model import (
     Block,
     ModelError,
@@ -44,19 +47,6 @@ from bot.interface.messages import ToolUseBlock
 if TYPE_CHECKING:
     import anthropic
     import httpx2
-
-
-def prefetch_sdk() -> None:
-    """Start importing the SDK now, in a thread: a run spends its first second or two waiting on
-    git, the sandbox's self-test and MCP servers, and the SDK's import (the largest part of
-    start-up) overlaps with that instead of following it. The import lock makes the client's own
-    import wait for this one rather than import twice."""
-    import importlib
-    import threading
-
-    threading.Thread(
-        target=importlib.import_module, args=("anthropic",), name="prefetch-anthropic", daemon=True
-    ).start()
 
 
 Provider = Literal["anthropic", "bedrock", "vertex"]
@@ -122,21 +112,27 @@ def make_model_client(
     benchmarks plug in a transport (vcrpy's, or a paced replay); ``thinking`` is the run's extended
     thinking setting, applied per request for the request's model.
 
-    The SDK is imported here, when the first client is built, not with this module: importing it
-    takes over a second, and most commands (``bot --help``, ``bot tools``, ``bot policy``) never
-    talk to a model."""
-    import anthropic
+    For the Anthropic API the SDK is imported while the first request is under way, not here
+    (:mod:`bot.agent.first_request`): importing it takes most of a second, and most commands
+    (``bot --help``, ``bot tools``, ``bot policy``) never talk to a model. Bedrock and Vertex build
+    their SDK client here."""
+    options: dict[str, Any] = {
+        "provider": config.provider,
+        "supports_tool_search": config.supports_tool_search,
+        "thinking": thinking,
+    }
+    if config.provider == "anthropic":
+        # The key comes from the secret store (bot.core.secrets): it is no longer in os.environ,
+        # where the SDK would look for it.
+        api_key = config.api_key or secret("ANTHROPIC_API_KEY")
+        auth_token = None if api_key else secret("ANTHROPIC_AUTH_TOKEN")
+        if not (api_key or auth_token):
+            raise ConfigError("no model API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
 
-    sdk: Any
-    match config.provider:
-        case "anthropic":
-            # The key comes from the secret store (bot.core.secrets): it is no longer in os.environ,
-            # where the SDK would look for it.
-            api_key = config.api_key or secret("ANTHROPIC_API_KEY")
-            auth_token = None if api_key else secret("ANTHROPIC_AUTH_TOKEN")
-            if not (api_key or auth_token):
-                raise ConfigError("no model API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
-            sdk = anthropic.AsyncAnthropic(
+        def build() -> Any:
+            import anthropic
+
+            return anthropic.AsyncAnthropic(
                 api_key=api_key,
                 auth_token=auth_token,
                 base_url=config.base_url,
@@ -144,6 +140,22 @@ def make_model_client(
                 timeout=config.timeout_s,
                 http_client=http_client,
             )
+
+        # The SDK reads ANTHROPIC_BASE_URL and ANTHROPIC_CUSTOM_HEADERS from os.environ; so does
+        # the first request, to go where the SDK's requests go.
+        first = FirstRequest.for_api(
+            api_key=api_key,
+            auth_token=auth_token,
+            base_url=config.base_url,
+            timeout_s=config.timeout_s,
+            environ=os.environ,
+            http_client=http_client,
+        )
+        return AnthropicModel(make_sdk=build, first=first, **options)
+    import anthropic
+
+    sdk: Any
+    match config.provider:
         case "bedrock":
             from anthropic.lib.bedrock import AsyncAnthropicBedrock
 
@@ -182,13 +194,7 @@ def make_model_client(
                 timeout=config.timeout_s,
                 http_client=http_client,
             )
-    return AnthropicModel(
-        sdk,
-        provider=config.provider,
-        supports_tool_search=config.supports_tool_search,
-        region=config.aws_region,
-        thinking=thinking,
-    )
+    return AnthropicModel(sdk, region=config.aws_region, **options)
 
 
 def _installed(module: str) -> bool:
@@ -205,27 +211,41 @@ class AnthropicModel:
 
     def __init__(
         self,
-        sdk: Any,
+        sdk: Any = None,
         *,
+        make_sdk: Callable[[], Any] | None = None,
+        first: FirstRequest | None = None,
         provider: str = "anthropic",
         supports_tool_search: bool = True,
         region: str | None = None,
         thinking: ThinkingPolicy | None = None,
     ) -> None:
+        if sdk is None and make_sdk is None:
+            raise TypeError("AnthropicModel needs an SDK client or a way to build one")
         self._sdk = sdk
+        self._make_sdk = make_sdk
+        #: How the first request goes out while the SDK is still loading (None: through the SDK).
+        self._first = first
+        self._lock = threading.Lock()
         self.provider = provider
         self.supports_tool_search = supports_tool_search
         self._region = region
         self._thinking = thinking
 
+    def _client(self) -> Any:
+        """The SDK client, built on first use: in a worker thread when the first request is on its
+        way; the lock keeps a sub-agent's concurrent request from building a second one."""
+        with self._lock:
+            if self._sdk is None:
+                assert self._make_sdk is not None
+                self._sdk = self._make_sdk()
+            return self._sdk
+
     async def aclose(self) -> None:
-        await self._sdk.close()
+        if self._sdk is not None:
+            await self._sdk.close()
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
-        # Already loaded: make_model_client imported them to build the SDK client.
-        import anthropic
-        import httpx2
-
         params: dict[str, Any] = {
             # The Anthropic id as this provider spells it (bot.agent.providers).
             "model": provider_model_id(self.provider, request.model, self._region),
@@ -240,47 +260,60 @@ class AnthropicModel:
             for key, value in self._thinking.request_params(request.model, request.max_tokens).items():
                 current = params.get(key)
                 params[key] = {**current, **value} if isinstance(current, Mapping) else value
+        first, self._first = self._first, None
         request_id: str | None = None
         finished = False
         try:
-            async with self._sdk.messages.stream(**params) as stream:
+            if first is not None and self._sdk is None and not sdk_loaded() and sendable(params):
+                opening: Any = EarlyStream(first, params, self._client)
+            else:
+                opening = self._client().messages.stream(**params)
+            async with opening as stream:
                 request_id = stream.request_id
                 parser = _StreamParser(request_id)
                 async for event in stream:
                     for ours in parser.feed(event):
                         finished = finished or isinstance(ours, StreamFinished)
                         yield ours
-        except anthropic.APIStatusError as exc:
-            raise _status_error(exc) from exc
-        except anthropic.APITimeoutError as exc:
-            raise ModelError("timeout", "the request timed out", retryable=True, request_id=request_id) from exc
-        except anthropic.APIConnectionError as exc:
-            raise ModelError(
-                "connection", f"connection error: {exc.__cause__ or exc}", retryable=True, request_id=request_id
-            ) from exc
-        except httpx2.TimeoutException as exc:
-            raise ModelError(
-                "timeout", f"the stream stalled: {type(exc).__name__}", retryable=True, request_id=request_id
-            ) from exc
-        except httpx2.TransportError as exc:
-            raise ModelError(
-                "stream_cut", f"the connection broke mid-stream: {exc}", retryable=True, request_id=request_id
-            ) from exc
-        except anthropic.AnthropicError as exc:
-            raise ModelError("other", f"{type(exc).__name__}: {exc}", retryable=False, request_id=request_id) from exc
-        except json.JSONDecodeError as exc:  # an event's data cut short: the connection broke mid-event
-            raise ModelError(
-                "stream_cut", f"a stream event was cut short: {exc}", retryable=True, request_id=request_id
-            ) from exc
-        except ValueError as exc:
-            # The SDK could not parse the model's tool JSON: the model's output, not our request.
-            if "tool parameter JSON" not in str(exc):
+        except Exception as exc:
+            translated = _translated(exc, request_id)
+            if translated is None:
                 raise
-            raise ModelError("server", str(exc)[:300], retryable=True, request_id=request_id) from exc
+            raise translated from exc
         if not finished:
             raise ModelError(
                 "stream_cut", "the stream ended before message_stop", retryable=True, request_id=request_id
             )
+
+
+def _translated(exc: Exception, request_id: str | None) -> ModelError | None:
+    """An SDK or transport failure as a :class:`ModelError` that says whether a retry can help;
+    None for anything else (our own errors, bugs), which propagates as it is."""
+    import anthropic
+    import httpx2
+
+    if isinstance(exc, anthropic.APIStatusError):
+        return _status_error(exc)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ModelError("timeout", "the request timed out", retryable=True, request_id=request_id)
+    if isinstance(exc, anthropic.APIConnectionError):
+        reason = f"connection error: {exc.__cause__ or exc}"
+        return ModelError("connection", reason, retryable=True, request_id=request_id)
+    if isinstance(exc, httpx2.TimeoutException):
+        reason = f"the stream stalled: {type(exc).__name__}"
+        return ModelError("timeout", reason, retryable=True, request_id=request_id)
+    if isinstance(exc, httpx2.TransportError):
+        reason = f"the connection broke mid-stream: {exc}"
+        return ModelError("stream_cut", reason, retryable=True, request_id=request_id)
+    if isinstance(exc, anthropic.AnthropicError):
+        return ModelError("other", f"{type(exc).__name__}: {exc}", retryable=False, request_id=request_id)
+    if isinstance(exc, json.JSONDecodeError):  # an event's data cut short: the connection broke mid-event
+        reason = f"a stream event was cut short: {exc}"
+        return ModelError("stream_cut", reason, retryable=True, request_id=request_id)
+    if isinstance(exc, ValueError) and "tool parameter JSON" in str(exc):
+        # The SDK could not parse the model's tool JSON: the model's output, not our request.
+        return ModelError("server", str(exc)[:300], retryable=True, request_id=request_id)
+    return None
 
 
 class _StreamParser:

@@ -148,9 +148,10 @@ def run(
     capture_process_secrets()
     protect_own_environ()
     if not dry_run:
-        from bot.agent.client import prefetch_sdk
+        from bot.agent.client import ProviderConfig
+        from bot.cli.warm_up import modules_for, warm_up
 
-        prefetch_sdk()
+        warm_up(modules_for(local=local, provider=ProviderConfig.from_env().provider))
 
     config = RunConfig(
         workspace=repo,

@@ -10,6 +10,7 @@ import httpx2
 import pytest
 
 from bot.agent.client import ProviderConfig, make_model_client, parse_retry_after
+from bot.agent.first_request import CHECKED_SDK_VERSION, installed_sdk_version, sdk_matches
 from bot.agent.model import (
     ModelError,
     ModelRequest,
@@ -25,6 +26,19 @@ from bot.testing.model import TEST_API_KEY, model_client
 from bot.testing.replay import PacedReplay
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["through the SDK", "sent before the SDK loaded"], autouse=True)
+def request_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here both ways: a client's first request goes out before the SDK has loaded
+    (bot.agent.first_request) in a fresh process, and through the SDK once it is loaded, as it is
+    in this test process. Events and errors must be the same either way."""
+    if request.param.startswith("sent before"):
+        if not sdk_matches():
+            pytest.skip(f"the installed SDK {installed_sdk_version()} is not {CHECKED_SDK_VERSION}: no early request")
+        monkeypatch.setattr("bot.agent.client.sdk_loaded", lambda: False)
+    return str(request.param)
+
 
 REQUEST = ModelRequest(
     model="claude-sonnet-5-5",

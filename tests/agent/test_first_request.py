@@ -1,0 +1,234 @@
+"""The first request sent before the SDK has loaded: the same request the SDK sends, the SDK's own
+parsing of the answer, the SDK built once, and only with the SDK release it was checked against."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from bot.agent import first_request
+from bot.agent.client import ProviderConfig, make_model_client
+from bot.agent.first_request import CHECKED_SDK_VERSION, FirstRequest, installed_sdk_version, sendable
+from bot.agent.model import ModelRequest, StreamFinished
+from bot.testing.cassettes import Text, Turn, script_responses
+
+pytestmark = pytest.mark.anyio
+
+SDK_IS_CHECKED = installed_sdk_version() == CHECKED_SDK_VERSION
+needs_checked_sdk = pytest.mark.skipif(
+    not SDK_IS_CHECKED,
+    reason=f"the installed SDK {installed_sdk_version()} is not {CHECKED_SDK_VERSION}, whose wire format "
+    "bot.agent.first_request reproduces: its first request waits for the SDK (see the test below)",
+)
+
+PARAMS = {
+    "model": "claude-sonnet-5-5",
+    "max_tokens": 1024,
+    "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
+    "messages": [{"role": "user", "content": [{"type": "text", "text": "héllo"}]}],
+    "tools": [{"name": "Read", "description": "r", "input_schema": {"type": "object"}}],
+    "thinking": {"type": "enabled", "budget_tokens": 2048},
+}
+#: Set by httpx or by the SDK's telemetry, not part of what the API is asked.
+TRANSPORT_HEADERS = {"host", "accept-encoding", "connection", "content-length"}
+
+
+async def _sdk_request(kwargs: dict[str, object], params: dict[str, object]) -> httpx2.Request:
+    import anthropic
+
+    seen: list[httpx2.Request] = []
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return httpx2.Response(400, json={"type": "error", "error": {"type": "invalid_request_error", "message": "x"}})
+
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(handle))
+    sdk = anthropic.AsyncAnthropic(max_retries=0, http_client=http, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(anthropic.BadRequestError):
+        async with sdk.messages.stream(**params):  # type: ignore[arg-type]
+            pass
+    return seen[0]
+
+
+def _api_headers(request: httpx2.Request) -> dict[str, str]:
+    return {k: v for k, v in request.headers.items() if k not in TRANSPORT_HEADERS and not k.startswith("x-stainless")}
+
+
+@needs_checked_sdk
+@pytest.mark.parametrize(
+    ("case", "kwargs", "env", "params"),
+    [
+        ("an API key, the public API", {"api_key": "sk-ant-test"}, {}, PARAMS),
+        ("an auth token", {"auth_token": "tok-test"}, {}, PARAMS),
+        ("a base URL with a path", {"api_key": "k", "base_url": "http://proxy.internal:8080/anthropic/"}, {}, PARAMS),
+        ("ANTHROPIC_BASE_URL", {"api_key": "k"}, {"ANTHROPIC_BASE_URL": "https://llm.example.com"}, PARAMS),
+        (
+            "ANTHROPIC_CUSTOM_HEADERS",
+            {"api_key": "k"},
+            {"ANTHROPIC_CUSTOM_HEADERS": "X-Team: infra\nX-Cost-Center:  42 "},
+            PARAMS,
+        ),
+        (
+            "context editing (extra_headers and extra_body)",
+            {"api_key": "k"},
+            {},
+            {
+                **PARAMS,
+                "extra_headers": {"anthropic-beta": "context-management-2025-06-27"},
+                "extra_body": {"context_management": {"edits": [{"type": "clear_tool_uses_20250919"}]}},
+            },
+        ),
+    ],
+)
+async def test_the_first_request_is_the_request_the_sdk_sends(
+    case: str, kwargs: dict[str, str], env: dict[str, str], params: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    theirs = await _sdk_request(kwargs, params)
+    first = FirstRequest.for_api(
+        api_key=kwargs.get("api_key"),
+        auth_token=kwargs.get("auth_token"),
+        base_url=kwargs.get("base_url"),
+        timeout_s=600.0,
+        environ=os.environ,
+    )
+    assert first is not None and sendable(params), case
+    ours = first.request(httpx2.AsyncClient(), params)
+    assert (ours.method, str(ours.url)) == (theirs.method, str(theirs.url)), case
+    assert json.loads(ours.content) == json.loads(theirs.content), case
+    assert _api_headers(ours) == _api_headers(theirs), case
+
+
+def test_another_sdk_release_waits_for_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    first_request.sdk_matches.cache_clear()
+    monkeypatch.setattr(first_request, "installed_sdk_version", lambda: "2.99.0")
+    try:
+        assert FirstRequest.for_api(api_key="k", auth_token=None, base_url=None, timeout_s=600.0, environ={}) is None
+    finally:
+        first_request.sdk_matches.cache_clear()
+
+
+def test_the_installed_version_is_read_without_importing_the_sdk() -> None:
+    code = (
+        "import sys; from bot.agent.first_request import installed_sdk_version as v; "
+        "print(v()); print('anthropic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[1] == "False" and out[0] == installed_sdk_version() and out[0]
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        (PARAMS, True),
+        ({**PARAMS, "extra_body": {"x": 1}, "extra_headers": {"h": "v"}}, True),
+        ({**PARAMS, "timeout": 5}, False),  # not a body field: the SDK's way
+        ({**PARAMS, "extra_query": {"beta": "true"}}, False),
+        ({**PARAMS, "extra_body": "not a mapping"}, False),
+    ],
+)
+def test_only_plain_body_fields_are_sent_ahead(params: dict[str, object], expected: bool) -> None:
+    assert sendable(params) is expected
+
+
+def _turn_body(text: str) -> bytes:
+    return script_responses([Turn([Text(text)], first_token_s=0)])[0].body
+
+
+@needs_checked_sdk
+async def test_the_first_request_goes_ahead_and_the_next_through_the_one_sdk_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("bot.agent.client.sdk_loaded", lambda: False)  # as in a fresh process
+    seen: list[httpx2.Request] = []
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        body = _turn_body(f"answer {len(seen)}")
+        return httpx2.Response(200, headers={"content-type": "text/event-stream", "request-id": "req_1"}, content=body)
+
+    client = make_model_client(
+        ProviderConfig(api_key="k"), http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle))
+    )
+    request = ModelRequest(model="claude-sonnet-5-5", max_tokens=64, system=[], messages=PARAMS["messages"])  # type: ignore[arg-type]
+    for _ in range(2):
+        events = [e async for e in client.stream(request)]
+        assert isinstance(events[-1], StreamFinished) and events[-1].request_id == "req_1"
+    assert "x-stainless-lang" not in seen[0].headers  # sent by bot.agent.first_request
+    assert seen[1].headers["x-stainless-lang"] == "python"  # by the SDK client built meanwhile
+    assert client._sdk is not None and client._first is None
+    await client.aclose()
+
+
+# ----- in a fresh process ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_api() -> Iterator[tuple[str, list[dict[str, str]]]]:
+    seen: list[dict[str, str]] = []
+    body = _turn_body("done.")
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            seen.append({k.lower(): v for k, v in self.headers.items()})
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@needs_checked_sdk
+def test_a_local_run_sends_its_first_request_before_the_sdk_loads(
+    tmp_path: Path, fake_api: tuple[str, list[dict[str, str]]]
+) -> None:
+    url, seen = fake_api
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "README.md").write_text("hello\n")
+    git_env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    for args in (["init", "-q", "-b", "main"], ["add", "README.md"], ["commit", "-q", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=repo, env=git_env, check=True)
+    env = {**git_env, "ANTHROPIC_API_KEY": "sk-ant-test-" + "x" * 24, "ANTHROPIC_BASE_URL": url}
+    command = [sys.executable, "-c", "from bot.cli import main; main()", "run", "--local", "--repo", str(repo)]
+    command += ["--prompt", "say done", "--policy", "read-only", "--output-dir", str(tmp_path / "out")]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(seen) == 1 and "x-stainless-lang" not in seen[0]
+    assert seen[0]["authorization"].startswith("Bearer sk-ant-test-")
