@@ -450,6 +450,17 @@ def _cpio(program: str, argv: Sequence[Word]) -> ProgramFacts:
     return NO_FACTS
 
 
+def _corepack(program: str, argv: Sequence[Word]) -> ProgramFacts:
+    """``corepack use pnpm@https://…``: a package manager from a URL, pinned in ``package.json`` and
+    run by every later ``pnpm``/``yarn`` (a version from the registry, ``pnpm@9``, stays)."""
+    found = [
+        (k, f"{program} {w.value}: a package manager from elsewhere")
+        for k, w in enumerate(argv[1:], 1)
+        if "@" in w.value and "://" in w.value.partition("@")[2]
+    ]
+    return facts(found)
+
+
 def _ldconfig(program: str, argv: Sequence[Word]) -> ProgramFacts:
     if len(argv) > 1 and all(w.value in ("-p", "--print-cache", "--version", "--help", "-V") for w in argv[1:]):
         return NO_FACTS
@@ -474,6 +485,7 @@ _SPECIAL: dict[str, _Handler] = {
     "ldconfig": _ldconfig,
     "ansible-test": _ansible_test,
     "cpio": _cpio,
+    "corepack": _corepack,
     "bsdcpio": _cpio,
     **dict.fromkeys(
         ("rc", "sash", "elvish", "es"), _whole("is a shell whose commands (from stdin or a script) cannot be checked")

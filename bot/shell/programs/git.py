@@ -182,6 +182,10 @@ def git_facts(argv: Sequence[Word]) -> ProgramFacts:
         explicit.append((sub, f"git {command} runs configurable external programs"))
     if command == "config":
         explicit.extend(_git_config(values, sub))
+    elif command == "remote" and len(positionals) >= 3 and values[positionals[0]] in ("add", "set-url"):
+        # as `git config remote.NAME.url URL` is: a later allowed `git push`/`git fetch` reaches it
+        url = positionals[-1]
+        explicit.append((url, f"git remote {values[positionals[0]]} points later pushes and fetches at {values[url]}"))
     elif command in ("clone", "init") and positionals:
         where = positionals[-1] if command == "init" or len(positionals) > 1 else None
         if where is not None:
