@@ -202,9 +202,12 @@ def _git_commit_check(check_id: int | None, command: str) -> int | None:
 
 def run_items(parsed: Parsed, state: State, judge: Judge) -> Verdict:
     """Judge each simple command with the state earlier ones leave; subshells restore it."""
+    items = parsed.items
+    if len(items) == 1 and type(items[0]) is SimpleCommand:
+        return judge.command(items[0], state)  # (one command: the loop below comes to this)
     stack: list[State] = []
     verdicts: list[Verdict] = []
-    for item in parsed.items:
+    for item in items:
         if isinstance(item, ScopeMarker):
             if item.branch:
                 # The body may or may not run: a directory it changes is unknown afterwards.

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from bot.permissions.path_denials import DeniedPath
 from bot.shell.judge.rule_match import RuleSet, canonical
 from bot.shell.launch.wrappers import InnerKind
-from bot.shell.parse.syntax import Word
+from bot.shell.parse.syntax import WORD_VALUE, Word
 from bot.shell.paths.resolve import PathPolicy
 
 
@@ -44,7 +44,7 @@ class Layer:
         #: Other directories the program may run in (see :attr:`bot.shell.judge.verdict.State.others`).
         self.others = others
         self.unsafe_env = unsafe_env
-        values = [w[0] for w in words]
+        values = list(map(WORD_VALUE, words))
         self.values = values
         self.text = " ".join(values)
         #: The program's base name (``/usr/bin/git`` → ``git``).

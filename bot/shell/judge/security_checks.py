@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 
 from bot.shell.parse.quoting import QuoteViews, quote_views
-from bot.shell.parse.syntax import Finding, Word
+from bot.shell.parse.syntax import WORD_OBFUSCATED_FLAG, WORD_VALUE, Finding, Word
 from bot.shell.parse.walk import parse_tree
 
 BASH_SECURITY_CHECK_IDS: dict[str, int] = {
@@ -254,11 +254,15 @@ def argv_findings(argv: Sequence[Word]) -> Finding | None:
         return Finding(20, f"{program} is a zsh builtin that bypasses command checks")
     if argv[0].escaped_space:
         return Finding(15, "the command name contains an escaped space")
-    for word in argv:
-        if "/proc/" in word.value and _PROC_ENVIRON.search(word.value):
-            return Finding(13, "the command reads a process environment or memory file (/proc/*/environ)")
+    values = list(map(WORD_VALUE, argv))
+    if "/proc/" in "\n".join(values):
+        for value in values:
+            if "/proc/" in value and _PROC_ENVIRON.search(value):
+                return Finding(13, "the command reads a process environment or memory file (/proc/*/environ)")
     jq = program == "jq" or program == "gojq"
     find = program == "find"
+    if not jq and not find and not any(map(WORD_OBFUSCATED_FLAG, argv[1:])):
+        return None  # (what the loop below looks for in any other program's words)
     after_dashdash = False
     for index, word in enumerate(argv[1:], start=1):
         value = word.value

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from bot.shell.parse.syntax import Item, Parsed, Redirect, ScopeMarker, SimpleCommand, Word
 from bot.shell.parse.words import ARG_NODES, Unresolvable, resolve_word
@@ -122,8 +122,10 @@ def fast_parsed(root: Any, src: str, size: int) -> Parsed | None:
         _statements(root, start, end, src, items, operators, ())
     except (_Fallback, Unresolvable):
         return None
-    commands = tuple([i for i in items if type(i) is SimpleCommand])
-    return _new(Parsed, (tuple(items), tuple(operators), commands))
+    whole = tuple(items)
+    # (without a pipeline there are no scope markers: every item is a command)
+    commands = whole if _ENTER not in whole else tuple([i for i in items if type(i) is SimpleCommand])
+    return _new(Parsed, (whole, tuple(operators), commands))
 
 
 def _no_gap(src: str, start: int, end: int) -> None:
@@ -273,8 +275,11 @@ def _command(node: Any, node_start: int, node_end: int, src: str, redirects: tup
         text = src[node_start:node_end]
         tokens = text.split()
         if node.child_count == len(tokens) and "=" not in tokens[0] and _KEYWORDS.isdisjoint(tokens):
-            known = _PLAIN_WORDS.get
-            words = tuple([known(t) or plain_word(t) for t in tokens])
+            known = tuple(map(_PLAIN_WORDS.get, tokens))
+            if None in known:  # (built once: later commands find them all in the memory)
+                words = tuple([w or plain_word(t) for w, t in zip(known, tokens, strict=True)])
+            else:
+                words = cast("tuple[Word, ...]", known)
             if tokens[0] == "time" and assigns_after_time(words):
                 raise _Fallback
             return _new(SimpleCommand, (words, (), redirects, text, "command"))

@@ -11,6 +11,7 @@ ever be matched by a rule's ``*``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import NamedTuple
 
 #: Stands for a part of a word whose value is only known at run time (a ``$VAR`` expansion, a
@@ -42,6 +43,14 @@ class Word(NamedTuple):
     @property
     def is_static(self) -> bool:
         return not self.dynamic and not self.glob
+
+
+#: Fields of a :class:`Word`, read in C over a whole argv (``map(WORD_VALUE, argv)``): a Python loop
+#: over the words of every command is a sizeable part of a decision.
+WORD_VALUE = itemgetter(Word._fields.index("value"))
+WORD_DYNAMIC = itemgetter(Word._fields.index("dynamic"))
+WORD_GLOB = itemgetter(Word._fields.index("glob"))
+WORD_OBFUSCATED_FLAG = itemgetter(Word._fields.index("obfuscated_flag"))
 
 
 def literal(value: str) -> Word:

@@ -21,11 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from bot.shell.parse.syntax import DYN, Word
+from bot.shell.parse.syntax import DYN, WORD_VALUE, Word
 from bot.shell.paths.resolve import Access
 from bot.shell.paths.use import PathUse
 from bot.shell.programs.getopt import is_option
 from bot.shell.programs.git_globals import GIT_GLOBAL_FLAGS, GIT_GLOBAL_VALUE
+
+_new = tuple.__new__
 
 #: A ``NAME=value`` or ``key=value`` word: the value is what may be a path.
 _ASSIGNMENT = re.compile(r"[A-Za-z_][\w.-]*=")
@@ -73,7 +75,7 @@ def path_like_arguments(words: Sequence[Word], known: set[int]) -> list[PathUse]
     checked (an extractor's or the program facts' paths). git's ``-C``/``--git-dir``/``--work-tree``
     values are left to the judge's check of where git runs."""
     uses: list[PathUse] = []
-    values = [w.value for w in words]
+    values = list(map(WORD_VALUE, words))
     readers: int | None = None
     if values and values[0].rsplit("/", 1)[-1] == "git":
         readers = _git_reader_start(values)
@@ -98,7 +100,7 @@ def path_like_arguments(words: Sequence[Word], known: set[int]) -> list[PathUse]
         if value[0] != "-" and "=" not in value:  # a plain word is its own one candidate
             if "://" not in value:
                 place = value.split(":", 1)[0] if value[0] == "/" else value
-                uses.append(PathUse(pos, place, access, words[pos]))
+                uses.append(_new(PathUse, (pos, place, access, words[pos])))  # (PathUse without its keywords)
             continue
         uses.extend(PathUse(pos, candidate, access, words[pos]) for candidate in _candidates(value))
     return uses

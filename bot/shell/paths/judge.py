@@ -12,7 +12,7 @@ from typing import Literal
 from bot.shell.judge.prefixes import exact_suggestion
 from bot.shell.judge.scan import Layer, Options, Scan
 from bot.shell.judge.verdict import ALLOW_NEUTRAL, State, Verdict
-from bot.shell.parse.syntax import DYN, Redirect, Word
+from bot.shell.parse.syntax import DYN, WORD_DYNAMIC, WORD_GLOB, Redirect, Word
 from bot.shell.paths.arguments import PathUse, has_extractor, path_like_arguments, path_uses
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.link_makers import is_extraction
@@ -119,12 +119,10 @@ class PathJudge:
             if program not in OUTPUT_ONLY and not has_extractor(program):
                 # Every argument: `pytest --basetemp=.git` names no slash, `link_to_home` is a link.
                 uses.extend(path_like_arguments(words, {u.pos for u in uses}.union(facts.elsewhere)))
-            for word in words:
-                if word.dynamic or word.glob:
-                    verdict = self._run_time_words(program, words, uses, argv)
-                    if verdict is not None:
-                        return verdict
-                    break
+            if any(map(WORD_DYNAMIC, words)) or any(map(WORD_GLOB, words)):
+                verdict = self._run_time_words(program, words, uses, argv)
+                if verdict is not None:
+                    return verdict
             if is_extraction(layer.values):
                 where = _extraction_into_repository(uses, layer)
                 if where is not None:
@@ -191,6 +189,9 @@ class PathJudge:
             # one directory to check from (the common case, without building the list of them)
             if layer.cwd is None and not absolute:
                 return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
+            if not use.word.glob and not self.created and not self.created_trees:
+                # (what _path_from comes to for a plain word when nothing earlier made a path)
+                return self._classify(value, layer.cwd or "/", use.access, layer, program, scan, use)
             return self._path_from(use, layer.cwd or "/", layer, program, scan)
         cwds = (layer.cwd, *layer.others)
         edit = False
@@ -241,16 +242,10 @@ class PathJudge:
             denial = self._denied(value, cwd, verdict.path, access)
             if denial is not None:
                 return denial
-        match verdict.kind:
-            case "hard_deny":
-                return Verdict("deny", verdict.reason, source="safety")
-            case "network":
-                return Verdict("ask", verdict.reason, check_id=10, source="safety")
-            case "protected":
-                return Verdict("deny", verdict.reason, source="safety")
-            case "outside":
-                scan.explicit.setdefault(layer.start + use.pos, verdict.reason)
+        match verdict.kind:  # ("ok" first: most paths are)
             case "ok":
+                if access == "read" or access == "argument":
+                    return None
                 if access == "write" and verdict.path in _OUTPUTS and program not in _REPLACERS:
                     # `curl -o /dev/null`, `sort -o /dev/stdout`: written into, no file is made (where
                     # stdout goes is judged with its redirection; the parse refuses `1< file`, and
@@ -266,6 +261,14 @@ class PathJudge:
                     and not (program == "find" and access == "purge")
                 ):
                     return "edit"
+            case "hard_deny":
+                return Verdict("deny", verdict.reason, source="safety")
+            case "network":
+                return Verdict("ask", verdict.reason, check_id=10, source="safety")
+            case "protected":
+                return Verdict("deny", verdict.reason, source="safety")
+            case "outside":
+                scan.explicit.setdefault(layer.start + use.pos, verdict.reason)
         return None
 
     def _glob_matches(self, use: PathUse, cwd: str, base: str) -> list[str] | Verdict:

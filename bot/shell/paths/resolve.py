@@ -430,7 +430,10 @@ def _is_directory(path: str, policy: PathPolicy, seen: dict[str, int] | None) ->
 def _root_of(path: str, roots: tuple[str, ...]) -> str | None:
     """The first root ``path`` is :func:`within`."""
     for root in roots:
-        if root == "/" or (path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/")):
+        if path.startswith(root):  # (the common case, one test)
+            if path == root or path[len(root)] == "/" or root == "/":
+                return root
+        elif root == "/":
             return root
     return None
 
