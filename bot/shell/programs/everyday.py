@@ -97,7 +97,26 @@ def tar_facts(argv: Sequence[Word]) -> ProgramFacts:
         hit = next((c for c in values[1] if c in "IFP"), None)
         if hit is not None:
             explicit.append((1, f"tar {hit} {_TAR['-' + hit]}"))
+    explicit.extend(_tar_remote_archive(values))
     return facts(explicit + follow_facts("tar", values))
+
+
+def _tar_remote_archive(values: Sequence[str]) -> Explicit:
+    """``tar -cf host:x.tar src``: GNU tar reaches an archive named ``HOST:FILE`` over rsh/ssh
+    (``--force-local`` reads it as a file): the tree goes to, or comes from, that host."""
+    if "--force-local" in values:
+        return []
+    archives: list[tuple[int, str]] = []
+    if len(values) > 2 and not values[1].startswith("-") and "f" in values[1]:
+        archives.append((2, values[2]))  # old-style bundle `tar cf ARCHIVE …`
+    for option in options(values, TAR_VALUE_LETTERS, ("--file",), TAR_KNOWN):
+        if option.name in ("-f", "--file") and option.value is not None and option.value_index is not None:
+            archives.append((option.value_index, option.value))
+    return [
+        (k, f"tar {name}: an archive on another host, reached over a remote shell")
+        for k, name in archives
+        if ":" in name.split("/", 1)[0]
+    ]
 
 
 def _tar_mode(values: Sequence[str]) -> str:

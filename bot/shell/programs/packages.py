@@ -17,7 +17,7 @@ from bot.shell.launch.package_runners import runner_subcommand, subcommand_runne
 from bot.shell.parse.syntax import Word
 from bot.shell.paths.arguments import PathUse
 from bot.shell.paths.resolve import Access
-from bot.shell.programs.facts import NO_FACTS, Explicit, ProgramFacts, facts, path_use, program_name
+from bot.shell.programs.facts import NO_FACTS, Explicit, ProgramFacts, facts, path_use, program_name, stdin_code
 from bot.shell.programs.getopt import long_name, options
 from bot.shell.programs.install_sources import npm_sources, pip_sources
 from bot.shell.programs.manifests import package_manager_writes, pip_config_facts, registry_key
@@ -84,6 +84,11 @@ def make_facts(argv: Sequence[Word]) -> ProgramFacts:
     ):
         if option.name in ("--eval", "-E"):
             explicit.append((option.at, "make --eval runs make code given on the command line"))
+        elif option.name in ("-f", "--file", "--makefile") and (
+            option.value in ("-", "/dev/stdin") or str(option.value).startswith("/dev/fd/")
+        ):
+            # recipes read from stdin: what a rule allowing make with any arguments grants, no narrower one
+            return stdin_code(argv, "make reads its makefile from stdin")
         elif option.name in _MAKE_PATHS:
             use = path_use(argv, option.value_index, option.value, "read")
             if use is not None:
