@@ -31,6 +31,7 @@ Where is … answered?
 - ``> file``, ``cd``, globs, symlinks made earlier in the same command: ``paths/judge.py`` with
   ``paths/resolve.py``, ``paths/globbing.py``, ``paths/link_makers.py``
 - read-only and concurrency-safe (seeds 4.6.8): ``judge/read_only.py``
+- which reading commands need no rule (``ls``, ``git status``, ``| tail``): ``judge/no_rule.py``
 - exit codes that are not failures (``grep`` 1): ``programs/exit_codes.py``
 - the suggested rule in a denial: ``judge/prefixes.py``
 - ``$(nproc)``, ``$PWD``, ``<(cmd)`` judged as what they become: ``judge/known_output.py``; a

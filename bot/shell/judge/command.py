@@ -27,11 +27,12 @@ from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 
 from bot.shell.judge.deny_match import loosely_matches
+from bot.shell.judge.no_rule import reads_only
 from bot.shell.judge.prefixes import exact_suggestion, suggestion_for
 from bot.shell.judge.rule_match import BashPattern, CompiledRule, RuleIndex, canonical, covers
 from bot.shell.judge.scan import ExecInner, Finder, InnerScript, Layer, Options, Scan, join_dir
 from bot.shell.judge.security_checks import argv_findings
-from bot.shell.judge.verdict import ALLOW_NEUTRAL, State, Verdict, combine
+from bot.shell.judge.verdict import ALLOW_NEUTRAL, ALLOW_READ_ONLY, State, Verdict, combine
 from bot.shell.launch.wrappers import unwrap
 from bot.shell.parse.assignments import is_safe_env_var
 from bot.shell.parse.syntax import Assignment, SimpleCommand, Word
@@ -76,6 +77,8 @@ class Judge:
         self.decide_script = decide_script
         self.depth = depth
         self.count = 0
+        #: Above zero while a launched command (``find -exec``'s, a wrapper's) is judged.
+        self._launching = 0
         #: Paths, redirections and ``cd``, with what earlier commands of the compound made.
         self.paths = PathJudge(options)
 
@@ -214,6 +217,9 @@ class Judge:
             return combine([verdict, *approved])
         if self._launcher_only(scan) and not unsafe:
             return combine([ALLOW_NEUTRAL, *inner_verdicts])
+        top = self.depth == 0 and not self._launching
+        if top and single and not unsafe and not inner_verdicts and not scan.explicit and reads_only(argv):
+            return ALLOW_READ_ONLY  # its paths were judged as reads in step 3
         return combine([self._unmatched(scan, argv, unsafe), *inner_verdicts])
 
     def _rule_views(self, scan: Scan, argv: tuple[Word, ...]) -> list[list[str]]:
@@ -537,7 +543,11 @@ class Judge:
             if origin is not None and scan.finder is not None:
                 problem = self._find_matches(scan.finder, inner_argv)
                 inner = inner._replace(argv=_placed_matches(inner_argv, scan.finder))
-            verdict = self.command(inner, inner_state)
+            self._launching += 1
+            try:
+                verdict = self.command(inner, inner_state)
+            finally:
+                self._launching -= 1
             verdicts.append(problem if problem is not None and verdict.kind != "deny" else verdict)
         for _start, script, _kind, same_shell in scan.scripts:
             if "\n" in script and any(line.lstrip().startswith("#") for line in script.split("\n")[1:]):

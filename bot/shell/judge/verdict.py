@@ -60,6 +60,8 @@ class Verdict(NamedTuple):
 
 
 ALLOW_NEUTRAL = Verdict("allow", neutral=True)
+#: Allowed without a rule because it only reads what a Read would be allowed (bot.shell.judge.no_rule).
+ALLOW_READ_ONLY = Verdict("allow", "reads only", neutral=True)
 _PRIORITY = {"deny": 0, "ask": 1, "nomatch": 2, "allow": 3}
 
 

@@ -1,0 +1,91 @@
+"""Commands that only read the workspace need no rule (bot.shell.judge.no_rule), as Read, Glob and
+Grep need none; everything such a command could be turned into still needs one. Each attack below
+is a command that a plain "read-only programs need no rule" would let through."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.permissions.decision import Allow
+from tests.shell.conftest import context_for, final_decision
+
+
+@pytest.mark.parametrize(
+    ("command", "rules"),
+    [
+        ("ls -la", []),
+        ("cat README.md", []),
+        ("head -n 20 src/app.py", []),
+        ("grep -rn TODO src | head", []),
+        ("find . -name '*.py' | sort", []),
+        ("wc -l src/*.py", []),
+        ("git status", []),
+        ("git log --oneline -5", []),
+        ("git --no-pager diff --stat", []),
+        ("sort -u README.md | uniq -c", []),
+        ("cd src && ls", []),
+        ("jq .name package.json", []),
+        ("test -f README.md && echo yes", []),
+        # The everyday shapes of an agent: an allowed command, then a filter of its output.
+        ("pytest -q 2>&1 | tail -30", ["Bash(pytest:*)"]),
+        ("npm test 2>&1 | head -80", ["Bash(npm test:*)"]),
+        ("python -m pytest tests 2>&1 | grep -E 'FAILED|passed'", ["Bash(python -m pytest:*)"]),
+        ("cargo test 2>&1 | tail -n 50; git status --short", ["Bash(cargo test:*)"]),
+    ],
+)
+def test_reading_the_workspace_needs_no_rule(ws: Path, command: str, rules: list[str]) -> None:
+    decision = final_decision(command, context_for(ws, rules))
+    assert isinstance(decision, Allow), (command, decision)
+
+
+@pytest.mark.parametrize(
+    ("command", "rules", "deny", "why"),
+    [
+        ("cat .git/config", [], [], "git's internals need a rule that names them, as for Read"),
+        ("cat src/../.git/config", [], [], "the same, through a parent step"),
+        ("cat .gi*/config", [], [], "a glob that can match .git"),
+        ("ls .git", [], [], "listing git's internals"),
+        ("cat /etc/passwd", [], [], "outside the workspace"),
+        ("cat ../outside", [], [], "outside the workspace, relative"),
+        ("cat < /etc/passwd", [], [], "outside the workspace, by redirection"),
+        ("cat .env", [], ["Read(.env)"], "a Read deny rule"),
+        ("grep -r SECRET .env", [], ["Read(.env)"], "a Read deny rule, through grep"),
+        ("cat README.md", [], ["Bash(cat:*)"], "a Bash deny rule on the program"),
+        ("cat README.md > out.txt", [], [], "a redirection writes"),
+        ("sort -o out.txt README.md", [], [], "an option writes"),
+        ("uniq README.md out.txt", [], [], "uniq's second operand is written"),
+        ("xxd README.md out.bin", [], [], "xxd's second operand is written"),
+        ("sed -i s/a/b/ README.md", [], [], "sed -i edits"),
+        ("sed 's/a/b/e' README.md", [], [], "sed's e flag runs the pattern space"),
+        ("awk 'BEGIN{system(\"touch x\")}'", [], [], "awk's system()"),
+        ("find . -exec touch {} +", [], [], "find -exec"),
+        ("find . -delete", [], [], "find -delete"),
+        ("./cat README.md", [], [], "a program from the workspace"),
+        ("cat $HOME/.ssh/id_rsa", [], [], "a word known only at run time"),
+        ("git -c core.pager=touch log", [], [], "git -c can run a program"),
+        ("git diff --ext-diff", [], [], "an external diff runs a program"),
+        ("git log --output=x", [], [], "git log writes with --output"),
+        ("cd evil && git status", [], [], "a bare repository's config runs core.fsmonitor"),
+        ("id", [], [], "what a probe runs, not a task"),
+        ("whoami && uname -a", [], [], "the same"),
+        ("env", [], [], "env launches programs"),
+        ("less README.md", [], [], "LESSOPEN runs a preprocessor"),
+        ("rg --pre ./x.sh TODO", [], [], "rg --pre runs a program per file"),
+        ("nohup sh -c 'cat README.md'", ["Bash(nohup:*)"], [], "a launched reader takes the launcher's rule"),
+        ("git ls-files | xargs cat", [], [], "xargs launches its reader"),
+        ("echo test && ls && touch pwned", ["Bash(echo *)"], [], "a chain still needs every part"),
+        ("cat README.md | sh", [], [], "what reads the output may run it"),
+    ],
+)
+def test_what_a_read_could_be_turned_into_still_needs_a_rule(
+    ws: Path, command: str, rules: list[str], deny: list[str], why: str
+) -> None:
+    decision = final_decision(command, context_for(ws, rules, deny=deny))
+    assert not isinstance(decision, Allow), (command, why)
+
+
+def test_the_reason_says_no_rule_was_needed(ws: Path) -> None:
+    decision = final_decision("git status", context_for(ws, []))
+    assert isinstance(decision, Allow) and "no rule needed" in decision.reason and decision.rule is None
