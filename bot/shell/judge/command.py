@@ -42,6 +42,7 @@ from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.judge import PathJudge
 from bot.shell.paths.link_makers import created
 from bot.shell.paths.resolve import check_path, within
+from bot.shell.programs.fetchers import other_origin
 from bot.shell.programs.find import links_out, name_filter, name_guard_problem, start_points
 from bot.shell.programs.flags import git_subcommand_position, program_facts
 from bot.shell.programs.hatch import is_hatch_script
@@ -409,6 +410,8 @@ class Judge:
                 continue
             if scan.exact_only and pattern.kind != "exact" and not self._stdin_code_granted(pattern, scan):
                 continue
+            if "://" in pattern.literal and other_origin(pattern.literal, argv) is not None:
+                continue  # a rule naming a host approves requests to it, not to a second one
             if not (prefix_len or needed or scan.exec_inners or scan.scripts):
                 return compiled, -1
             if isinstance(ends, Layer):

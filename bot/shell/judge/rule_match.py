@@ -39,6 +39,9 @@ class BashPattern:
     #: The first word of the literal (the program), ``""`` when the rule starts with ``*``.
     program: str
     regex: re.Pattern[str] | None = None
+    #: A ``:*`` rule ending in a URL: the characters that may continue its last word, as the
+    #: path of the same host (see :func:`_url_tail`); ``""`` where the next must be a space.
+    url_tail: str = ""
 
     def matches(self, canonical: str) -> bool:
         match self.kind:
@@ -46,7 +49,12 @@ class BashPattern:
                 return canonical == self.text
             case "prefix":
                 text = self.text
-                return canonical == text or (canonical.startswith(text) and canonical[len(text)] == " ")
+                if canonical == text:
+                    return True
+                if not canonical.startswith(text):
+                    return False
+                after = canonical[len(text)]
+                return after == " " or (bool(self.url_tail) and (self.url_tail == "*" or after in self.url_tail))
             case "wildcard":
                 assert self.regex is not None
                 return self.regex.fullmatch(canonical) is not None
@@ -69,7 +77,7 @@ def compile_pattern(content: str) -> BashPattern:
     text = content.strip()
     if text.endswith(":*"):
         literal = _normalise_literal(text[:-2])
-        return BashPattern("prefix", literal, literal, literal.split(" ", 1)[0])
+        return BashPattern("prefix", literal, literal, literal.split(" ", 1)[0], url_tail=_url_tail(literal))
     star_free = text.replace("\\*", "")
     if text.endswith(" *") and "*" not in star_free[:-2]:
         literal = _normalise_literal(text[:-2])
@@ -100,6 +108,22 @@ def compile_pattern(content: str) -> BashPattern:
     literal = normalised[0]
     program = literal.split(" ", 1)[0] if " " in literal else ""
     return BashPattern("wildcard", text, literal, program, re.compile(regex, re.DOTALL))
+
+
+def _url_tail(literal: str) -> str:
+    """``Bash(curl http://site.com/:*)`` "matches curl commands that start with exactly
+    curl http://site.com/" (Claude Code's documentation): a ``:*`` rule whose last word is a URL
+    goes on into that URL's path, never into another host. Once the host is followed by a path,
+    anything may follow (``*``); right after the host only what starts a path, query or fragment
+    (``/?#``), so ``https://api.example.com.evil.com`` and ``…com@evil.com`` stay unmatched."""
+    last = literal.rsplit(" ", 1)[-1]
+    scheme, sep, rest = last.partition("://")
+    if not sep or not scheme.isalpha():
+        return ""
+    host, slash, _path = rest.partition("/")
+    if not host or any(c in host for c in "*?[]{}@"):
+        return ""
+    return "*" if slash else "/?#"
 
 
 def covers(pattern: BashPattern, span_end: int) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from bot.shell.parse.syntax import Word
 from bot.shell.paths.arguments import PathUse
@@ -340,6 +341,40 @@ def wget_facts(argv: Sequence[Word]) -> ProgramFacts:
     if writes_cwd:
         paths.append(PathUse(0, ".", "write", argv[0]))
     return facts(explicit, paths)
+
+
+def fetched_urls(argv: Sequence[Word]) -> list[str]:
+    """The URLs ``curl`` or ``wget`` fetches: every operand (curl takes ``evil.com`` as a URL too)
+    and ``--url``'s values; empty for other programs."""
+    program = program_name(argv)
+    values = [w.value for w in argv]
+    if program == "curl":
+        found = options(values, CURL_VALUE_LETTERS, _CURL_VALUE_NAMES, known_names=_CURL_FLAGS)
+    elif program == "wget":
+        found = options(values, WGET_VALUE_LETTERS, _WGET_VALUE_NAMES, known_names=_WGET_FLAG_NAMES)
+    else:
+        return []
+    return [o.word if not o.name else (o.value or "") for o in found if o.name in ("", "--url")]
+
+
+def other_origin(literal: str, argv: Sequence[Word]) -> str | None:
+    """Under a rule that spells out a URL (``Bash(curl https://api.example.com:*)``), a URL of the
+    command that goes elsewhere: a second operand (``curl https://api.example.com evil.com``) is a
+    second request, which the rule's host does not approve. ``None`` when every URL the command
+    fetches has the scheme, host and port of one of the rule's URLs, or the rule spells none."""
+    spelled = {_origin(word) for word in literal.split(" ") if "://" in word}
+    if not spelled:
+        return None
+    return next((url for url in fetched_urls(argv) if _origin(url) not in spelled), None)
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) as curl reads a URL: no scheme means http."""
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+    except ValueError:  # a port that is no number: nothing a rule spells
+        return None
 
 
 def fetcher_facts(program: str, argv: Sequence[Word], install_scripts: bool) -> ProgramFacts:
