@@ -42,7 +42,11 @@ def _uses(argv: list[str]) -> list[tuple[str, str]]:
         ),
         ("cp -t attached in a bundle", ["cp", "-vt.git/hooks", "x"], [(".git/hooks", "write"), ("x", "read")]),
         ("cp --target-directory abbreviated", ["cp", "--targ=/etc", "evil"], [("/etc", "write"), ("evil", "read")]),
-        ("mv -t attached after a flag", ["mv", "-ft.git/hooks", "x"], [(".git/hooks", "write"), ("x", "delete")]),
+        (
+            "mv -t attached after a flag",
+            ["mv", "-ft.git/hooks", "x"],
+            [(".git/hooks", "write"), ("x", "delete"), ("x", "read")],
+        ),
         ("install -t in a bundle", ["install", "-Dt", ".git/hooks", "x"], [(".git/hooks", "write"), ("x", "read")]),
         (
             "install abbreviated with an attached mode",
@@ -85,7 +89,11 @@ def test_options_are_read_like_getopt_long(description: str, argv: list[str], ex
     ("description", "argv", "expected"),
     [
         ("a symbolic link's target is written", ["ln", "-s", ".git", "b"], [("b", "write"), (".git", "write")]),
-        ("a hard link's target is written", ["ln", ".git/config", "c"], [("c", "write"), (".git/config", "write")]),
+        (
+            "a hard link's target is written",
+            ["ln", ".git/config", "c"],
+            [("c", "write"), (".git/config", "write"), (".git/config", "read")],
+        ),
         (
             "a link into the workflows",
             ["ln", "-s", ".github/workflows", "w"],
@@ -106,7 +114,7 @@ def test_options_are_read_like_getopt_long(description: str, argv: list[str], ex
         (
             "-r: the target is relative to the working directory",
             ["ln", "-rs", "src/x", "d/y"],
-            [("d/y", "write"), ("src/x", "write")],
+            [("d/y", "write"), ("src/x", "write"), ("src/x", "read")],
         ),
         ("one operand: the link is made here", ["ln", "-s", ".git/hooks"], [(".git/hooks", "write")]),
         (
@@ -114,13 +122,21 @@ def test_options_are_read_like_getopt_long(description: str, argv: list[str], ex
             ["ln", "-sf", "/usr/bin/python3", "py"],
             [("py", "write"), ("/usr/bin/python3", "write")],
         ),
-        ("cp -l links its sources", ["cp", "-l", ".git/config", "c"], [("c", "write"), (".git/config", "write")]),
-        ("cp --link abbreviated", ["cp", "--li", ".git/config", "c"], [("c", "write"), (".git/config", "write")]),
-        ("cp -s in a bundle", ["cp", "-rs", ".git", "c"], [("c", "write"), (".git", "write")]),
+        (
+            "cp -l links its sources",
+            ["cp", "-l", ".git/config", "c"],
+            [("c", "write"), (".git/config", "write"), (".git/config", "read")],
+        ),
+        (
+            "cp --link abbreviated",
+            ["cp", "--li", ".git/config", "c"],
+            [("c", "write"), (".git/config", "write"), (".git/config", "read")],
+        ),
+        ("cp -s in a bundle", ["cp", "-rs", ".git", "c"], [("c", "write"), (".git", "write"), (".git", "read")]),
         (
             "cp --symbolic-link",
             ["cp", "--symbolic-link", ".git/config", "c"],
-            [("c", "write"), (".git/config", "write")],
+            [("c", "write"), (".git/config", "write"), (".git/config", "read")],
         ),
         ("a plain cp reads its sources", ["cp", "-r", ".git", "backup"], [(".git", "read"), ("backup", "write")]),
     ],

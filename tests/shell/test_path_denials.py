@@ -3,10 +3,12 @@ preset's git rules printed files its Read deny rules hid)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.permissions.decision import Allow, Deny
-from tests.shell.conftest import Check
+from tests.shell.conftest import Check, context_for, final_decision
 
 
 @pytest.mark.parametrize(
@@ -72,3 +74,19 @@ def test_recursive_reads_hold_nothing_a_read_deny_rule_covers(
 ) -> None:
     # Red team round 4: `grep -r SECRET .` read `.env` without naming it.
     assert isinstance(check(command, allow=allow, deny=deny, mode="acceptEdits"), Allow) is allowed, description
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["mv .env src/", "mv .env src/x", "mv -t src .env", "ln .env src/x", "cp -l .env src/x", "link .env src/x"],
+)
+def test_a_read_denied_file_is_not_moved_or_hard_linked_under_a_readable_name(ws: Path, command: str) -> None:
+    rules = ["Bash(mv:*)", "Bash(ln:*)", "Bash(cp:*)", "Bash(link:*)", "Edit"]
+    decision = final_decision(command, context_for(ws, rules, deny=["Read(.env)"]))
+    assert not isinstance(decision, Allow), command
+
+
+@pytest.mark.parametrize("command", ["mv README.md docs/", "ln -s ../README.md src/r", "ln src/app.py src/hard"])
+def test_moving_and_linking_readable_files_stays_allowed(ws: Path, command: str) -> None:
+    rules = ["Bash(mv:*)", "Bash(ln:*)", "Edit"]
+    assert isinstance(final_decision(command, context_for(ws, rules, deny=["Read(.env)"])), Allow), command

@@ -48,7 +48,7 @@ EDITS = ["Edit"]
             ["cp", "-r", "a", "b", "dest"],
             [("a", "read"), ("b", "read"), ("dest", "write")],
         ),
-        ("mv removes its sources", ["mv", "a", "b"], [("a", "delete"), ("b", "write")]),
+        ("mv removes its sources", ["mv", "a", "b"], [("a", "delete"), ("a", "read"), ("b", "write")]),
         ("cp -t names the destination", ["cp", "-t", "/etc", "a"], [("/etc", "write"), ("a", "read")]),
         ("chmod skips the mode", ["chmod", "-R", "755", "bin"], [("bin", "write")]),
         ("tee writes", ["tee", "-a", "log"], [("log", "write")]),

@@ -494,6 +494,9 @@ def _generic(argv: Sequence[Word], spec: Spec, program: str) -> list[PathUse]:
         if values[index] == "-":
             continue
         uses.append(PathUse(index, values[index], access, argv[index]))
+        if access == "delete" and spec.last_write_others_delete:
+            # What mv moves is readable under its new name: a Read deny rule on it holds (`mv .env src/`).
+            uses.append(PathUse(index, values[index], "read", argv[index]))
     return uses
 
 
@@ -560,6 +563,10 @@ def _links(
         if symbolic and link_dir != "." and not value.startswith(("/", "~")) and DYN not in value:
             value = f"{link_dir}/{value}"
         found.append(PathUse(index, value, "write", argv[index]))
+        if not symbolic:
+            # A hard link is the file under a second name, which no Read deny rule on the first
+            # covers (`ln .env src/x`); a symbolic link is resolved when it is read.
+            found.append(PathUse(index, values[index], "read", argv[index]))
     return found
 
 
