@@ -122,3 +122,38 @@ def test_the_stand_ins_have_the_shape_of_the_output() -> None:
 def test_code_read_from_another_commands_pipe_needs_an_exact_rule(ws: Path, command: str) -> None:
     decision = final_decision(command, context_for(ws, [*RULES, "Bash(curl:*)"]))
     assert not isinstance(decision, Allow)
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('cd "$(git rev-parse --show-toplevel)" && git status', "."),
+        ('cd "$(git rev-parse --show-toplevel)" && ls', "src"),
+        ("cd $(git rev-parse --show-toplevel) && git log --oneline -3", "sub/deeper"),
+    ],
+)
+def test_the_repositorys_top_is_the_workspace_from_inside_it(ws: Path, command: str, cwd: str) -> None:
+    assert isinstance(final_decision(command, context_for(ws, [], cwd=ws / cwd)), Allow)
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd", "why"),
+    [
+        ('ls "$(git rev-parse --show-toplevel)/src"', ".", "git prints nothing where it refuses: /src"),
+        ('cd src && cd "$(git rev-parse --show-toplevel)" && ls', ".", "a move before it"),
+        ('GIT_DIR=/tmp/x cd "$(git rev-parse --show-toplevel)"', ".", "a GIT_* variable in the command"),
+        ('cd "$(git rev-parse --show-toplevel)" && ls', "worktree", "a .git file: another repository's top"),
+        ('cd "$(git rev-parse --show-toplevel)" && ls', "evil", "a bare repository"),
+        ('cd "$(git rev-parse --show-toplevel --git-dir)"', ".", "any other option"),
+    ],
+)
+def test_the_repositorys_top_is_not_assumed_elsewhere(ws: Path, command: str, cwd: str, why: str) -> None:
+    assert not isinstance(final_decision(command, context_for(ws, [], cwd=ws / cwd)), Allow), why
+
+
+def test_a_workspace_that_is_no_repository_has_no_known_top(tmp_path: Path) -> None:
+    # git would look further up and print a directory outside the workspace
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ws").mkdir()
+    command = 'cd "$(git rev-parse --show-toplevel)" && ls'
+    assert not isinstance(final_decision(command, context_for(tmp_path / "ws", [])), Allow)

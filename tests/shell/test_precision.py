@@ -196,3 +196,27 @@ def test_a_workspace_script_on_stdin_is_what_the_interpreter_rule_already_runs(w
     assert isinstance(final_decision("python - < x.py", context_for(ws, ["Bash(python:*)"])), Allow)
     ctx = context_for(ws, ["Bash(python:*)"], ["Bash(python -c:*)"])
     assert not isinstance(final_decision("python - <<< 'print(1)'", ctx), Allow)
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("RAILS_ENV=test bundle exec rspec", "Bash(bundle exec rspec:*)"),
+        ("RACK_ENV=test bundle exec rake spec", "Bash(bundle exec rake:*)"),
+        ("MIX_ENV=test mix test", "Bash(mix test:*)"),
+    ],
+)
+def test_an_application_environment_name_is_no_more_than_node_env(ws: Path, command: str, rule: str) -> None:
+    assert isinstance(final_decision(command, context_for(ws, [rule])), Allow)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "RAILS_ENV=../../../tmp/evil bundle exec rspec",  # config/environments/<name>.rb from anywhere
+        'RAILS_ENV="$X" bundle exec rspec',
+        "RAILS_ENV=a/b bundle exec rspec",
+    ],
+)
+def test_an_environment_name_that_is_a_path_still_needs_spelling_out(ws: Path, command: str) -> None:
+    assert not isinstance(final_decision(command, context_for(ws, ["Bash(bundle exec rspec:*)"])), Allow)

@@ -34,7 +34,7 @@ from bot.shell.judge.scan import ExecInner, Finder, InnerScript, Layer, Options,
 from bot.shell.judge.security_checks import argv_findings
 from bot.shell.judge.verdict import ALLOW_NEUTRAL, ALLOW_READ_ONLY, State, Verdict, combine
 from bot.shell.launch.wrappers import unwrap
-from bot.shell.parse.assignments import is_safe_env_var
+from bot.shell.parse.assignments import is_safe_assignment, is_safe_env_var
 from bot.shell.parse.syntax import Assignment, SimpleCommand, Word
 from bot.shell.parse.variables import VARIABLE_SETTERS, exported_names, may_change_programs, set_physical, set_variables
 from bot.shell.paths.arguments import has_extractor, path_uses
@@ -181,7 +181,9 @@ class Judge:
         # 5. state
         if state.tainted:
             return Verdict("ask", state.tainted)
-        unsafe = [a for a in assigns if not is_safe_env_var(a.name)] if assigns else []
+        unsafe = (
+            [a for a in assigns if not is_safe_assignment(a.name, a.value.value, a.value.dynamic)] if assigns else []
+        )
         program = argv[0].value
         single = len(scan.layers) == 1
         if not single and any(layer.values[0] in ("cd", "pushd", "popd") for layer in scan.layers[1:]):
@@ -293,7 +295,9 @@ class Judge:
                         chdir = inner.chdir
                         cwd = None if chdir.dynamic or cwd is None else join_dir(cwd, chdir.value)
                         others = tuple(None if chdir.dynamic or o is None else join_dir(o, chdir.value) for o in others)
-                    unsafe = current.unsafe_env or any(not is_safe_env_var(a.name) for a in inner.assignments)
+                    unsafe = current.unsafe_env or any(
+                        not is_safe_assignment(a.name, a.value.value, a.value.dynamic) for a in inner.assignments
+                    )
                     following = Layer(start, inner.argv, inner.kind, cwd, unsafe, others)
                     scan.boundaries.append(start)
             if following is None:

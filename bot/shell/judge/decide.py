@@ -13,6 +13,7 @@ A command that cannot be judged still gets its deny rules applied on a best-effo
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 
@@ -124,7 +125,8 @@ def _known_output(command: str, options: Options, state: State, depth: int, judg
     """``make -j$(nproc)``, ``"$(pwd)"``, ``$PWD``: substitutions whose output is known in shape
     are judged as the command with that output in their place, plus the commands they run
     (:mod:`bot.shell.judge.known_output`); ``None`` when there is one of any other kind."""
-    rewritten = rewrite(command, state.logical, certain=not state.others)
+    toplevel = _workspace_top(state.logical, options.paths.roots) if "--show-toplevel" in command else None
+    rewritten = rewrite(command, state.logical, certain=not state.others, toplevel=toplevel)
     if rewritten is None or rewritten.command == command:
         return None
     verdicts = []
@@ -296,3 +298,16 @@ def _fallback(command: str, outcome: ParseUnavailable, state: State, judge: Judg
     if not words:
         return Verdict("ask", outcome.reason)
     return judge.command(SimpleCommand(words, tuple(assigns), (), command), state)
+
+
+def _workspace_top(cwd: str | None, roots: tuple[str, ...]) -> str | None:
+    """What ``git rev-parse --show-toplevel`` prints from ``cwd`` when that is the workspace's
+    repository: ``cwd`` is in the workspace (the first root) and the workspace has its ``.git``.
+    A nested repository on the way (a ``.git`` file, a bare repository) is the git checks' to
+    refuse: the inner ``git rev-parse`` is judged where it runs, like every fixed form."""
+    if cwd is None or not roots:
+        return None
+    root = roots[0]
+    if cwd != root and not cwd.startswith(root.rstrip("/") + "/"):
+        return None
+    return root if os.path.lexists(os.path.join(root, ".git")) else None

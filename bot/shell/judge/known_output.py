@@ -10,6 +10,11 @@ scripts use constantly:
 * **hex**: ``git rev-parse [--short[=N]] HEAD``, after a literal part of the same word (it prints
   nothing before the first commit);
 * **the directory**: ``pwd`` and ``$PWD``: the directory the analysis already tracks;
+* **the repository's top**: ``git rev-parse --show-toplevel`` as a whole word (``cd "$(git
+  rev-parse --show-toplevel)"``), when the command starts inside the workspace with no other
+  repository between its directory and the workspace's own, nothing before the substitution moves,
+  and no ``GIT_*`` variable is set in the command: then it is the workspace's root (or nothing,
+  where git refuses to run: an empty word, never a path from ``/``);
 * **a process substitution** ``<(cmd)``/``>(cmd)``: whatever ``cmd`` is, the word it becomes is a
   pipe's name, ``/dev/fd/63``; ``cmd`` itself is judged as a command in full (it needs its rules).
 
@@ -40,6 +45,8 @@ DIGITS = "1"
 HEX = "0a1b2c3d"
 #: The directory itself.
 CWD = "cwd"
+#: The repository's top directory.
+TOPLEVEL = "toplevel"
 #: What bash puts in place of ``<(...)`` and ``>(...)``: the name of a pipe to or from the command.
 PIPE = "/dev/fd/63"
 
@@ -55,6 +62,8 @@ _HEX_PREFIX = frozenset(bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh
 #: Quotes and backslashes bash removes from a word (`"cd"`, `c''d`, `\\cd` are `cd`).
 _QUOTES = re.compile(r"[\"'\\]")
 #: Commands that change the directory or ``PWD``: a substitution's directory is then not certain.
+#: A ``cd``/``pushd`` right before the substitution: the one it is the argument of.
+_OWN_CD = re.compile(r"(?:cd|pushd)\s+\Z")
 _MOVES = re.compile(r"(?:^|[\s;&|(`])(?:cd|pushd|popd)(?:$|[\s;&|)`])|\bPWD=|\bOLDPWD=")
 
 
@@ -71,6 +80,8 @@ def _shape(words: tuple[str, ...]) -> str | None:
             return DIGITS
         case ("pwd",) | ("pwd", "-L"):
             return CWD
+        case ("git", "rev-parse", "--show-toplevel"):
+            return TOPLEVEL
         # on an unborn branch it prints nothing: see the prefix rule in `rewrite`
         case ("git", "rev-parse", *rest) if rest and rest[-1] == "HEAD":
             flags = rest[:-1]
@@ -97,10 +108,11 @@ class _Site(NamedTuple):
     pipe: bool = False  # a process substitution
 
 
-def rewrite(command: str, cwd: str | None, *, certain: bool = True) -> Rewritten | None:
+def rewrite(command: str, cwd: str | None, *, certain: bool = True, toplevel: str | None = None) -> Rewritten | None:
     """The command with every command substitution replaced by its known value, or ``None`` when
     one of them is not of a known shape. ``cwd`` is the logical directory the command starts in;
-    ``certain`` is false when the shell may be somewhere else (an earlier ``cd`` that may not run)."""
+    ``certain`` is false when the shell may be somewhere else (an earlier ``cd`` that may not run);
+    ``toplevel`` is the repository's top as seen from ``cwd`` (``None``: not known)."""
     if "$" not in command and "`" not in command and "(" not in command:
         return None
     sites = list(_sites(command))
@@ -133,6 +145,19 @@ def rewrite(command: str, cwd: str | None, *, certain: bool = True) -> Rewritten
             if not site.quoted and not _SAFE_PATH.match(cwd):
                 return None
             value = cwd
+        elif shape == TOPLEVEL:
+            # Where it runs decides what it prints: only from where the command starts.
+            # (the `cd` it is the argument of has not run yet: `cd "$(git rev-parse --show-toplevel)"`)
+            before = _OWN_CD.sub("", _QUOTES.sub("", data[: site.start].decode("utf-8", "surrogateescape")))
+            if toplevel is None or not certain or _MOVES.search(before) or "GIT_" in command:
+                return None
+            if not _whole_word(data, site.start, site.end):
+                # git prints nothing where it refuses (a directory of another owner, a bare
+                # repository): `"$(…)/src"` would be `/src`, while a whole word is then empty
+                return None
+            if not site.quoted and not _SAFE_PATH.match(toplevel):
+                return None
+            value = toplevel
         else:
             value = shape
         out.append(data[last : site.start])
@@ -140,6 +165,18 @@ def rewrite(command: str, cwd: str | None, *, certain: bool = True) -> Rewritten
         last = site.end
     out.append(data[last:])
     return Rewritten(b"".join(out).decode("utf-8", "surrogateescape"), tuple(inner), tuple(judged))
+
+
+_WORD_EDGE = frozenset(b" \t\n;&|()")
+
+
+def _whole_word(data: bytes, start: int, end: int) -> bool:
+    """Is ``data[start:end]`` a word by itself (``cd "$(…)"``, ``cd $(…) &&``), quotes aside?"""
+    if start > 0 and data[start - 1 : start] == b'"':
+        start -= 1
+    if data[end : end + 1] == b'"':
+        end += 1
+    return (start == 0 or data[start - 1] in _WORD_EDGE) and (end == len(data) or data[end] in _WORD_EDGE)
 
 
 def _sites(command: str) -> Iterator[_Site]:

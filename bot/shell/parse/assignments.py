@@ -67,3 +67,18 @@ _COLOUR_SWITCH = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:FORCE_)?(?:COLOU?RS?|CLICO
 
 def is_safe_env_var(name: str) -> bool:
     return name in SAFE_ENV_VARS or _COLOUR_SWITCH.match(name) is not None
+
+
+#: Variables that name the application's environment (``RAILS_ENV=test bundle exec rspec``): like
+#: ``NODE_ENV``, they pick among the workspace's own configurations, but some frameworks load a
+#: file by that name (``config/environments/$RAILS_ENV.rb``), so only a plain name is safe: a
+#: value with a ``/`` or ``..`` could load a file from anywhere.
+ENVIRONMENT_NAME_VARS = frozenset({"RAILS_ENV", "RACK_ENV", "MIX_ENV", "APP_ENV"})
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def is_safe_assignment(name: str, value: str, dynamic: bool = False) -> bool:
+    """Is ``NAME=value`` in front of a command known not to change what it runs?"""
+    if is_safe_env_var(name):
+        return True
+    return name in ENVIRONMENT_NAME_VARS and not dynamic and _PLAIN_NAME.match(value) is not None
