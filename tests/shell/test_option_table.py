@@ -51,6 +51,10 @@ def test_every_documented_option_of_a_program_the_analysis_handles_is_classified
         meta, found = generate.document(program, generate.sources.environment(home), home)
     if meta["source"] == "none":
         pytest.skip(f"{program} is not documented on this machine")
+    if not entry.get("version"):
+        # A page a scratch environment installed without a package (tox's in a venv's share/man):
+        # nothing tells whether this machine's documentation is the one the table was made from.
+        pytest.skip(f"the table records no version for {program}'s documentation")
     if meta.get("version") != entry.get("version"):
         # Another machine's package: what changed is for the generator's diff to show, not a failure here.
         pytest.skip(

@@ -160,6 +160,18 @@ def parse_config_page(text: str) -> list[DocOption]:
                 description.append(body.strip())
         if not kind:
             continue  # a section heading, not a parameter
-        value = "" if kind == "Boolean" else {"URL": "URL", "Path": "PATH", "Number": "NUMBER"}.get(kind, "VALUE")
-        found.append(DocOption((f"--{header.group(1)}",), value, " ".join(description)[:1200]))
+        found.append(DocOption((f"--{header.group(1)}",), _config_value(kind), " ".join(description)[:1200]))
     return found
+
+
+def _config_value(kind: str) -> str:
+    """The placeholder of a parameter of type ``kind``: none for a Boolean (``null or Boolean``
+    too: npm's parser takes the next word as the value of a Boolean only when it is ``true`` or
+    ``false``), else the type's own name where it says one."""
+    types = set(re.findall(r"[A-Za-z]+", kind))
+    if "Boolean" in types and "String" not in types:
+        return ""
+    for name, placeholder in (("URL", "URL"), ("Path", "PATH"), ("Number", "NUMBER")):
+        if name in types:
+            return placeholder
+    return "VALUE"
