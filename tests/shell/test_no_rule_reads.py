@@ -74,7 +74,7 @@ def test_reading_the_workspace_needs_no_rule(ws: Path, command: str, rules: list
         ("less README.md", [], [], "LESSOPEN runs a preprocessor"),
         ("rg --pre ./x.sh TODO", [], [], "rg --pre runs a program per file"),
         ("nohup sh -c 'cat README.md'", ["Bash(nohup:*)"], [], "a launched reader takes the launcher's rule"),
-        ("git ls-files | xargs cat", [], [], "xargs launches its reader"),
+        ("git diff --name-only | xargs cat", [], [], "xargs appends what an unknown listing prints"),
         ("echo test && ls && touch pwned", ["Bash(echo *)"], [], "a chain still needs every part"),
         ("cat README.md | sh", [], [], "what reads the output may run it"),
     ],
@@ -89,3 +89,40 @@ def test_what_a_read_could_be_turned_into_still_needs_a_rule(
 def test_the_reason_says_no_rule_was_needed(ws: Path) -> None:
     decision = final_decision("git status", context_for(ws, []))
     assert isinstance(decision, Allow) and "no rule needed" in decision.reason and decision.rule is None
+
+
+def _repository(tmp_path: Path, names: list[str]) -> Path:
+    import subprocess
+
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, env=env, check=True)
+    for name in names:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("x\n")
+    subprocess.run(["git", "add", "--", *names], cwd=repo, env=env, check=True)
+    return repo
+
+
+def test_a_reader_fed_by_a_plain_listing_needs_no_rule(tmp_path: Path) -> None:
+    repo = _repository(tmp_path, ["README.md", "src/app.py"])
+    for command in ("git ls-files | xargs wc -l", "git ls-files -z | xargs -0 grep -n TODO"):
+        assert isinstance(final_decision(command, context_for(repo, [])), Allow), command
+
+
+@pytest.mark.parametrize(
+    ("command", "names", "deny", "why"),
+    [
+        ("git ls-files | xargs cat", ["README.md", ".env"], ["Read(.env)"], "the listing prints a Read-denied file"),
+        ("git ls-files | xargs wc", ["README.md", "--files0-from=x"], [], "a listed name is an option"),
+        ("git ls-files | xargs rm", ["README.md"], [], "rm is no reader"),
+        ("git ls-files | xargs -I{} sh -c 'cat {}'", ["README.md"], [], "xargs runs a shell"),
+        ("git ls-files | xargs id", ["README.md"], [], "not a reader"),
+    ],
+)
+def test_a_listing_does_not_make_every_xargs_command_a_read(
+    tmp_path: Path, command: str, names: list[str], deny: list[str], why: str
+) -> None:
+    repo = _repository(tmp_path, names)
+    assert not isinstance(final_decision(command, context_for(repo, [], deny=deny)), Allow), why

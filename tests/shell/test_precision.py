@@ -95,7 +95,7 @@ def test_a_reader_fed_by_xargs_from_a_plain_workspace_listing_is_allowed(ws: Pat
 @pytest.mark.parametrize(
     ("command", "allow", "deny", "why"),
     [
-        ("find src | xargs wc -l", ["Bash(find:*)", "Bash(xargs:*)"], [], "the reader still needs its rule"),
+        ("find src | xargs rg x", ["Bash(find:*)", "Bash(xargs:*)"], [], "a reader that needs a rule still needs it"),
         ("find . -type f | xargs wc -l", READERS, [], "the tree holds links out (link_to_etc)"),
         ("find secrets | xargs wc -l", READERS, ["Read(secrets/**)"], "a Read deny rule covers a listed file"),
         ("find src -name '*.py' | xargs rm", [*READERS, "Bash(rm:*)"], [], "not a reader"),

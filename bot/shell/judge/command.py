@@ -221,8 +221,11 @@ class Judge:
         if self._launcher_only(scan) and not unsafe:
             return combine([ALLOW_NEUTRAL, *inner_verdicts])
         top = self.depth == 0 and not self._launching
-        if top and single and not unsafe and not inner_verdicts and not scan.explicit and reads_only(argv):
-            return ALLOW_READ_ONLY  # its paths were judged as reads in step 3
+        if top and single and not unsafe and not scan.explicit:
+            if not inner_verdicts and reads_only(argv):
+                return ALLOW_READ_ONLY  # its paths were judged as reads in step 3
+            if self._fed_reader(scan) and all(v.kind == "allow" for v in inner_verdicts):
+                return combine([ALLOW_READ_ONLY, *inner_verdicts])
         return combine([self._unmatched(scan, argv, unsafe), *inner_verdicts])
 
     def _rule_views(self, scan: Scan, argv: tuple[Word, ...]) -> list[list[str]]:
@@ -237,6 +240,20 @@ class Judge:
                 [w.value for w in argv[j:]] for j in range(start, len(argv)) if not argv[j].value.startswith("-")
             )
         return views
+
+    def _fed_reader(self, scan: Scan) -> bool:
+        """``git ls-files | xargs wc -l`` at the top of the line, with the listing proven to print
+        only plain, readable workspace files now (:mod:`bot.shell.paths.listings`): xargs appends
+        exactly those, so its reader reads what a Read could, and needs no rule if it only reads."""
+        return (
+            self.paths.listing_reader
+            and self.depth == 0
+            and not self._launching
+            and len(scan.layers) == 1
+            and len(scan.exec_inners) == 1
+            and not scan.scripts
+            and scan.layers[0].values[0].rsplit("/", 1)[-1] == "xargs"
+        )
 
     def _launcher_only(self, scan: Scan) -> bool:
         """A shell or ``eval`` (behind transparent wrappers) whose script is judged on its own."""
@@ -550,11 +567,12 @@ class Judge:
             if origin is not None and scan.finder is not None:
                 problem = self._find_matches(scan.finder, inner_argv)
                 inner = inner._replace(argv=_placed_matches(inner_argv, scan.finder))
-            self._launching += 1
+            fed = self._fed_reader(scan)  # its reader is judged as if written at the top
+            self._launching += 0 if fed else 1
             try:
                 verdict = self.command(inner, inner_state)
             finally:
-                self._launching -= 1
+                self._launching -= 0 if fed else 1
             verdicts.append(problem if problem is not None and verdict.kind != "deny" else verdict)
         for _start, script, _kind, same_shell in scan.scripts:
             if "\n" in script and any(line.lstrip().startswith("#") for line in script.split("\n")[1:]):
