@@ -142,6 +142,11 @@ def test_the_repositorys_top_is_the_workspace_from_inside_it(ws: Path, command: 
         ('ls "$(git rev-parse --show-toplevel)/src"', ".", "git prints nothing where it refuses: /src"),
         ('cd src && cd "$(git rev-parse --show-toplevel)" && ls', ".", "a move before it"),
         ('GIT_DIR=/tmp/x cd "$(git rev-parse --show-toplevel)"', ".", "a GIT_* variable in the command"),
+        (
+            "eval $'\\x63d' worktree; cd \"$(git rev-parse --show-toplevel)\" && git status",
+            ".",
+            "a move no pattern sees",
+        ),
         ('cd "$(git rev-parse --show-toplevel)" && ls', "worktree", "a .git file: another repository's top"),
         ('cd "$(git rev-parse --show-toplevel)" && ls', "evil", "a bare repository"),
         ('cd "$(git rev-parse --show-toplevel --git-dir)"', ".", "any other option"),

@@ -78,11 +78,22 @@ def test_recursive_reads_hold_nothing_a_read_deny_rule_covers(
 
 @pytest.mark.parametrize(
     "command",
-    ["mv .env src/", "mv .env src/x", "mv -t src .env", "ln .env src/x", "cp -l .env src/x", "link .env src/x"],
+    [
+        "mv .env src/",
+        "mv .env src/x",
+        "mv -t src .env",
+        "ln .env src/x",
+        "cp -l .env src/x",
+        "link .env src/x",
+        "mv -b README.md .env",  # the replaced .env is kept as .env~
+        "cp --backup -S .bak README.md .env",
+        "ln -sb README.md .env",
+        "mv secrets src/",  # what lies below a moved directory
+    ],
 )
 def test_a_read_denied_file_is_not_moved_or_hard_linked_under_a_readable_name(ws: Path, command: str) -> None:
     rules = ["Bash(mv:*)", "Bash(ln:*)", "Bash(cp:*)", "Bash(link:*)", "Edit"]
-    decision = final_decision(command, context_for(ws, rules, deny=["Read(.env)"]))
+    decision = final_decision(command, context_for(ws, rules, deny=["Read(.env)", "Read(secrets/**)"]))
     assert not isinstance(decision, Allow), command
 
 

@@ -119,7 +119,7 @@ CASES = [
     ("uv run allowed inner", "uv run pytest -q", [], True),
     ("uv run shell", "uv run sh -c id", ["Bash(uv run:*)"], False),
     ("poetry run allowed", "poetry run pytest", [], True),
-    ("bundle exec disallowed", "bundle exec rake", ["Bash(bundle exec:*)"], False),
+    ("bundle exec disallowed", "bundle exec ./bin/setup", ["Bash(bundle exec:*)"], False),
     ("npm exec allowed", "npm exec -- eslint .", [], True),
     ("strace is opaque", "strace -f make test", ["Bash(strace:*)"], False),
     ("chroot is opaque", "chroot / sh", ["Bash(chroot:*)"], False),

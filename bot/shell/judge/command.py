@@ -27,9 +27,11 @@ from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 
 from bot.shell.judge.deny_match import loosely_matches
+from bot.shell.judge.find_exec import find_matches, placed_matches
 from bot.shell.judge.no_rule import reads_only
 from bot.shell.judge.prefixes import exact_suggestion, suggestion_for
-from bot.shell.judge.rule_match import BashPattern, CompiledRule, RuleIndex, canonical, covers
+from bot.shell.judge.rule_match import BashPattern, CompiledRule, RuleIndex, canonical, compile_pattern, covers
+from bot.shell.judge.runners import runs_project_tool
 from bot.shell.judge.scan import ExecInner, Finder, InnerScript, Layer, Options, Scan, join_dir
 from bot.shell.judge.security_checks import argv_findings
 from bot.shell.judge.verdict import ALLOW_NEUTRAL, ALLOW_READ_ONLY, State, Verdict, combine
@@ -37,17 +39,13 @@ from bot.shell.launch.wrappers import unwrap
 from bot.shell.parse.assignments import is_safe_assignment, is_safe_env_var
 from bot.shell.parse.syntax import Assignment, SimpleCommand, Word
 from bot.shell.parse.variables import VARIABLE_SETTERS, exported_names, may_change_programs, set_physical, set_variables
-from bot.shell.paths.arguments import has_extractor, path_uses
 from bot.shell.paths.globbing import expand as expand_glob
 from bot.shell.paths.judge import PathJudge
 from bot.shell.paths.link_makers import created
-from bot.shell.paths.resolve import check_path, within
 from bot.shell.programs.fetchers import other_origin
-from bot.shell.programs.find import links_out, name_filter, name_guard_problem, start_points
 from bot.shell.programs.flags import git_subcommand_position, program_facts
 from bot.shell.programs.hatch import is_hatch_script
 from bot.shell.programs.kinds import NEUTRAL_COMMANDS
-from bot.shell.programs.recursive_reads import denied_below
 
 #: Nested scripts (``sh -c "sh -c '...'"``) deeper than this are too complex.
 MAX_NESTING = 3
@@ -222,7 +220,7 @@ class Judge:
             return combine([ALLOW_NEUTRAL, *inner_verdicts])
         top = self.depth == 0 and not self._launching
         if top and single and not unsafe and not scan.explicit:
-            if not inner_verdicts and reads_only(argv):
+            if not inner_verdicts and reads_only(argv, state.cwd, self.options.paths.roots):
                 return ALLOW_READ_ONLY  # its paths were judged as reads in step 3
             if self._fed_reader(scan) and all(v.kind == "allow" for v in inner_verdicts):
                 return combine([ALLOW_READ_ONLY, *inner_verdicts])
@@ -410,7 +408,40 @@ class Judge:
                     found = self._first_covering(scan, argv, view_text, view_ends, "git", shift, view_needed, 0)
                     if found is not None:
                         return found
-        return None
+        return None if unsafe else self._through_runner(scan, argv, explicit, boundaries)
+
+    def _through_runner(
+        self, scan: Scan, argv: tuple[Word, ...], explicit: list[int], boundaries: list[int]
+    ) -> tuple[CompiledRule, int] | None:
+        """``Bash(uv run:*)`` (or ``Bash(uv:*)``) approves ``uv run pytest -q`` as ``Bash(pytest:*)``
+        would approve ``pytest -q``, for the project's tools only (:mod:`bot.shell.judge.runners`);
+        the launched command is judged in full, as under its own prefix rule."""
+        if len(scan.layers) != 2 or scan.scripts or scan.exec_inners:
+            return None
+        outer, inner = scan.layers
+        if inner.kind != "transparent" or inner.unsafe_env:
+            return None
+        if not runs_project_tool(outer.values, inner.start - outer.start, inner.values):
+            return None
+        if any(i < inner.start for i in explicit):
+            return None  # the runner's own option needs a rule that spells it out
+        runner_end = outer.ends[inner.start - 1]  # the runner's words, up to the command it runs
+        rule = next(
+            (
+                c
+                for c in self.options.rules.allow.candidates(outer.values[0])
+                if c.pattern.kind != "exact" and c.pattern.matches(outer.text) and len(c.pattern.literal) <= runner_end
+            ),
+            None,
+        )
+        if rule is None:
+            return None  # no rule for the runner (one reaching into the command was tried above)
+        implicit = CompiledRule(rule.rule, compile_pattern(f"{inner.values[0]}:*"))
+        needed = [i for i in explicit if i >= inner.start] + [b for b in boundaries if b > inner.start]
+        found = self._first_covering(
+            scan, argv, inner.text, inner, inner.values[0], -inner.start, needed, 0, candidates=(implicit,)
+        )
+        return (rule, found[1]) if found is not None else None
 
     def _first_covering(
         self,
@@ -422,16 +453,17 @@ class Judge:
         offset: int,
         needed: list[int],
         prefix_len: int,
+        candidates: Sequence[CompiledRule] | None = None,
     ) -> tuple[CompiledRule, int] | None:
         """The first allow rule matching ``text`` whose literal spells out every ``needed`` word
         (indices in ``argv``; ``offset`` maps them into ``ends``, a layer's when it is one)."""
-        for compiled in self.options.rules.allow.candidates(program):
+        for compiled in self.options.rules.allow.candidates(program) if candidates is None else candidates:
             pattern = compiled.pattern
             if not pattern.matches(text):
                 continue
             if scan.exact_only and pattern.kind != "exact" and not self._stdin_code_granted(pattern, scan):
                 continue
-            if "://" in pattern.literal and other_origin(pattern.literal, argv) is not None:
+            if "://" in pattern.literal and other_origin(pattern.literal, scan.layers[-1].words) is not None:
                 continue  # a rule naming a host approves requests to it, not to a second one
             if not (prefix_len or needed or scan.exec_inners or scan.scripts):
                 return compiled, -1
@@ -491,70 +523,6 @@ class Judge:
 
     # ----- launched commands --------------------------------------------------------------------
 
-    def _find_matches(
-        self, finder: tuple[tuple[str, ...], tuple[str | None, ...]], inner: tuple[Word, ...]
-    ) -> Verdict | None:
-        """``find ... -exec CMD {}``: what ``{}`` may be (:mod:`bot.shell.programs.find`)."""
-        words, cwds = finder
-        if "-files0-from" in words:
-            return Verdict("ask", "find -files0-from reads its start points from a file or stdin")
-        if not any("{}" in w.value for w in inner):
-            return None
-        program = inner[0].value.rsplit("/", 1)[-1]
-        reads_only = (
-            all(u.access == "read" for u in path_uses(inner) if "{}" in u.value)
-            and has_extractor(program)
-            and not program_facts(inner).in_place
-        )  # `sed -i … {}` writes it
-        shown = " ".join(w.value for w in inner)
-        paths = self.options.paths
-        if not reads_only:
-            starts = [
-                check_path(start, cwd, "read", paths, self.paths.seen).path
-                for cwd in cwds
-                if cwd is not None
-                for start in start_points(words)
-            ]
-            problem = name_guard_problem(words, starts)
-            if problem is not None:
-                return Verdict("ask", f"find runs `{shown}` on what it matches: {problem}")
-        if program in ("rm", "unlink", "rmdir") and all(w.value == "{}" for w in inner if "{}" in w.value):
-            return None  # removing a symbolic link does not follow it (`{}/` would)
-        if self.options.denied_path is not None:  # `find . -name .env -exec cat {} +`
-            for known in (c for c in cwds if c is not None):
-                for start in start_points(words):
-                    rule = denied_below(
-                        check_path(start, known, "read", paths, self.paths.seen).path, self.options.denied_path
-                    )
-                    if rule is not None:
-                        return Verdict(
-                            "ask",
-                            f"find runs `{shown}` on what it matches, which may include files the "
-                            f"deny rule `{rule}` covers"
-                            if rule != "too many"
-                            else f"find runs `{shown}` on too many files to check against the policy's Read deny rules",
-                        )
-        for cwd in cwds:
-            if cwd is None:
-                return Verdict("ask", "the working directory is unknown (after `cd -` or a dynamic cd)")
-            starts = [check_path(start, cwd, "read", paths, self.paths.seen).path for start in start_points(words)]
-            found = links_out(
-                starts, lambda target: any(within(target, root) for root in paths.roots), name_filter(words)
-            )
-            if found == "too many":
-                return Verdict(
-                    "ask",
-                    f"find runs `{shown}` on what it matches, and there are too many files "
-                    "to check for symbolic links leading out of the workspace",
-                )
-            if found is not None:
-                return Verdict(
-                    "ask",
-                    f"find runs `{shown}` on what it matches, which includes {found}, a "
-                    "symbolic link leading out of the workspace",
-                )
-        return None
-
     def _inners(self, scan: Scan, state: State) -> list[Verdict]:
         verdicts: list[Verdict] = []
         for _start, inner_argv, origin in scan.exec_inners:
@@ -565,8 +533,8 @@ class Judge:
                 inner_state.others = ()
             problem = None
             if origin is not None and scan.finder is not None:
-                problem = self._find_matches(scan.finder, inner_argv)
-                inner = inner._replace(argv=_placed_matches(inner_argv, scan.finder))
+                problem = find_matches(scan.finder, inner_argv, self.options, self.paths.seen)
+                inner = inner._replace(argv=placed_matches(inner_argv, scan.finder))
             fed = self._fed_reader(scan)  # its reader is judged as if written at the top
             self._launching += 0 if fed else 1
             try:
@@ -587,21 +555,6 @@ class Judge:
                 continue
             verdicts.append(self.decide_script(script, state if same_shell else state.copy(), self.depth + 1))
         return verdicts
-
-
-def _placed_matches(argv: tuple[Word, ...], finder: tuple[tuple[str, ...], tuple[str | None, ...]]) -> tuple[Word, ...]:
-    """``{}`` is a file below the start point: ``{}`` → ``START/{}`` (absolute), so its checks
-    hold in ``-execdir``'s unknown directory too (what it may be is checked by
-    :meth:`Judge._find_matches`)."""
-    words, cwds = finder
-    cwd = cwds[0]
-    if cwd is None:
-        return argv
-    start = start_points(words)[0]
-    base = start if start.startswith("/") else f"{cwd.rstrip('/')}/{start}"
-    return tuple(
-        w._replace(value=w.value.replace("{}", f"{base.rstrip('/')}/{{}}")) if "{}" in w.value else w for w in argv
-    )
 
 
 def _globbed_values(layer: Layer) -> list[str]:

@@ -149,7 +149,8 @@ def rewrite(command: str, cwd: str | None, *, certain: bool = True, toplevel: st
             # Where it runs decides what it prints: only from where the command starts.
             # (the `cd` it is the argument of has not run yet: `cd "$(git rev-parse --show-toplevel)"`)
             before = _OWN_CD.sub("", _QUOTES.sub("", data[: site.start].decode("utf-8", "surrogateescape")))
-            if toplevel is None or not certain or _MOVES.search(before) or "GIT_" in command:
+            # nothing may run before it: an `eval $'\x63d' x` moves where no pattern can see
+            if toplevel is None or not certain or before.strip() or "GIT_" in command:
                 return None
             if not _whole_word(data, site.start, site.end):
                 # git prints nothing where it refuses (a directory of another owner, a bare

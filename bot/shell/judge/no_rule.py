@@ -21,13 +21,16 @@ classification and the option table already refuse. Left out on purpose: ``env``
 ``type`` (they launch or resolve programs), ``less``/``more`` (``LESSOPEN`` runs a preprocessor,
 ``!`` a shell), ``xxd`` (its second operand is an output file the path checks do not know), ``date`` and
 ``hostname`` (they set the clock and the name), ``ps``, ``lsof``, ``ss`` (other processes),
-``tput``; ``id``, ``whoami``, ``uname`` and the like (what a probe runs to learn where it landed,
+``tput``; ``awk`` (``ARGV[ARGC++]`` opens files no word names), ``tree`` (``-H -R`` writes
+HTML into every directory, ``--hintro`` reads any file), ``file`` (``-C`` compiles magic files);
+``id``, ``whoami``, ``uname`` and the like (what a probe runs to learn where it landed,
 never what a task needs); and every search tool with a program-running option (``rg --pre``, ``fd -x``, ``ack
 --pager``): ``rg``, ``fd`` and ``ack`` need a rule.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bot.shell.judge.read_only import GIT_READ_ONLY, category
@@ -39,10 +42,8 @@ READERS = frozenset(
     {
         # list and inspect
         "ls",
-        "tree",
         "du",
         "stat",
-        "file",
         "wc",
         "basename",
         "dirname",
@@ -78,9 +79,6 @@ READERS = frozenset(
         "base64",
         "jq",
         "sed",
-        "awk",
-        "gawk",
-        "mawk",
         "seq",
         "expr",
         "numfmt",
@@ -96,18 +94,30 @@ READERS = frozenset(
 )
 
 
-def reads_only(argv: Sequence[Word]) -> bool:
-    """Does this simple command (its words, after the judge unwrapped nothing) only read?"""
-    if not argv:
-        return False
+def reads_only(argv: Sequence[Word], cwd: str | None, roots: Sequence[str]) -> bool:
+    """Does this simple command only read, run from ``cwd`` (the directory the judge tracked)?"""
+    if not argv or cwd is None or _in_git_directory(cwd, roots):
+        return False  # `cd .git && cat config`: where it runs is git's internals
     program = argv[0].value
     if "/" in program:  # ./cat is whatever the workspace put there
         return False
-    if any(_may_name_git_internals(w) for w in argv[1:]):
-        return False
+    if any(_may_name_git_internals(w) or w.value.startswith("--files0-from") for w in argv[1:]):
+        return False  # (`wc --files0-from=-` reads the names of what it counts from stdin)
     if program == "git":
         return _git_reads_only(argv) and category(argv) is not None
+    if program == "jq" and any(_JQ_MODULES.search(w.value) for w in argv[1:]):
+        return False  # `import "x" as $d` loads x.json from wherever the name leads
     return program in READERS and category(argv) is not None
+
+
+_JQ_MODULES = re.compile(r"\b(?:import|include)\b|^-L|^--library-path")
+
+
+def _in_git_directory(cwd: str, roots: Sequence[str]) -> bool:
+    for root in roots:
+        if cwd == root or cwd.startswith(root.rstrip("/") + "/"):
+            return ".git" in cwd[len(root) :].split("/")
+    return False
 
 
 def _may_name_git_internals(word: Word) -> bool:
@@ -131,4 +141,7 @@ def _git_reads_only(argv: Sequence[Word]) -> bool:
     index = 1
     while index < len(argv) and argv[index].value in _GIT_OUTPUT_ONLY:
         index += 1
-    return index < len(argv) and argv[index].value in GIT_READ_ONLY
+    if index >= len(argv) or argv[index].value not in GIT_READ_ONLY:
+        return False
+    # `git reflog expire`, `git reflog delete` rewrite the reflog; only listing it reads
+    return argv[index].value != "reflog" or len(argv) == index + 1 or argv[index + 1].value == "show"

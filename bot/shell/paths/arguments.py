@@ -494,10 +494,26 @@ def _generic(argv: Sequence[Word], spec: Spec, program: str) -> list[PathUse]:
         if values[index] == "-":
             continue
         uses.append(PathUse(index, values[index], access, argv[index]))
+        if access == "write" and (spec.last_write or spec.last_write_others_delete) and _backs_up(values):
+            # `mv -b README.md .env`: the file replaced is kept as `.env~`, a name no Read deny rule covers
+            uses.append(PathUse(index, values[index], "read", argv[index]))
         if access == "delete" and spec.last_write_others_delete:
             # What mv moves is readable under its new name: a Read deny rule on it holds (`mv .env src/`).
             uses.append(PathUse(index, values[index], "read", argv[index]))
     return uses
+
+
+def _backs_up(values: Sequence[str]) -> bool:
+    """``-b``, ``--backup[=CONTROL]``, ``-S``/``--suffix`` (which implies a backup) of mv/cp/ln/install."""
+    for value in values[1:]:
+        if value == "--":
+            return False
+        if value.startswith("--"):
+            if value.partition("=")[0] in ("--backup", "--suffix"):
+                return True
+        elif value.startswith("-") and ("b" in value[1:] or "S" in value[1:]):
+            return True
+    return False
 
 
 def _option_path(argv: Sequence[Word], opt: Option, access: Access) -> PathUse | None:
@@ -552,6 +568,8 @@ def _links(
         targets = positionals[:-1]
         dest = values[positionals[-1]]
         found.append(PathUse(positionals[-1], dest, "write", argv[positionals[-1]]))
+        if _backs_up(values):  # the link replaces DEST, which is kept as `DEST~`
+            found.append(PathUse(positionals[-1], dest, "read", argv[positionals[-1]]))
     else:
         targets, dest = positionals, "./"
     if targeted or len(targets) > 1 or dest.endswith("/"):

@@ -342,7 +342,10 @@ class PathJudge:
             value = word.value
             if ":" not in value or "://" in value or value.startswith("-"):
                 continue
-            path = value.split(":", 1)[1].lstrip("/")
+            path = value.split(":", 1)[1]
+            if value.startswith(":") and path[:1].isdigit() and path[1:2] == ":":
+                path = path[2:]  # `:0:.env`, `:2:.env`: a stage of the index
+            path = path.lstrip("/")
             if not path:
                 continue
             for base in dict.fromkeys(bases):

@@ -34,6 +34,8 @@ def reads_recursively(values: Sequence[str]) -> bool:
         return "c" in letters or "--create" in longs or (not first.startswith("-") and "c" in first)
     if program == "zip":
         return bool(letters & {"r", "R"}) or "--recurse-paths" in longs
+    if program == "mv":  # a moved directory takes everything below it to the new name
+        return True
     if program in ("cp", "scp"):
         return bool(letters & {"r", "R", "a"}) or bool(longs & {"--recursive", "--archive"})
     if program == "rsync":

@@ -1,0 +1,110 @@
+"""Which commands a rule for a project-environment runner approves: ``Bash(uv run:*)`` and
+``uv run pytest -q``.
+
+:mod:`bot.shell.launch.wrappers` keeps a prefix rule for a launcher from approving what it launches
+(``Bash(timeout:*)`` never approves ``timeout 5 rm -rf x``). A runner of the project's environment
+(``uv run``, ``poetry run``, ``bundle exec``…) is the exception users write rules for: it puts the
+project's tools on ``PATH`` and runs one, so ``Bash(uv run:*)`` means "the project's tools through
+uv". It approves a launched command when that command is one of the project's test, lint, type,
+format and build tools (:data:`PROJECT_TOOLS`), judged in full as under its own ``Bash(tool:*)``
+rule, and the runner's own words choose nothing but the environment (:data:`RUNNER_OPTIONS`: no
+``--with`` package, no ``--index``, no ``--env-file``). Anything else through the runner — a network
+client, a shell, a script by path, ``rm`` — still needs a rule that spells it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+#: Runners that put the project's environment on ``PATH`` and run a command in it.
+ENV_RUNNERS = frozenset(
+    {
+        ("uv", "run"),
+        ("poetry", "run"),
+        ("pdm", "run"),
+        ("pipenv", "run"),
+        ("rye", "run"),
+        ("pixi", "run"),
+        ("bundle", "exec"),
+    }
+)
+
+#: The project's own tools: they run the project's code and configuration, which the workspace
+#: holds anyway, and none of them is a shell, a network client or a general launcher. An
+#: interpreter is one only as ``python -m TOOL`` (``python gtfo.py`` runs whatever was written).
+PROJECT_TOOLS = frozenset(
+    {
+        # Python
+        "pytest",
+        "py.test",
+        "coverage",
+        "ruff",
+        "mypy",
+        "pyright",
+        "black",
+        "isort",
+        "flake8",
+        "pylint",
+        "bandit",
+        "pydocstyle",
+        "pycodestyle",
+        "pyflakes",
+        "vulture",
+        "tox",
+        "nox",
+        "sphinx-build",
+        "mkdocs",
+        "alembic",
+        "maturin",
+        # Ruby
+        "rspec",
+        "rake",
+        "rubocop",
+        "standardrb",
+        "jekyll",
+        "cucumber",
+        "minitest",
+    }
+)
+
+#: Runner options that choose among the project's own environments, with their value when they
+#: take one; any other option (a package, an index, a file of variables, another directory) needs
+#: a rule that spells it out.
+RUNNER_OPTIONS: dict[str, bool] = {
+    "--frozen": False,
+    "--locked": False,
+    "--no-sync": False,
+    "--offline": False,
+    "-q": False,
+    "--quiet": False,
+    "--dev": False,
+    "--no-dev": False,
+    "--only-dev": False,
+    "--all-extras": False,
+    "--all-groups": False,
+    "--group": True,
+    "--extra": True,
+    "--only-group": True,
+}
+
+
+_INTERPRETERS = frozenset({"python", "python3"})
+
+
+def runs_project_tool(outer: Sequence[str], inner_start: int, inner: Sequence[str]) -> bool:
+    """``outer`` is the runner layer's words, ``inner_start`` where the launched command
+    (``inner``, its words) starts."""
+    if tuple(outer[:2]) not in ENV_RUNNERS or not inner:
+        return False
+    tool = inner[0]
+    if tool in _INTERPRETERS and len(inner) > 2 and inner[1] == "-m":
+        tool = inner[2]
+    if tool not in PROJECT_TOOLS:
+        return False
+    k = 2
+    while k < inner_start:
+        name, eq, _ = outer[k].partition("=")
+        if name not in RUNNER_OPTIONS:
+            return False
+        k += 2 if RUNNER_OPTIONS[name] and not eq else 1
+    return k == inner_start
