@@ -242,7 +242,10 @@ def _result(verdict: Verdict, warnings: tuple[str, ...], blanket: bool) -> Permi
     match verdict.kind:
         case "allow":
             if verdict.neutral or verdict.rule is None:
-                reason = "the command only reads the workspace, changes directory, prints or tests (no rule needed)"
+                reason = (
+                    "the command only reads the workspace, writes where the policy allows edits, changes "
+                    "directory, prints or tests (no rule needed)"
+                )
                 return Allow(reason, source="tool", warnings=warnings)
             if len(verdict.rules) > 1:
                 texts = ", ".join(dict.fromkeys(f"`{r.text}`" for r in verdict.rules))

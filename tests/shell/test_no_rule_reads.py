@@ -139,3 +139,30 @@ def test_a_listing_does_not_make_every_xargs_command_a_read(
 ) -> None:
     repo = _repository(tmp_path, names)
     assert not isinstance(final_decision(command, context_for(repo, [], deny=deny)), Allow), why
+
+
+@pytest.mark.parametrize(
+    ("command", "rules"),
+    [
+        ("npm run build 2>&1 | tee build.log", ["Bash(npm run:*)", "Edit"]),
+        ("pytest -q | tee -a results.txt", ["Bash(pytest:*)", "Edit"]),
+        ("gofmt -l . | tee /dev/stderr | wc -l", ["Bash(gofmt -l:*)"]),
+    ],
+)
+def test_tee_needs_what_a_redirection_needs(ws: Path, command: str, rules: list[str]) -> None:
+    assert isinstance(final_decision(command, context_for(ws, rules)), Allow), command
+
+
+@pytest.mark.parametrize(
+    ("command", "rules", "deny"),
+    [
+        ("npm run build 2>&1 | tee build.log", ["Bash(npm run:*)"], []),  # no edits allowed
+        ("echo x | tee .git/config", ["Edit"], []),
+        ("echo x | tee .github/workflows/x.yml", ["Edit"], []),
+        ("echo x | tee /etc/x", ["Edit"], []),
+        ("echo x | tee out.txt", ["Edit"], ["Edit(out.txt)"]),
+        ("cd .git && echo x | tee config", ["Edit"], []),
+    ],
+)
+def test_tee_writes_nothing_a_redirection_could_not(ws: Path, command: str, rules: list[str], deny: list[str]) -> None:
+    assert not isinstance(final_decision(command, context_for(ws, rules, deny=deny)), Allow), command

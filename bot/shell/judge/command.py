@@ -28,7 +28,7 @@ from fnmatch import fnmatchcase
 
 from bot.shell.judge.deny_match import loosely_matches
 from bot.shell.judge.find_exec import find_matches, placed_matches
-from bot.shell.judge.no_rule import reads_only
+from bot.shell.judge.no_rule import reads_only, tees
 from bot.shell.judge.prefixes import exact_suggestion, suggestion_for
 from bot.shell.judge.rule_match import BashPattern, CompiledRule, RuleIndex, canonical, compile_pattern, covers
 from bot.shell.judge.runners import runs_project_tool
@@ -220,7 +220,10 @@ class Judge:
             return combine([ALLOW_NEUTRAL, *inner_verdicts])
         top = self.depth == 0 and not self._launching
         if top and single and not unsafe and not scan.explicit:
-            if not inner_verdicts and reads_only(argv, state.cwd, self.options.paths.roots):
+            roots = self.options.paths.roots
+            if not inner_verdicts and (
+                reads_only(argv, state.cwd, roots) or tees(argv, state.cwd, roots, self.options.edits_allowed)
+            ):
                 return ALLOW_READ_ONLY  # its paths were judged as reads in step 3
             if self._fed_reader(scan) and all(v.kind == "allow" for v in inner_verdicts):
                 return combine([ALLOW_READ_ONLY, *inner_verdicts])

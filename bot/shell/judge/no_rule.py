@@ -120,6 +120,29 @@ def _in_git_directory(cwd: str, roots: Sequence[str]) -> bool:
     return False
 
 
+#: ``tee``'s options that change neither what it writes nor where.
+_TEE_OPTIONS = frozenset({"-a", "--append", "-i", "--ignore-interrupts", "-p"})
+_TERMINAL = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
+
+
+def tees(argv: Sequence[Word], cwd: str | None, roots: Sequence[str], edits_allowed: bool) -> bool:
+    """``npm run build 2>&1 | tee build.log``: ``tee FILE`` is ``> FILE`` that also prints, so it
+    needs what the redirection needs — an edit the policy allows (its files were judged as writes:
+    never ``.git/``, the workflows or outside the workspace) — and no rule of its own; to the
+    terminal (``tee /dev/stderr``) it needs nothing."""
+    if not argv or argv[0].value != "tee" or cwd is None or _in_git_directory(cwd, roots):
+        return False
+    operands = []
+    for word in argv[1:]:
+        value = word.value
+        if value.startswith("-") and value != "-":
+            if value.partition("=")[0] not in (*_TEE_OPTIONS, "--output-error"):
+                return False
+        else:
+            operands.append(value)
+    return all(o in _TERMINAL for o in operands) or edits_allowed
+
+
 def _may_name_git_internals(word: Word) -> bool:
     """As for Read, git's internals (``.git/config`` holds the token actions/checkout persists)
     need a rule that names them: a word with a ``.git`` component, or a glob that may match one
