@@ -211,12 +211,12 @@ def test_rules_claude_code_saved_with_escapes_allow_the_command_they_were_saved_
 
 
 def test_an_escaped_star_in_a_bash_rule_is_still_a_literal_star(tmp_path: Path) -> None:
-    rule = make_rule(r"Bash(ls \*)", "allow", "repository")
+    rule = make_rule(r"Bash(make \*)", "allow", "repository")
     context = make_context(tmp_path, scratch_dir=tmp_path / ".s", permission=PermissionContext(allow=(rule,)))
-    assert isinstance(check_bash_permissions("ls '*'", context), Allow)
-    assert not isinstance(check_bash_permissions("ls hello", context), Allow)
-    assert command_pattern(rule.content or "").matches("ls *")
-    assert not command_pattern(rule.content or "").matches("ls hello")
+    assert isinstance(check_bash_permissions("make '*'", context), Allow)
+    assert not isinstance(check_bash_permissions("make hello", context), Allow)
+    assert command_pattern(rule.content or "").matches("make *")
+    assert not command_pattern(rule.content or "").matches("make hello")
 
 
 def test_a_path_rule_with_escaped_parentheses_covers_the_unescaped_path(tmp_path: Path) -> None:
