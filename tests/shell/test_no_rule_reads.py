@@ -132,6 +132,8 @@ def test_a_reader_fed_by_a_plain_listing_needs_no_rule(tmp_path: Path) -> None:
         ("git ls-files | xargs rm", ["README.md"], [], "rm is no reader"),
         ("git ls-files | xargs -I{} sh -c 'cat {}'", ["README.md"], [], "xargs runs a shell"),
         ("git ls-files | xargs id", ["README.md"], [], "not a reader"),
+        ("git ls-files | ./xargs cat", ["README.md"], [], "the workspace's own xargs"),
+        ("git ls-files | evil/xargs wc", ["README.md"], [], "the same, deeper"),
     ],
 )
 def test_a_listing_does_not_make_every_xargs_command_a_read(
@@ -162,7 +164,18 @@ def test_tee_needs_what_a_redirection_needs(ws: Path, command: str, rules: list[
         ("echo x | tee /etc/x", ["Edit"], []),
         ("echo x | tee out.txt", ["Edit"], ["Edit(out.txt)"]),
         ("cd .git && echo x | tee config", ["Edit"], []),
+        ("echo '[core]' | tee -a modgi?/config", ["Edit"], []),  # a git directory, by a pattern
+        ("echo x | tee m*/HEAD", ["Edit"], []),
     ],
 )
 def test_tee_writes_nothing_a_redirection_could_not(ws: Path, command: str, rules: list[str], deny: list[str]) -> None:
     assert not isinstance(final_decision(command, context_for(ws, rules, deny=deny)), Allow), command
+
+
+def test_a_tracked_file_replaced_by_a_directory_is_no_plain_listing(tmp_path: Path) -> None:
+    repo = _repository(tmp_path, ["README.md", "notes"])
+    (repo / "notes").unlink()
+    (repo / "notes").mkdir()
+    (repo / "notes" / ".env").write_text("SECRET=1\n")
+    command = "git ls-files | xargs grep -r SECRET"
+    assert not isinstance(final_decision(command, context_for(repo, [], deny=["Read(**/.env)"])), Allow)

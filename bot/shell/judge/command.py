@@ -46,6 +46,7 @@ from bot.shell.programs.fetchers import other_origin
 from bot.shell.programs.flags import git_subcommand_position, program_facts
 from bot.shell.programs.hatch import is_hatch_script
 from bot.shell.programs.kinds import NEUTRAL_COMMANDS
+from bot.shell.programs.recursive_reads import reads_recursively
 
 #: Nested scripts (``sh -c "sh -c '...'"``) deeper than this are too complex.
 MAX_NESTING = 3
@@ -253,7 +254,8 @@ class Judge:
             and len(scan.layers) == 1
             and len(scan.exec_inners) == 1
             and not scan.scripts
-            and scan.layers[0].values[0].rsplit("/", 1)[-1] == "xargs"
+            and scan.layers[0].values[0] == "xargs"  # `./xargs` is whatever the workspace holds
+            and not reads_recursively([w.value for w in scan.exec_inners[0][1]])
         )
 
     def _launcher_only(self, scan: Scan) -> bool:

@@ -138,6 +138,8 @@ def tees(argv: Sequence[Word], cwd: str | None, roots: Sequence[str], edits_allo
         if value.startswith("-") and value != "-":
             if value.partition("=")[0] not in (*_TEE_OPTIONS, "--output-error"):
                 return False
+        elif word.glob or word.dynamic:
+            return False  # `tee modgi?/config`: what a pattern matches is no named file
         else:
             operands.append(value)
     return all(o in _TERMINAL for o in operands) or edits_allowed

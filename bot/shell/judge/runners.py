@@ -3,7 +3,7 @@
 
 :mod:`bot.shell.launch.wrappers` keeps a prefix rule for a launcher from approving what it launches
 (``Bash(timeout:*)`` never approves ``timeout 5 rm -rf x``). A runner of the project's environment
-(``uv run``, ``poetry run``, ``bundle exec``…) is the exception users write rules for: it puts the
+(``uv run``, ``poetry run``, ``bundle exec``) is the exception users write rules for: it puts the
 project's tools on ``PATH`` and runs one, so ``Bash(uv run:*)`` means "the project's tools through
 uv". It approves a launched command when that command is one of the project's test, lint, type,
 format and build tools (:data:`PROJECT_TOOLS`), judged in full as under its own ``Bash(tool:*)``
@@ -16,28 +16,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-#: Runners that put the project's environment on ``PATH`` and run a command in it.
+#: Runners that put the project's environment on ``PATH`` and run a command in it, and nothing
+#: more: ``pipenv run`` is not one (it loads ``.env`` into the command's environment, past a
+#: ``Read(.env)`` deny rule), nor are runners whose defaults were not checked (``pdm``, ``rye``).
 ENV_RUNNERS = frozenset(
     {
         ("uv", "run"),
         ("poetry", "run"),
-        ("pdm", "run"),
-        ("pipenv", "run"),
-        ("rye", "run"),
-        ("pixi", "run"),
         ("bundle", "exec"),
     }
 )
 
-#: The project's own tools: they run the project's code and configuration, which the workspace
-#: holds anyway, and none of them is a shell, a network client or a general launcher. An
-#: interpreter is one only as ``python -m TOOL`` (``python gtfo.py`` runs whatever was written).
+#: The project's own checkers and test runners: they run the project's code and configuration,
+#: which the workspace holds anyway, and none of them launches other commands, publishes, serves or
+#: fetches. Left out on purpose: ``tox``/``nox`` (``tox exec -- CMD``), ``coverage`` (``coverage
+#: run -m ANY``), ``rake`` (``-g`` loads rakefiles from home), ``mkdocs`` (``gh-deploy`` pushes,
+#: ``serve`` listens), ``maturin`` (``publish``), ``sphinx-build`` (``linkcheck``), ``alembic``
+#: (databases), ``jekyll``, ``cucumber --publish``. An interpreter counts only as ``python -m
+#: TOOL`` (``python gtfo.py`` runs whatever was written).
 PROJECT_TOOLS = frozenset(
     {
         # Python
         "pytest",
         "py.test",
-        "coverage",
         "ruff",
         "mypy",
         "pyright",
@@ -50,19 +51,10 @@ PROJECT_TOOLS = frozenset(
         "pycodestyle",
         "pyflakes",
         "vulture",
-        "tox",
-        "nox",
-        "sphinx-build",
-        "mkdocs",
-        "alembic",
-        "maturin",
         # Ruby
         "rspec",
-        "rake",
         "rubocop",
         "standardrb",
-        "jekyll",
-        "cucumber",
         "minitest",
     }
 )

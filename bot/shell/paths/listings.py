@@ -70,12 +70,12 @@ def reader_fed_by_listing(commands: Sequence[SimpleCommand]) -> tuple[SimpleComm
     if len(commands) < 2:
         return None
     listing, feeder = commands[0], commands[1]
-    if not feeder.argv or feeder.argv[0].value.rsplit("/", 1)[-1] != "xargs":
+    if not feeder.argv or feeder.argv[0].value != "xargs":  # `./xargs` is the workspace's program
         return None  # (the common answer, first)
     if any(not r.is_fd_dup and r.op not in ("<",) for c in (listing, feeder) for r in c.redirects):
         return None
     values = [w.value for w in feeder.argv]
-    if not values or values[0].rsplit("/", 1)[-1] != "xargs" or any(w.dynamic for w in feeder.argv):
+    if not values or values[0] != "xargs" or any(w.dynamic for w in feeder.argv):
         return None
     k = 1
     while k < len(values) and values[k].startswith("-"):
@@ -97,11 +97,13 @@ def plain_listing(listing: SimpleCommand, cwd: str, roots: Sequence[str], denied
         return False
     program = values[0].rsplit("/", 1)[-1]
     names: Iterator[str] | None = None
+    files_only = False
     if program == "git" and values[1:2] == ["ls-files"] and all(v in _LS_FILES_SAFE for v in values[2:]):
         root = _repository_root(cwd, roots)
         if root is None:
             return False
         names = _index_names(root, cwd)
+        files_only = True
     elif program == "find":
         first = next((k for k, v in enumerate(values[1:], 1) if v.startswith("-") or v in ("(", "!")), len(values))
         starts, expression = values[1:first], values[first:]
@@ -113,7 +115,7 @@ def plain_listing(listing: SimpleCommand, cwd: str, roots: Sequence[str], denied
     if names is None:
         return False
     for count, path in enumerate(names, 1):
-        if count > MAX_ENTRIES or not _plain_file(path, cwd, roots, denied):
+        if count > MAX_ENTRIES or not _plain_file(path, cwd, roots, denied, files_only):
             return False
     return True
 
@@ -129,7 +131,7 @@ def _repository_root(cwd: str, roots: Sequence[str]) -> str | None:
     return None
 
 
-def _plain_file(path: str, cwd: str, roots: Sequence[str], denied: DeniedPath | None) -> bool:
+def _plain_file(path: str, cwd: str, roots: Sequence[str], denied: DeniedPath | None, files_only: bool = False) -> bool:
     relative = os.path.relpath(path, cwd)
     if relative.startswith("../") or not all(_PLAIN_PART.match(p) for p in relative.split("/") if p != "."):
         return False
@@ -139,6 +141,8 @@ def _plain_file(path: str, cwd: str, roots: Sequence[str], denied: DeniedPath | 
         return True  # listed but gone: the reader reports it missing
     except OSError:
         return False
+    if stat.S_ISDIR(mode) and files_only:
+        return False  # git's index holds files: a directory there replaced a tracked file on disk
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         return False  # a symbolic link (maybe out), a socket, a device
     # every directory on the way is checked by the walk or below: no link among them
