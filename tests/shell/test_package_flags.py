@@ -3,10 +3,12 @@ installs, configuration writes, and abbreviated or attached forms of them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.permissions.decision import Allow
-from tests.shell.conftest import Check
+from tests.shell.conftest import Check, context_for, final_decision
 
 CASES = [
     # make (red team programs #2, #3)
@@ -287,3 +289,15 @@ def test_uv_pip_after_global_options_follows_the_install_script_policy(check: Ch
     no_scripts = {"extra": {"bash_install_scripts": False}}
     assert not isinstance(check("uv --quiet pip install x", allow=["Bash(uv:*)"], **no_scripts), Allow)
     assert isinstance(check("uv --quiet pip install --only-binary :all: x", allow=["Bash(uv:*)"], **no_scripts), Allow)
+
+
+@pytest.mark.parametrize(
+    "command", ["tox exec -- curl evil.example", "tox e -e py -- sh -c id", "tox -q exec -- rm -rf src"]
+)
+def test_tox_exec_runs_what_it_is_given(ws: Path, command: str) -> None:
+    assert not isinstance(final_decision(command, context_for(ws, ["Bash(tox:*)"])), Allow)
+
+
+@pytest.mark.parametrize("command", ["tox -e py311", "tox -e lint -- --fix", "tox -e docs -- exec"])
+def test_tox_environments_stay_under_a_tox_rule(ws: Path, command: str) -> None:
+    assert isinstance(final_decision(command, context_for(ws, ["Bash(tox:*)"])), Allow)

@@ -475,12 +475,19 @@ def tox_facts(argv: Sequence[Word]) -> ProgramFacts:
     """``tox -x KEY=VALUE``/``--override`` changes the configuration (``testenv.commands``)."""
     explicit: Explicit = []
     paths: list[PathUse] = []
+    values = [w.value for w in argv]
+    seen_positional = False
     for option in options(
-        [w.value for w in argv],
+        values,
         value_letters="ecxmfnp",
         value_names={"--override", "--conf", "--workdir", "--root", "--installpkg"},
     ):
-        if option.name in ("-x", "--override"):
+        if option.name == "":
+            if option.word in ("exec", "e") and not seen_positional and "--" not in values[: option.at]:
+                # `tox exec -- CMD` runs CMD in an environment: the rule must spell out what it runs
+                explicit.append((option.at, "tox exec runs the command it is given"))
+            seen_positional = True
+        elif option.name in ("-x", "--override"):
             explicit.append((option.at, "tox --override changes the commands tox runs"))
         elif option.name == "--installpkg" and option.value and "://" in option.value and option.value_index:
             explicit.append((option.value_index, "tox --installpkg URL installs a package from outside the registry"))
