@@ -12,7 +12,10 @@ ask rule on the command still applies first.
 
 Only a command the policy's user wrote at the top of the compound counts (``pytest | tail -30``,
 ``cd src && ls``): a program launched by another (``nohup sh -c 'cat x'``, ``find -exec cat``,
-``xargs cat``) takes the launcher's rule, as before, so no rule's meaning widens.
+``xargs cat``) takes the launcher's rule, as before, so no rule's meaning widens. The one
+exception is ``git ls-files | xargs wc -l`` with the listing proven plain now
+(:mod:`bot.shell.paths.listings`): xargs then appends exactly those files. ``tee FILE``
+(:func:`tees`) is ``> FILE`` that also prints, and needs what the redirection needs.
 
 The programs are fewer than :mod:`bot.shell.judge.read_only` counts as read-only (that list decides
 concurrency and plan mode, where a mistake costs a serialised call): here a program is listed only
