@@ -63,3 +63,30 @@ def test_the_rounds_are_the_body_with_the_item_in_place() -> None:
     assert unroll_for("for t in pytest ruff; do $t .; done") == "pytest .\nruff ."
     assert unroll_for("for f in 'x y'; do rm \"$f\"; done") == "rm 'x y'"
     assert unroll_for("for f; do echo $f; done") is None  # the positional parameters
+
+
+@pytest.mark.parametrize(
+    ("command", "rules"),
+    [
+        (
+            'for f in src/*.py; do python3 -m py_compile "$f" || echo "FAILED: $f"; done',
+            ["Bash(python3 -m py_compile:*)"],
+        ),
+        ('for f in *.md; do echo "== $f"; head -3 "$f"; done', []),
+    ],
+)
+def test_a_glob_item_inside_a_longer_word_is_each_file_it_matches(ws: Path, command: str, rules: list[str]) -> None:
+    assert isinstance(final_decision(command, context_for(ws, rules)), Allow), command
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ('for f in link_to_etc/*; do echo "x $f"; cat "$f"; done', "a match through a link out"),
+        ('for f in nomatch*.zz; do echo "x $f"; done', "no match: bash keeps the pattern"),
+        ('for f in src/*.py; do echo "x $f"; cat "$f"; done', "the same shape with a match under a Read deny"),
+    ],
+)
+def test_a_glob_item_is_expanded_only_to_what_it_safely_matches(ws: Path, command: str, why: str) -> None:
+    decision = final_decision(command, context_for(ws, [], deny=["Read(src/**)"]))
+    assert not isinstance(decision, Allow), why

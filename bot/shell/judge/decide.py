@@ -84,7 +84,11 @@ def _decide(command: str, options: Options, state: State, depth: int, judge: Jud
         rule = best_effort_rule(command, options)
         if rule is not None:
             return rule
-        unrolled = unroll_for(command) if outcome.reason.endswith("a for loop") else None
+        unrolled = (
+            unroll_for(command, state.cwd if not state.others else None)
+            if outcome.reason.endswith("a for loop")
+            else None
+        )
         if unrolled is not None:
             return _as_written(_decide(unrolled, options, state, depth, judge), " (in the loop's body)")
         check = _git_commit_check(outcome.check_id, command)

@@ -14,17 +14,21 @@ Only the plain shape is unrolled; anything else keeps the seeds' answer:
 * the variable appears in the body as ``$f``, ``${f}`` or ``"$f"`` only (no ``${f%.py}``), is not
   assigned there, and the body has no ``read``/``mapfile``/``getopts``/``break``/``continue``;
 * an item with a glob character stands for the files it matches: it replaces a whole word (``$f``
-  or ``"$f"``, which bash leaves one word per file), never part of one (``"$f.bak"``), where the
-  pattern would change meaning;
+  or ``"$f"``, which bash leaves one word per file); where the variable is part of a larger word
+  (``echo "FAILED: $f"``) the pattern is expanded first, as bash expands it when the loop starts,
+  and each file it matches now is an item of its own (plain names only, at most
+  :data:`MAX_ITEMS`; no match, and the pattern would stay itself: not unrolled);
 * an item that is part of a larger word is a plain literal (``pkg$i`` with ``1 2``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
 from bot.shell.parse.walk import MAX_COMMAND_CHARS, parse_tree
+from bot.shell.paths.globbing import expand
 
 #: More items than this are not unrolled (a list that long is data, not a loop a model writes).
 MAX_ITEMS = 16
@@ -49,9 +53,10 @@ _STOPPERS = frozenset(
 )
 
 
-def unroll_for(command: str) -> str | None:
+def unroll_for(command: str, cwd: str | None = None) -> str | None:
     """The loop's body written out once per item, or ``None`` when the loop is not of the plain
-    shape (see the module's documentation)."""
+    shape (see the module's documentation). ``cwd`` is where a glob item is expanded from (``None``:
+    a glob item is never expanded)."""
     root = parse_tree(command).root_node
     if root.has_error:
         return None
@@ -73,6 +78,10 @@ def unroll_for(command: str) -> str | None:
     sites = _sites(body, name, data)
     if sites is None:
         return None
+    if any(kind == _PART for _, _, kind in sites) and any(is_glob for _, is_glob in items):
+        items = _expanded(items, cwd)
+        if items is None or len(items) > MAX_ITEMS:
+            return None
     inner = [c for c in body.children if c.type not in ("do", "done")]
     if not inner:
         return None
@@ -94,6 +103,28 @@ def unroll_for(command: str) -> str | None:
         rounds.append(b"".join(out).rstrip(b"; \t\n"))
     unrolled = b"\n".join(rounds).decode("utf-8", "surrogateescape")
     return unrolled if len(unrolled) <= MAX_COMMAND_CHARS else None
+
+
+def _expanded(items: list[tuple[bytes, bool]], cwd: str | None) -> list[tuple[bytes, bool]] | None:
+    """Glob items replaced by the plain names they match now (relative ones relative to ``cwd``)."""
+    out: list[tuple[bytes, bool]] = []
+    for item, is_glob in items:
+        if not is_glob:
+            out.append((item, False))
+            continue
+        pattern = item.decode("utf-8", "surrogateescape")
+        if cwd is None:
+            return None
+        found = expand(pattern, cwd)
+        matches = sorted(m.path for m in found or () if not m.partial and not m.through_link)
+        if not matches or found is None or len(matches) != sum(1 for m in found if not m.partial):
+            return None  # nothing (bash keeps the pattern), too many, or one through a link
+        for path in matches:
+            name = path if pattern.startswith("/") else os.path.relpath(path, cwd)
+            if not _PLAIN.match(name):
+                return None
+            out.append((name.encode("utf-8", "surrogateescape"), False))
+    return out
 
 
 def _text(node: Any, data: bytes) -> str:
