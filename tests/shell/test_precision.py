@@ -204,6 +204,8 @@ def test_a_workspace_script_on_stdin_is_what_the_interpreter_rule_already_runs(w
         ("RAILS_ENV=test bundle exec rspec", "Bash(bundle exec rspec:*)"),
         ("RACK_ENV=test bundle exec rake spec", "Bash(bundle exec rake:*)"),
         ("MIX_ENV=test mix test", "Bash(mix test:*)"),
+        ("DEBUG=1 pytest -s tests/test_app.py", "Bash(pytest:*)"),
+        ("DEBUG=app:* npm test", "Bash(npm test:*)"),
     ],
 )
 def test_an_application_environment_name_is_no_more_than_node_env(ws: Path, command: str, rule: str) -> None:
@@ -216,6 +218,7 @@ def test_an_application_environment_name_is_no_more_than_node_env(ws: Path, comm
         "RAILS_ENV=../../../tmp/evil bundle exec rspec",  # config/environments/<name>.rb from anywhere
         'RAILS_ENV="$X" bundle exec rspec',
         "RAILS_ENV=a/b bundle exec rspec",
+        "DEBUG=../x bundle exec rspec",
     ],
 )
 def test_an_environment_name_that_is_a_path_still_needs_spelling_out(ws: Path, command: str) -> None:

@@ -29,10 +29,11 @@ ENV_RUNNERS = frozenset(
 
 #: The project's own checkers and test runners: they run the project's code and configuration,
 #: which the workspace holds anyway, and none of them launches other commands, publishes, serves or
-#: fetches. Left out on purpose: ``tox``/``nox`` (``tox exec -- CMD``), ``coverage`` (``coverage
-#: run -m ANY``), ``rake`` (``-g`` loads rakefiles from home), ``mkdocs`` (``gh-deploy`` pushes,
-#: ``serve`` listens), ``maturin`` (``publish``), ``sphinx-build`` (``linkcheck``), ``alembic``
-#: (databases), ``jekyll``, ``cucumber --publish``. An interpreter counts only as ``python -m
+#: fetches. Left out on purpose: ``tox``/``nox`` (``tox exec -- CMD``), ``coverage`` but for
+#: ``coverage run -m TOOL`` and its reports (``coverage run -m ANY`` runs any code), ``rake``
+#: (``-g`` loads rakefiles from home), ``mkdocs`` (``gh-deploy`` pushes, ``serve`` listens),
+#: ``maturin`` (``publish``), ``sphinx-build`` (``linkcheck``), ``alembic`` (databases),
+#: ``jekyll``, ``cucumber --publish``. An interpreter counts only as ``python -m
 #: TOOL`` (``python gtfo.py`` runs whatever was written).
 PROJECT_TOOLS = frozenset(
     {
@@ -91,7 +92,9 @@ def runs_project_tool(outer: Sequence[str], inner_start: int, inner: Sequence[st
     tool = inner[0]
     if tool in _INTERPRETERS and len(inner) > 2 and inner[1] == "-m":
         tool = inner[2]
-    if tool not in PROJECT_TOOLS:
+    if tool == "coverage" and not _coverage_of_a_tool(inner):
+        return False
+    if tool not in PROJECT_TOOLS and tool != "coverage":
         return False
     k = 2
     while k < inner_start:
@@ -100,3 +103,26 @@ def runs_project_tool(outer: Sequence[str], inner_start: int, inner: Sequence[st
             return False
         k += 2 if RUNNER_OPTIONS[name] and not eq else 1
     return k == inner_start
+
+
+#: ``coverage`` subcommands that read its data file and report (writes go through the path checks).
+_COVERAGE_REPORTS = frozenset({"report", "xml", "html", "json", "lcov", "combine", "erase", "debug"})
+
+
+def _coverage_of_a_tool(inner: Sequence[str]) -> bool:
+    """``coverage run -m pytest``, ``coverage report``: coverage of a project tool, or its report;
+    not ``coverage run -m ANY`` or ``coverage run script.py``, which run any code."""
+    if len(inner) < 2:
+        return False
+    if inner[1] in _COVERAGE_REPORTS:
+        return True
+    if inner[1] != "run":
+        return False
+    for k in range(2, len(inner) - 1):
+        word = inner[k]
+        if word == "-m":
+            return inner[k + 1] in PROJECT_TOOLS
+        attached = word.startswith("--") and "=" in word  # `--source=src`: its value in the word
+        if not attached and word not in ("--branch", "--parallel-mode", "-p"):
+            return False  # an option whose value may be the next word, or a script
+    return False

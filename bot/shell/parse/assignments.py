@@ -77,8 +77,16 @@ ENVIRONMENT_NAME_VARS = frozenset({"RAILS_ENV", "RACK_ENV", "MIX_ENV", "APP_ENV"
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
+#: ``DEBUG=1``, ``DEBUG=app:*``: a switch for the program's own logging or debug output.
+_DEBUG_VALUE = re.compile(r"^[A-Za-z0-9_.:*,-]{1,64}$")
+
+
 def is_safe_assignment(name: str, value: str, dynamic: bool = False) -> bool:
     """Is ``NAME=value`` in front of a command known not to change what it runs?"""
     if is_safe_env_var(name):
         return True
-    return name in ENVIRONMENT_NAME_VARS and not dynamic and _PLAIN_NAME.match(value) is not None
+    if dynamic:
+        return False
+    if name == "DEBUG":
+        return _DEBUG_VALUE.match(value) is not None
+    return name in ENVIRONMENT_NAME_VARS and _PLAIN_NAME.match(value) is not None
