@@ -11,7 +11,8 @@ import pytest
 
 from bot.shell.programs.flags import _HANDLERS
 from bot.shell.programs.options import generate
-from bot.shell.programs.options.classify import CLASSES, classify
+from bot.shell.programs.options.classes import CLASSES
+from bot.shell.programs.options.classify import classify
 from bot.shell.programs.options.manparse import parse_help, parse_manual
 
 TABLE: dict[str, Any] = json.loads(generate.TABLE.read_text(encoding="utf-8"))

@@ -14,7 +14,7 @@ import json
 import shlex
 from pathlib import Path
 
-from bot.shell.programs.options.classify import EXECUTING
+from bot.shell.programs.options.classes import EXECUTING
 from bot.shell.programs.options.lookup import TABLE, _own_grammar
 
 HERE = Path(__file__).parent

@@ -26,9 +26,6 @@ import re
 from functools import cache
 from pathlib import Path
 
-CLASSES = ("runs", "program", "loads", "connects", "reads", "writes", "inert")
-#: The classes a prefix rule approves only when it spells the option (and its value) out.
-EXECUTING = frozenset({"runs", "program", "loads", "connects"})
 OVERRIDES = Path(__file__).parent / "overrides.json"
 
 _W = r"(?:^|[^a-z])"

@@ -30,7 +30,7 @@ from typing import Any
 from bot.shell.parse.syntax import Word
 from bot.shell.paths.arguments import PathUse
 from bot.shell.programs.facts import ProgramFacts, path_use
-from bot.shell.programs.options.classify import EXECUTING
+from bot.shell.programs.options.classes import EXECUTING
 
 TABLE = Path(__file__).parent / "table.json"
 
