@@ -173,3 +173,29 @@ def test_a_bwrap_that_fails_is_diagnosed_from_its_own_error(tmp_path: Path) -> N
     assert not probe.works and probe.diagnosis is not None
     assert "setting up uid map: Permission denied" in probe.reason
     assert probe.diagnosis.bwrap_error == APPARMOR_UID_MAP.strip()
+
+
+def test_one_python3_reports_every_reachable_socket(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+
+    from bot.shell.sandbox.selftest import _connect_line
+
+    listening = []
+    for name in ("a.sock", "b c.sock"):  # a space: the paths are quoted for the shell
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(tmp_path / name))
+        server.listen(1)
+        listening.append(server)
+    dead = tmp_path / "dead.sock"
+    closed = socket.socket(socket.AF_UNIX)
+    closed.bind(str(dead))
+    closed.close()  # a socket file nobody listens on
+    try:
+        paths = [tmp_path / "a.sock", tmp_path / "b c.sock", dead]
+        out = subprocess.run(["sh", "-c", _connect_line(paths)], capture_output=True, text=True, check=False).stdout
+    finally:
+        for server in listening:
+            server.close()
+    assert f"SOCKET-CONNECTED {tmp_path / 'a.sock'}" in out and f"SOCKET-CONNECTED {tmp_path / 'b c.sock'}" in out
+    assert str(dead) not in out

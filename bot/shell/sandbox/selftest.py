@@ -47,12 +47,28 @@ WELL_KNOWN_SOCKETS: tuple[str, ...] = (
 #: ``sun_path`` holds 108 bytes on Linux; a longer path cannot be listened on.
 MAX_SOCKET_PATH = 107
 
-#: Inside: python3 tries the connection; without it, a socket that can be seen counts as reachable.
-_CONNECT = (
-    "if command -v python3 >/dev/null 2>&1; then python3 -c 'import socket,sys; s=socket.socket("
-    'socket.AF_UNIX); s.connect(sys.argv[1])\' {path} 2>/dev/null && echo "SOCKET-CONNECTED {path}"; '
-    'elif [ -S {path} ]; then echo "SOCKET-VISIBLE {path}"; fi'
+#: Inside: one python3 tries every connection (a python3 per socket cost ~20 ms each on the way to
+#: the first model request); without python3, a socket that can be seen counts as reachable.
+_CONNECT_ALL = (
+    "import socket, sys\n"
+    "for p in sys.argv[1:]:\n"
+    "    s = socket.socket(socket.AF_UNIX)\n"
+    "    try:\n"
+    "        s.connect(p)\n"
+    "        print('SOCKET-CONNECTED ' + p)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    finally:\n"
+    "        s.close()\n"
 )
+
+
+def _connect_line(paths: Sequence[Path]) -> str:
+    quoted = " ".join(shlex.quote(str(p)) for p in paths)
+    return (
+        f"if command -v python3 >/dev/null 2>&1; then python3 -c {shlex.quote(_CONNECT_ALL)} {quoted} 2>/dev/null; "
+        f'else for p in {quoted}; do [ -S "$p" ] && echo "SOCKET-VISIBLE $p"; done; fi'
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +121,8 @@ async def self_test(
     if listener is not None:
         port = listener.getsockname()[1]
         lines.append(f'( exec 3<>/dev/tcp/127.0.0.1/{port} ) 2>/dev/null && echo "TCP-CONNECTED"')
-    lines += [_CONNECT.format(path=shlex.quote(str(path))) for path in sockets]
+    if sockets:
+        lines.append(_connect_line(sockets))
     lines.append("for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done 2>/dev/null; echo ENVIRON-DONE")
     inner = [find_shell(env), "-c", "\n".join(lines)]
     try:
