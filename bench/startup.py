@@ -33,14 +33,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Mapping, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import _common  # noqa: F401  (puts the checkout on sys.path)
 from _common import report
+
+from bot.testing.messages_api import FakeMessagesApi
 
 PYTHON = sys.executable
 #: The console script of this virtual environment (``bot = "bot.cli:main"``), or the module as a fallback.
@@ -180,43 +180,6 @@ FAKE_STREAM = b"".join(
 )
 
 
-class FakeModelServer:
-    """A local stand-in for ``POST /v1/messages``: records when each request arrives."""
-
-    def __init__(self) -> None:
-        arrivals: list[float] = []
-        self.arrivals = arrivals
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                if self.path.split("?")[0] == "/v1/messages":
-                    arrivals.append(time.perf_counter())
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("request-id", "req_bench")
-                self.send_header("content-length", str(len(FAKE_STREAM)))
-                self.end_headers()
-                self.wfile.write(FAKE_STREAM)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeModelServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-
 def make_repo(root: Path) -> Path:
     """A one-file git repository with one commit (what ``bot run --local`` works on)."""
     repo = root / "repo"
@@ -246,7 +209,7 @@ def first_request(root: Path, runs: int, bot: Sequence[str]) -> tuple[list[float
         work = root / f"run{i}"
         work.mkdir()
         repo = make_repo(work)
-        with FakeModelServer() as server:
+        with FakeMessagesApi(FAKE_STREAM) as server:
             env = child_env(
                 {
                     "ANTHROPIC_API_KEY": "sk-ant-bench-" + "x" * 24,

@@ -7,9 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx2
@@ -20,6 +17,7 @@ from bot.agent.client import ProviderConfig, make_model_client
 from bot.agent.first_request import CHECKED_SDK_VERSION, FirstRequest, installed_sdk_version, sendable
 from bot.agent.model import ModelRequest, StreamFinished
 from bot.testing.cassettes import Text, Turn, script_responses
+from bot.testing.messages_api import FakeMessagesApi
 
 pytestmark = pytest.mark.anyio
 
@@ -175,41 +173,8 @@ async def test_the_first_request_goes_ahead_and_the_next_through_the_one_sdk_cli
 # ----- in a fresh process ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def fake_api() -> Iterator[tuple[str, list[dict[str, str]]]]:
-    seen: list[dict[str, str]] = []
-    body = _turn_body("done.")
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            seen.append({k.lower(): v for k, v in self.headers.items()})
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @needs_checked_sdk
-def test_a_local_run_sends_its_first_request_before_the_sdk_loads(
-    tmp_path: Path, fake_api: tuple[str, list[dict[str, str]]]
-) -> None:
-    url, seen = fake_api
+def test_a_local_run_sends_its_first_request_before_the_sdk_loads(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "README.md").write_text("hello\n")
@@ -225,10 +190,12 @@ def test_a_local_run_sends_its_first_request_before_the_sdk_loads(
     }
     for args in (["init", "-q", "-b", "main"], ["add", "README.md"], ["commit", "-q", "-m", "init"]):
         subprocess.run(["git", *args], cwd=repo, env=git_env, check=True)
-    env = {**git_env, "ANTHROPIC_API_KEY": "sk-ant-test-" + "x" * 24, "ANTHROPIC_BASE_URL": url}
     command = [sys.executable, "-c", "from bot.cli import main; main()", "run", "--local", "--repo", str(repo)]
     command += ["--prompt", "say done", "--policy", "read-only", "--output-dir", str(tmp_path / "out")]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    with FakeMessagesApi(_turn_body("done.")) as api:
+        env = {**git_env, "ANTHROPIC_API_KEY": "sk-ant-test-" + "x" * 24, "ANTHROPIC_BASE_URL": api.url}
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    seen = api.headers
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(seen) == 1 and "x-stainless-lang" not in seen[0]
     assert seen[0]["authorization"].startswith("Bearer sk-ant-test-")
