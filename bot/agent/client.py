@@ -1,4 +1,5 @@
-"""The Anthropic model client: the only module in the package that imports ``anthropic``.
+"""The Anthropic model client: with :mod:`bot.agent.first_request` (a client's first request,
+sent before the SDK has loaded), the only module in the package that imports ``anthropic``.
 
 It turns one streamed Messages API response into our :mod:`bot.agent.model` events and translates
 every SDK and transport failure into a :class:`~bot.agent.model.ModelError` that says whether a

@@ -28,6 +28,7 @@ from bot.shell.parse.syntax import Assignment, Parsed, ParseUnavailable, ScopeMa
 from bot.shell.parse.walk import parse_command
 from bot.shell.paths.link_makers import EXTRACTORS, LINK_MAKERS
 from bot.shell.paths.listings import plain_listing, reader_fed_by_listing
+from bot.shell.paths.resolve import within
 from bot.shell.programs.git import git_subcommand_position
 
 _ROUGH_SPLIT = re.compile(r"\|\||&&|\$\(|<\(|>\(|[;|&\n()`{}]")
@@ -312,6 +313,4 @@ def _workspace_top(cwd: str | None, roots: tuple[str, ...]) -> str | None:
     if cwd is None or not roots:
         return None
     root = roots[0]
-    if cwd != root and not cwd.startswith(root.rstrip("/") + "/"):
-        return None
-    return root if os.path.lexists(os.path.join(root, ".git")) else None
+    return root if within(cwd, root) and os.path.lexists(os.path.join(root, ".git")) else None

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 
 from bot.shell.judge.read_only import GIT_READ_ONLY, category
 from bot.shell.parse.syntax import Word
+from bot.shell.paths.resolve import within
 
 #: Programs whose every documented operand is read, and none of whose options the table marks as
 #: running, loading, connecting or writing without ``category`` refusing it.
@@ -117,10 +118,8 @@ _JQ_MODULES = re.compile(r"\b(?:import|include)\b|^-L|^--library-path")
 
 
 def _in_git_directory(cwd: str, roots: Sequence[str]) -> bool:
-    for root in roots:
-        if cwd == root or cwd.startswith(root.rstrip("/") + "/"):
-            return ".git" in cwd[len(root) :].split("/")
-    return False
+    root = next((r for r in roots if within(cwd, r)), None)
+    return root is not None and ".git" in cwd[len(root) :].split("/")
 
 
 #: ``tee``'s options that change neither what it writes nor where.
