@@ -264,12 +264,14 @@ class AnthropicModel:
         first, self._first = self._first, None
         request_id: str | None = None
         finished = False
+        opened = False
         try:
             if first is not None and self._sdk is None and not sdk_loaded() and sendable(params):
                 opening: Any = EarlyStream(first, params, self._client)
             else:
                 opening = self._client().messages.stream(**params)
             async with opening as stream:
+                opened = True
                 request_id = stream.request_id
                 parser = _StreamParser(request_id)
                 async for event in stream:
@@ -277,7 +279,7 @@ class AnthropicModel:
                         finished = finished or isinstance(ours, StreamFinished)
                         yield ours
         except Exception as exc:
-            translated = _translated(exc, request_id)
+            translated = _translated(exc, request_id, opened)
             if translated is None:
                 raise
             raise translated from exc
@@ -287,14 +289,25 @@ class AnthropicModel:
             )
 
 
-def _translated(exc: Exception, request_id: str | None) -> ModelError | None:
+def _translated(exc: Exception, request_id: str | None, opened: bool) -> ModelError | None:
     """An SDK or transport failure as a :class:`ModelError` that says whether a retry can help;
-    None for anything else (our own errors, bugs), which propagates as it is."""
+    None for anything else (our own errors, bugs), which propagates as it is.
+
+    ``opened``: the response had begun (status and headers read). A transport failure after that is
+    a cut or stalled stream, whichever way it arrives: SDK 2.16 lets httpx2's error through from the
+    body, SDK 2.17 wraps it in ``APIConnectionError``/``APITimeoutError`` as it does a failure to
+    connect."""
     import anthropic
     import httpx2
 
     if isinstance(exc, anthropic.APIStatusError):
         return _status_error(exc)
+    if opened and isinstance(exc, anthropic.APIConnectionError):
+        if isinstance(exc, anthropic.APITimeoutError):
+            reason = f"the stream stalled: {type(exc.__cause__ or exc).__name__}"
+            return ModelError("timeout", reason, retryable=True, request_id=request_id)
+        reason = f"the connection broke mid-stream: {exc.__cause__ or exc}"
+        return ModelError("stream_cut", reason, retryable=True, request_id=request_id)
     if isinstance(exc, anthropic.APITimeoutError):
         return ModelError("timeout", "the request timed out", retryable=True, request_id=request_id)
     if isinstance(exc, anthropic.APIConnectionError):

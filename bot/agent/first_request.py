@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import httpx2
 
 #: The SDK release whose request this module reproduces, and that release's API version header.
-CHECKED_SDK_VERSION = "2.16.0"
+CHECKED_SDK_VERSION = "2.17.0"
 API_VERSION = "2026-10-21"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
@@ -226,9 +226,9 @@ class EarlyStream:
         try:
             response = await sending
         except httpx2.TimeoutException as exc:
-            raise anthropic.APITimeoutError(request=request) from exc
+            raise sdk._make_timeout_error(request, exc) from exc
         except httpx2.TransportError as exc:
-            raise anthropic.APIConnectionError(request=request) from exc
+            raise sdk._make_connection_error(request, exc) from exc
         if not response.is_success:
             await response.aread()
             await response.aclose()

@@ -186,16 +186,34 @@ def _raise(exc: Exception) -> Callable[[httpx2.Request], httpx2.Response]:
     return handle
 
 
-async def test_a_connection_broken_mid_body_is_a_stream_cut() -> None:
+@pytest.mark.parametrize(
+    ("failure", "kind", "reason"),
+    [
+        (
+            httpx2.RemoteProtocolError("peer closed connection without sending complete message body"),
+            "stream_cut",
+            "the connection broke mid-stream",
+        ),
+        (httpx2.ReadTimeout("no bytes for 600 s"), "timeout", "the stream stalled"),
+    ],
+    ids=["broken", "stalled"],
+)
+async def test_a_body_that_fails_after_the_first_bytes_is_a_cut_or_stalled_stream(
+    failure: Exception, kind: str, reason: str
+) -> None:
+    """SDK 2.16 let httpx2's error out of the body; SDK 2.17 wraps it as it wraps a failure to connect.
+    Either way the response had begun: a retry starts the turn over, and the reason says so."""
+
     class Breaking(httpx2.AsyncByteStream):
         async def __aiter__(self):  # type: ignore[no-untyped-def]
             yield body_of(Turn([Text("a b")], cut_after_block=-1))
-            raise httpx2.RemoteProtocolError("peer closed connection without sending complete message body")
+            raise failure
 
     transport = httpx2.MockTransport(lambda request: httpx2.Response(200, stream=Breaking()))
     with pytest.raises(ModelError) as info:
         await collect(transport)
-    assert info.value.kind == "stream_cut" and info.value.retryable
+    assert (info.value.kind, info.value.retryable) == (kind, True)
+    assert info.value.message.startswith(reason), info.value.message
 
 
 async def test_the_429_retry_after_header_reaches_the_error() -> None:
