@@ -155,10 +155,11 @@ async def explain_policy(
     mcp_tools: Sequence[AnyTool] | None = None,
 ) -> Explanation:
     """The explanation of the merged policy. Raises ConfigError for a bad policy file.
-    ``examples=False`` skips asking the engine for an example of each refused option class (the
-    system prompt's summary does not show them). ``mcp_tools``: the tools the policy's MCP servers
-    bring, when they were started (:func:`connected_mcp_tools`); each is then judged like a
-    built-in, and each server lists its own. ``None``: the servers were not started."""
+    ``examples=False`` is the system prompt's summary's form: no Bash rule's option classes (the
+    option table is not read) and no engine example of each (the summary shows neither).
+    ``mcp_tools``: the tools the policy's MCP servers bring, when they were started
+    (:func:`connected_mcp_tools`); each is then judged like a built-in, and each server lists its
+    own. ``None``: the servers were not started."""
     from bot.runtime.assembly import assemble_tool_pool
     from bot.runtime.hooks import NoHooks
     from bot.runtime.policy_checker import CheckInput, PolicyChecker
@@ -209,11 +210,11 @@ async def explain_policy(
             for rule in policy.allow:
                 if rule.tool != "Bash" or rule.content is None:
                     continue
-                view = describe_rule(rule, _where(rule))
+                view = describe_rule(rule, _where(rule), options=examples)
                 never = []
                 for cls in view.never:
                     example = None
-                    for option in cls.options if examples else ():
+                    for option in cls.options:
                         probe = f"{view.table_entry} {option} {EXAMPLE_VALUES[cls.name]}"
                         if isinstance(await decide("Bash", {"command": probe}), Deny):
                             example = probe

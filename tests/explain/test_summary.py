@@ -32,6 +32,27 @@ def test_each_presets_summary_is_within_its_bound_and_the_same_bytes_every_time(
     assert first.startswith("# This run's permission policy\nFixed for the whole run.")
 
 
+@pytest.mark.parametrize("preset", ["read-only", "fix", "maintenance"])
+def test_the_summary_reads_no_option_table_and_says_what_the_full_explanation_would(
+    preset: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run computes the summary before its first model request: it leaves out the option classes
+    (the summary shows none), so the 2 MB option table is not parsed on the way."""
+    from bot.explain import bash_rules
+
+    layers = [PolicyLayer("preset", preset=preset)]
+    full = anyio.run(lambda: explain_policy(layers, workspace=tmp_path))
+    assert any(rule.never for rule in full.bash_rules)  # the full form does read the table
+
+    def no_table() -> dict[str, object]:
+        raise AssertionError("the summary's explanation read the option table")
+
+    monkeypatch.setattr(bash_rules, "_table", no_table)
+    short = anyio.run(lambda: explain_policy(layers, workspace=tmp_path, examples=False))
+    assert all(rule.never == () and rule.table_entry is None for rule in short.bash_rules)
+    assert render_summary(short) == render_summary(full)
+
+
 def test_the_fix_summary_says_what_the_rules_say(tmp_path: Path) -> None:
     text = _summary(tmp_path, preset="fix")
     assert "- Need no rule: Agent, TodoWrite, ToolSearch." in text
