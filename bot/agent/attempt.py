@@ -10,7 +10,7 @@ and repeated denials add guidance (seeds 4f).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
@@ -75,13 +75,17 @@ async def stream_attempt(
     progress: ProgressSink,
     emit: Callable[[RunEvent], None],
     turn: int,
+    *,
+    ready: Callable[[], Awaitable[None]] | None = None,
 ) -> Attempt:
     """Stream one response and run its tools. Never raises :class:`ModelError`: a failure is in
-    ``Attempt.error``, after the attempt's tools were aborted and collected (their log is kept)."""
+    ``Attempt.error``, after the attempt's tools were aborted and collected (their log is kept).
+    ``ready`` is awaited once the request is out, before the response's first event is read (what
+    it raises ends the attempt before any of its tools started)."""
     state = Attempt()
     async with StreamingToolExecutor(runner, context, progress) as executor:
         try:
-            await _consume(client, request, context, executor, state, emit, turn)
+            await _consume(client, request, context, executor, state, emit, turn, ready)
         except ModelError as exc:
             state.error = exc
             executor.abort(f"the model's response failed ({exc.kind}); the turn is retried")
@@ -99,6 +103,7 @@ async def _consume(
     state: Attempt,
     emit: Callable[[RunEvent], None],
     turn: int,
+    ready: Callable[[], Awaitable[None]] | None,
 ) -> None:
     """Read the stream until ``message_stop``; return early (``state.finished`` is None) on abort."""
     abort = context.abort
@@ -115,6 +120,9 @@ async def _consume(
         try:
             async with aclosing(client.stream(request)) as stream:
                 async for event in stream:
+                    if ready is not None:
+                        await ready()
+                        ready = None
                     match event:
                         case StreamStarted():
                             state.usage, state.request_id = event.usage, event.request_id

@@ -62,7 +62,7 @@ from bot.agent.events import (
     drop_events,
     safe_emit,
 )
-from bot.agent.lifecycle import SessionInfo, open_session, stop_hooks
+from bot.agent.lifecycle import NoLifecycleHooks, SessionInfo, open_session, stop_hooks
 from bot.agent.limits import LimitHit, limit_before_turn, wall_time_hit
 from bot.agent.model import (
     Block,
@@ -136,6 +136,7 @@ class _AgentRun:
         self.agent_id = session.agent_id
         self.is_main = session.agent_id is None
         self.clock = session.clock
+        self._pending_setup = session.pending_setup
         now = self.clock()
         wall = session.limits.wall_time_s
         self.ledger = session.ledger or RunLedger(started_at=now, deadline=None if wall is None else now + wall)
@@ -188,6 +189,7 @@ class _AgentRun:
             if self.owns_tasks and self.tasks is not None:
                 await stack.enter_async_context(self.tasks)
             stop = await self._drive()
+            await self._setup_done()  # a run that read no response still ends only once it has passed
             if self.runner is not None and self.tasks is not None:
                 # Background agents still running belong to this run: stop them, let them wrap up.
                 self.runner.stop_background(f"the run ended ({stop.reason})")
@@ -215,6 +217,8 @@ class _AgentRun:
         self.system = system_blocks(prompt, self.session.cache_ttl)
         first: list[Block] = [{"type": "text", "text": render_task(self.task)}]
         if self.is_main:
+            if type(self.session.lifecycle) is not NoLifecycleHooks:
+                await self._setup_done()  # hooks run commands: not before the set-up has passed
             opened = await open_session(self.session.lifecycle, self._info(), first[0]["text"])
             if isinstance(opened, str):
                 return Stop("aborted", opened)
@@ -231,6 +235,14 @@ class _AgentRun:
             stop = await self._turn()
             if stop is not None:
                 return stop
+
+    async def _setup_done(self) -> None:
+        """The session's pending set-up, awaited once; the services it prepared join the context."""
+        pending, self._pending_setup = self._pending_setup, None
+        if pending is not None:
+            prepared = await pending()
+            for key in prepared:
+                self.context.services[key] = prepared[key]
 
     def _check_limits(self) -> Stop | None:
         if self.context.abort.aborted:
@@ -495,8 +507,9 @@ class _AgentRun:
         """One streamed attempt with its tools. Raises :class:`ModelError` (after the attempt's
         tools were aborted) so the retry policy can decide."""
         runner = ObservedRunner(self.pool, self.session.engine, self.session.hooks, self.denials, self._emit, turn)
+        client, context = self.session.client, self.context
         state = await stream_attempt(
-            self.session.client, request, runner, self.context, self._progress_sink(), self._emit, turn
+            client, request, runner, context, self._progress_sink(), self._emit, turn, ready=self._setup_done
         )
         self._bill(state.usage, state.request_id)
         if state.error is not None:

@@ -8,7 +8,7 @@ does not read configuration files or the environment itself.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ from bot.agent.outcome import ToolCallEntry, TurnRecord
 from bot.agent.pricing import DEFAULT_PRICE_TABLE, PriceTable
 from bot.agent.prompts import STATIC_SYSTEM_PROMPT, Environment, Instruction
 from bot.agent.retry import RetryPolicy
+from bot.core.services import Services
 from bot.interface.context import ToolUseContext
 from bot.permissions.chain import PermissionEngine
 from bot.permissions.engine import PolicyEngine
@@ -64,6 +65,12 @@ class AgentSession:
     resumed: tuple[dict[str, Any], ...] = ()
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     clock: Clock = monotonic
+    #: Set-up still under way when the run starts (the sandbox's probe and self-test, which run
+    #: while the first request is on its way). The loop awaits it before it reads a response, before
+    #: a lifecycle hook runs and before the run ends, so no tool or hook runs and no run ends until
+    #: it has passed; what it raises ends the run. It returns the services it prepared, which join
+    #: the run's context.
+    pending_setup: Callable[[], Awaitable[Services]] | None = None
     # ----- set for sub-agents by the sub-agent runner -----
     agent_id: str | None = None
     agent_type: str | None = None

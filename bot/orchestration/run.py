@@ -146,23 +146,34 @@ async def _agent_stage(
 ) -> None:
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(cancel_on_signals(abort))
-        prepared: PreparedRun = await stack.enter_async_context(prepare_run(config, checkout.trusted, abort=abort))
+        prepared: PreparedRun = await stack.enter_async_context(
+            prepare_run(config, checkout.trusted, abort=abort, on_warning=_warn)
+        )
         for warning in prepared.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        state.notes += [f"Policy warning: {w}" for w in prepared.warnings]
-        state.provenance = with_policy(state.provenance, prepared, checkout.git.root)
-        state.hook_files = prepared.hook_files()
-        state.image_hosts = prepared.image_hosts()
-        slot = checkout.continuity
-        task, notes = await anyio.to_thread.run_sync(resume_into, slot, prepared, checkout.git, adapter.task(checkout))
-        state.notes += notes
-        state.session = prepared.session
-        async with adapter.progress() as sink:
-            tracked = sink if slot is None else _both(slot.todos, sink)
-            state.outcome = await run_agent(task, prepared.session, tracked)
-        if state.outcome.completed and not abort.aborted:
-            state.verification = await run_verification(prepared, checkout.git.root)
-        state.notes += prepared.run_log_notes()
+            _warn(warning)
+        warned = len(state.notes)
+        try:
+            state.provenance = with_policy(state.provenance, prepared, checkout.git.root)
+            state.hook_files = prepared.hook_files()
+            state.image_hosts = prepared.image_hosts()
+            slot = checkout.continuity
+            task, notes = await anyio.to_thread.run_sync(
+                resume_into, slot, prepared, checkout.git, adapter.task(checkout)
+            )
+            state.notes += notes
+            state.session = prepared.session
+            async with adapter.progress() as sink:
+                tracked = sink if slot is None else _both(slot.todos, sink)
+                state.outcome = await run_agent(task, prepared.session, tracked)
+            if state.outcome.completed and not abort.aborted:
+                state.verification = await run_verification(prepared, checkout.git.root)
+            state.notes += prepared.run_log_notes()
+        finally:  # the sandbox's warnings come once its self-test is done, while the first request is out
+            state.notes[warned:warned] = [f"Policy warning: {w}" for w in prepared.warnings]
+
+
+def _warn(warning: str) -> None:
+    print(f"warning: {warning}", file=sys.stderr)
 
 
 def _keep_session(checkout: Checkout, work: Work, state: _State, safety: RunSafety) -> list[str]:

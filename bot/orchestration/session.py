@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +27,7 @@ from bot.core.bounded import load_json
 from bot.core.guard import GUARD_SERVICE, tool_redactor
 from bot.core.host_git import GIT_SEAL_SERVICE
 from bot.core.secrets import full_environ
+from bot.core.services import Services
 from bot.errors import ConfigError
 from bot.interface.abort import AbortSignal
 from bot.interface.context import make_context
@@ -118,6 +119,47 @@ class RunConfig:
     questions_asked: int = 0
 
 
+class PendingSandbox:
+    """The sandbox's probe and self-test, under way while the policy summary is computed and the
+    first model request is out: the session's ``pending_setup``, which the loop awaits before it
+    acts on a response (:class:`bot.agent.session.AgentSession`). Awaited, it is the sandbox's
+    status as a service, its warnings added to the run's and reported once; when the policy
+    requires a sandbox that cannot run, every await raises ``SandboxUnavailable`` and the run ends
+    before any command. :meth:`close` (when the run's set-up is left) stops a test still running."""
+
+    def __init__(
+        self, preparing: Coroutine[Any, Any, Any], warnings: list[str], on_warning: Callable[[str], None]
+    ) -> None:
+        self._task: asyncio.Future[Any] = asyncio.ensure_future(preparing)
+        self._warnings = warnings
+        self._on_warning = on_warning
+        self._reported = False
+
+    @property
+    def status(self) -> Any:
+        """The ``SandboxStatus`` once the test has passed (or the policy let it fail), else None."""
+        task = self._task
+        return task.result() if task.done() and not task.cancelled() and task.exception() is None else None
+
+    async def __call__(self) -> Services:
+        from bot.shell.sandbox.status import SERVICE_KEY
+
+        status = await asyncio.shield(self._task)  # a cancelled waiter leaves the test running
+        if not self._reported:
+            self._reported = True
+            for warning in getattr(status, "warnings", ()):
+                self._warnings.append(warning)
+                self._on_warning(warning)
+        return Services({SERVICE_KEY: status})
+
+    async def close(self) -> None:
+        if not self._task.done():
+            self._task.cancel()
+        await asyncio.wait([self._task])
+        if not self._task.cancelled():
+            self._task.exception()  # retrieved: a failure nobody awaited is no "never retrieved" warning
+
+
 @dataclass(slots=True)
 class PreparedRun:
     session: AgentSession
@@ -125,13 +167,19 @@ class PreparedRun:
     #: The trusted policy files that took part, with their text (hashed in the provenance line).
     policy_sources: list[tuple[str, str]]
     hook_log: list[HookLogEntry]
+    #: The policy's, the hooks' and (once its self-test is done) the sandbox's warnings.
     warnings: list[str]
     mcp_states: list[dict[str, Any]] = field(default_factory=list)
-    sandbox: Any = None
+    pending_sandbox: PendingSandbox | None = None
 
     @property
     def limits(self) -> RunLimits:
         return self.session.limits
+
+    @property
+    def sandbox(self) -> Any:
+        """The sandbox's status once its self-test is done (:class:`PendingSandbox`)."""
+        return None if self.pending_sandbox is None else self.pending_sandbox.status
 
     def image_hosts(self) -> tuple[str, ...]:
         """Hosts whose images posted Markdown may keep: the domains the policy lets WebFetch reach
@@ -221,12 +269,20 @@ def instructions_from(trusted: TrustedFiles) -> tuple[Instruction, ...]:
 
 @asynccontextmanager
 async def prepare_run(
-    config: RunConfig, trusted: TrustedFiles, *, abort: AbortSignal, client: ModelClient | None = None
+    config: RunConfig,
+    trusted: TrustedFiles,
+    *,
+    abort: AbortSignal,
+    client: ModelClient | None = None,
+    on_warning: Callable[[str], None] = lambda warning: None,
 ) -> AsyncIterator[PreparedRun]:
     """Load the policy, start MCP servers, assemble tools, build hooks and the model client.
 
-    Raises :class:`ConfigError` for a bad policy or config file (before any model call), and the
-    shell's ``SandboxUnavailable`` when the policy requires a sandbox that cannot run.
+    Raises :class:`ConfigError` for a bad policy or config file (before any model call). The
+    sandbox's probe and self-test are still running when the run starts (:class:`PendingSandbox`):
+    the agent loop waits for them before it acts on the first response, and the shell's
+    ``SandboxUnavailable`` (the policy requires a sandbox that cannot run) ends the run there, before
+    any command. Their warnings join ``warnings`` then, each also given to ``on_warning``.
     """
     layers, sources = policy_layers(config, trusted)
     policy = load_policy_stack(layers, allow=config.allow, deny=config.deny)
@@ -271,18 +327,12 @@ async def prepare_run(
             BackgroundTasks(context.scratch_dir / "tasks", redact=tool_redactor(context.services))
         )
         context.services[TASKS_SERVICE] = tasks
-        # The sandbox's probe and self-test wait on bwrap processes; the policy summary is the
-        # CPU's work meanwhile (each about 70 ms of the time before the first model request).
-        probing = asyncio.ensure_future(_prepare_sandbox(context, config.environ))
+        # The sandbox's probe and self-test wait on bwrap processes (about 0.1 s): they go on while
+        # the policy summary is computed and the first model request is out, off its way.
+        sandbox = PendingSandbox(_prepare_sandbox(context, config.environ), warnings, on_warning)
+        stack.push_async_callback(sandbox.close)
         await asyncio.sleep(0)  # the probe runs up to its first process before the summary starts
-        try:
-            policy_summary = await _policy_summary(layers, config)
-        except BaseException:
-            probing.cancel()
-            raise
-        sandbox = await probing
-        if sandbox is not None:
-            warnings.extend(getattr(sandbox, "warnings", ()))
+        policy_summary = await _policy_summary(layers, config)
         model = config.model or policy.setting("model") or DEFAULT_MODEL
         # Read now, before the model runs: from the default branch on GitHub, never the PR head.
         agents, agent_warnings = load_trusted_definitions(trusted.read, trusted.list_dir, trusted.label)
@@ -303,6 +353,7 @@ async def prepare_run(
             instructions=instructions_from(trusted),
             session_id=session_id,
             policy_summary=policy_summary,
+            pending_setup=sandbox,
         )
         yield PreparedRun(session, policy, sources, hook_log, warnings, mcp_states, sandbox)
 
