@@ -21,8 +21,10 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -30,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx2
 
 #: The SDK release whose request this module reproduces, and that release's API version header.
@@ -96,6 +100,28 @@ def sdk_loaded() -> bool:
     system until its code has run."""
     module = sys.modules.get("anthropic")
     return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+#: The environment variables ``httpx2.create_ssl_context`` reads (trust_env): a context is kept per value.
+TLS_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+_tls_lock = threading.Lock()
+_tls_contexts: dict[tuple[str | None, ...], ssl.SSLContext] = {}
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS context ``httpx2.AsyncClient()`` builds by default (``create_ssl_context()``: the
+    system's CA bundle, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``), built once. Loading the bundle takes
+    some 50 ms of CPU and releases the GIL, so the warm-up thread builds it while the main thread
+    imports (:mod:`bot.cli.warm_up`); the first request's client then takes it (or waits for the
+    thread to finish it, rather than loading the bundle a second time)."""
+    key = tuple(os.environ.get(name) for name in TLS_ENV)
+    with _tls_lock:
+        context = _tls_contexts.get(key)
+        if context is None:
+            import httpx2
+
+            context = _tls_contexts[key] = httpx2.create_ssl_context()
+        return context
 
 
 def sendable(params: Mapping[str, Any]) -> bool:
@@ -201,7 +227,7 @@ class EarlyStream:
 
             # Ours for this one request (the environment's proxies apply, as they do to the SDK's
             # client); the SDK's own client, built in the thread, carries every later request.
-            self._own_client = client = httpx2.AsyncClient(follow_redirects=True)
+            self._own_client = client = httpx2.AsyncClient(follow_redirects=True, verify=tls_context())
         try:
             self._manager = await self._send(client)
             return await self._manager.__aenter__()

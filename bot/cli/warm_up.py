@@ -18,15 +18,19 @@ from __future__ import annotations
 import importlib
 import threading
 
-#: What a run imports between its start and its first model request, in the order it needs them:
-#: the Bash analysis and the policy summary (the system prompt), the tools' modules (their
-#: definitions are in the request), then the HTTP client that sends it.
+#: What a run imports between its start and its first model request. First the HTTP client and the
+#: TLS context of the first request (a ``module:function`` is called once the module is imported):
+#: loading the CA bundle releases the GIL, so it overlaps the main thread's imports rather than
+#: waiting for them. Then, in the order the run needs them: the Bash analysis and the policy summary
+#: (the system prompt), the tools' modules (their definitions are in the request), the rest of the
+#: HTTP stack.
 RUN_MODULES: tuple[str, ...] = (
+    "httpx2",
+    "bot.agent.first_request:tls_context",
     "bot.shell.api",
     "bot.explain.compute",
     "bot.explain.summary",
     "bot.tools.registry",
-    "httpx2",
     "httpcore2._async",
     "httpcore2._backends.anyio",
 )
@@ -39,14 +43,18 @@ def modules_for(*, local: bool, provider: str) -> tuple[str, ...]:
 
 
 def warm_up(modules: tuple[str, ...]) -> threading.Thread:
-    """Import ``modules`` in a daemon thread, in order. A module that fails to import is left for
-    the main thread to import again, where its error is reported in context."""
+    """Import ``modules`` in a daemon thread, in order (``module:function``: then call it). A
+    module that fails to import is left for the main thread to import again, where its error is
+    reported in context."""
 
     def run() -> None:
         for name in modules:
+            module, _, function = name.partition(":")
             try:
-                importlib.import_module(name)
-            except Exception:  # the main thread's own import reports it
+                loaded = importlib.import_module(module)
+                if function:
+                    getattr(loaded, function)()
+            except Exception:  # the main thread's own import (or call) reports it
                 continue
 
     thread = threading.Thread(target=run, name="warm-up-imports", daemon=True)

@@ -199,3 +199,28 @@ def test_a_local_run_sends_its_first_request_before_the_sdk_loads(tmp_path: Path
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(seen) == 1 and "x-stainless-lang" not in seen[0]
     assert seen[0]["authorization"].startswith("Bearer sk-ant-test-")
+
+
+def test_the_first_requests_tls_context_is_httpx2s_default_built_once_per_ca_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm-up thread builds it ahead (bot.cli.warm_up); it must be what ``AsyncClient()``
+    would have built: the same CA certificates, verification on, and ``SSL_CERT_FILE`` honoured."""
+    import ssl
+
+    monkeypatch.setattr(first_request, "_tls_contexts", {})
+    for name in first_request.TLS_ENV:
+        monkeypatch.delenv(name, raising=False)
+    context = first_request.tls_context()
+    default = httpx2.create_ssl_context()
+    assert first_request.tls_context() is context
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats() == default.cert_store_stats()
+
+    loaded = default.get_ca_certs(binary_form=True)
+    if not loaded:  # the system's CAs come from a directory, read lazily: no certificate to copy
+        pytest.skip("no CA certificate file on this machine")
+    one_ca = tmp_path / "ca.pem"
+    one_ca.write_text(ssl.DER_cert_to_PEM_cert(loaded[0]))
+    monkeypatch.setenv("SSL_CERT_FILE", str(one_ca))
+    assert first_request.tls_context().cert_store_stats()["x509_ca"] == 1

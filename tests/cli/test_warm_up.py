@@ -16,7 +16,9 @@ from bot.cli.warm_up import RUN_MODULES, SDK, modules_for
 def test_every_module_warmed_up_exists(name: str) -> None:
     # A renamed module would otherwise be skipped in silence (the thread leaves failures to the
     # main thread) and the warm-up would quietly stop helping.
-    assert importlib.util.find_spec(name) is not None, name
+    module, _, function = name.partition(":")
+    assert importlib.util.find_spec(module) is not None, name
+    assert not function or callable(getattr(importlib.import_module(module), function)), name
 
 
 @pytest.mark.parametrize(
@@ -34,7 +36,9 @@ def test_the_warm_up_thread_imports_the_modules_and_not_the_sdk() -> None:
     code = (
         "import sys; from bot.cli.warm_up import RUN_MODULES, warm_up\n"
         "warm_up(RUN_MODULES).join(60)\n"
-        "print(all(m in sys.modules for m in RUN_MODULES), 'anthropic' in sys.modules)"
+        "from bot.agent import first_request\n"
+        "print(all(m.partition(':')[0] in sys.modules for m in RUN_MODULES), 'anthropic' in sys.modules,"
+        " len(first_request._tls_contexts))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert out.stdout.split() == ["True", "False"], out.stderr[-1000:]
+    assert out.stdout.split() == ["True", "False", "1"], out.stderr[-1000:]  # the TLS context is built too
