@@ -1,8 +1,9 @@
 """The workspace repository: branches, trusted files from the default branch, commits, diffs, pushes.
 
-The only module that imports GitPython. Everything a run does to git goes through
-:class:`GitWorkspace`, and failures come out as :class:`bot.errors.GitError` (``PushRejected`` when
-the remote refuses a push; the local commit is kept either way).
+Everything a run does to git goes through :class:`GitWorkspace` (which finds the repository with
+:mod:`bot.orchestration.git_discovery`, or GitPython there), and failures come out as
+:class:`bot.errors.GitError` (``PushRejected`` when the remote refuses a push; the local commit is
+kept either way).
 
 Trust model (the details are in :mod:`bot.core.host_git`):
 
@@ -32,10 +33,9 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import urlsplit
 
-from git import InvalidGitRepositoryError, NoSuchPathError, Repo
-
 from bot.core.host_git import GitDirSeal, credential_pipe, hardened_args, host_git_env
 from bot.errors import GitError, PushRejected
+from bot.orchestration.git_discovery import locate
 from bot.orchestration.git_records import (
     GIT_STATUS,
     BranchSetup,
@@ -109,12 +109,13 @@ class CoAuthor:
 class GitWorkspace:
     """A git working tree with an optional remote (``origin``) and the token used to reach it.
 
-    GitPython finds the repository (a ``.git`` directory, or a ``.git`` file of a worktree or
-    submodule) once, when the workspace is still the runner's; every git command after that runs
-    through :meth:`_run` with an environment built from an allowlist and the hardened configuration
-    of :mod:`bot.core.host_git`. (GitPython's own command runner always starts from a copy of
-    ``os.environ``, so it is not used to run git.) After :meth:`seal`, every command first checks
-    that the git directory is still the one sealed.
+    The repository (a ``.git`` directory, or a ``.git`` file of a worktree or submodule) is found
+    once, when the workspace is still the runner's (:func:`bot.orchestration.git_discovery.locate`:
+    GitPython's discovery, with a fast path for a plain ``.git`` directory); every git command after
+    that runs through :meth:`_run` with an environment built from an allowlist and the hardened
+    configuration of :mod:`bot.core.host_git`. (GitPython's own command runner always starts from a
+    copy of ``os.environ``, so it is not used to run git.) After :meth:`seal`, every command first
+    checks that the git directory is still the one sealed.
     """
 
     def __init__(
@@ -127,16 +128,8 @@ class GitWorkspace:
         home: Path | None = None,
         private: Sequence[Path] = (),
     ) -> None:
-        try:
-            repo = Repo(path)
-        except (InvalidGitRepositoryError, NoSuchPathError):
-            raise GitError(f"{path} is not a git repository") from None
-        if repo.bare or repo.working_tree_dir is None:
-            raise GitError(f"{path} is a bare repository, not a workspace")
-        self.root = Path(repo.working_tree_dir).resolve()
-        self.git_dir = Path(repo.git_dir).resolve()
-        self.common_dir = Path(repo.common_dir).resolve()
-        repo.close()
+        found = locate(path)
+        self.root, self.git_dir, self.common_dir = found.root, found.git_dir, found.common_dir
         self.remote = remote
         self.identity = identity
         self.__token = token or None
