@@ -19,12 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from bot.core.bounded import compose_yaml, load_json, load_toml
+from bot.core.bounded import load_json, load_toml
 from bot.errors import ConfigError
+
+if TYPE_CHECKING:
+    import yaml
 
 KeyPath = tuple[str | int, ...]
 
@@ -157,6 +158,8 @@ class _JsonScanner:
 
 
 def _parse_yaml(text: str, path: str) -> Document:
+    from bot.core.bounded_yaml import compose_yaml  # PyYAML loads with the first YAML file
+
     data, node = compose_yaml(text, source=path)
     lines: dict[KeyPath, int] = {}
     if node is not None:
@@ -165,6 +168,8 @@ def _parse_yaml(text: str, path: str) -> Document:
 
 
 def _yaml_walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
+    import yaml
+
     # Recursive, and through aliases: bounded by compose_yaml's expanded depth and size.
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:

@@ -29,9 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from bot.core.bounded import load_yaml
 from bot.errors import ConfigError
 from bot.interface.tool import AnyTool
 from bot.permissions.context import PERMISSION_MODES, PermissionMode
@@ -209,6 +206,10 @@ def _front_matter(raw: str, path: Path) -> Any:
     """YAML, as Claude Code reads it: when the text is not valid YAML because a plain value holds
     ``: `` or `` #`` (the agent files Claude Code itself generated put ``Examples: <example>Context:
     ...`` in one-line descriptions), each top-level plain value is read as the literal text it is."""
+    import yaml
+
+    from bot.core.bounded_yaml import load_yaml  # PyYAML loads with the first agent file
+
     try:
         return load_yaml(raw, source=str(path))
     except (ConfigError, yaml.YAMLError):
@@ -236,6 +237,8 @@ def _quoted_if_ambiguous(line: str) -> str:
 
 def parse_agent_text(text: str, path: Path) -> AgentDefinition:
     """One agent file's definition. Raises :class:`ConfigError` naming ``path`` and the line."""
+    import yaml
+
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         raise ConfigError("an agent file must start with YAML front matter between '---' lines", path=path, line=1)

@@ -233,3 +233,34 @@ def test_the_probe_does_see_the_policy_stack_when_a_read_names_a_policy(tmp_path
     code, loaded = imported_by([*READ_CALL, "--policy", "read-only"], tmp_path, NOT_FOR_A_READ)
     assert code in (0, None)
     assert {"bot.permissions.stack", "bot.permissions.settings_model"} <= set(loaded)
+
+
+@pytest.mark.parametrize(
+    ("description", "args"),
+    [
+        ("the tool pool", ["tools", "list"]),
+        (
+            "one policy check under a JSON preset",
+            ["policy", "check", "Read", '{"file_path": "hello.txt"}', "--preset", "fix"],
+        ),
+        ("a Read of a text file", READ_CALL),
+    ],
+)
+def test_a_command_that_reads_no_yaml_file_does_not_import_pyyaml(
+    tmp_path: Path, description: str, args: list[str]
+) -> None:
+    """PyYAML (some 10 ms with its regular expressions) loads with the first YAML file read
+    (bot.core.bounded_yaml), not with the JSON and TOML readers every command imports."""
+    (tmp_path / "hello.txt").write_text("hello\n")
+    code, loaded = imported_by(args, tmp_path, ("yaml",))
+    assert code in (0, 1, None), f"{description}: exit {code}"
+    assert loaded == [], f"{description} imported {loaded}"
+
+
+def test_the_probe_does_see_pyyaml_when_a_yaml_policy_is_read(tmp_path: Path) -> None:
+    """The check above can fail: a policy file in YAML does load it."""
+    (tmp_path / "hello.txt").write_text("hello\n")
+    (tmp_path / "policy.yml").write_text("permissions:\n  allow: [Read]\n")
+    args = ["policy", "check", "Read", '{"file_path": "hello.txt"}', "--policy", str(tmp_path / "policy.yml")]
+    _, loaded = imported_by(args, tmp_path, ("yaml",))
+    assert loaded == ["yaml"]

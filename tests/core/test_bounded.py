@@ -16,9 +16,9 @@ from bot.core.bounded import (
     json_nesting_problem,
     load_json,
     load_toml,
-    load_yaml,
     nesting_depth,
 )
+from bot.core.bounded_yaml import load_yaml
 from bot.errors import ConfigError
 
 DEEP = 10_000
