@@ -42,8 +42,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
 #: Compiled patterns kept per (content, workspace, base, home); policies hold a few hundred rules.
 _PATTERN_CACHE_SIZE = 4_096
 
@@ -254,7 +252,10 @@ def _gitignore_regex(pattern: str, dir_only: bool) -> re.Pattern[str]:
     """The regex ``pathspec`` compiles from a gitignore pattern, matched against a relative path.
 
     ``pathspec`` does gitignore's globbing (``*``, ``?``, classes, ``**``, escapes); anchoring,
-    home, rule bases and symlink resolution stay ours (the module docstring)."""
+    home, rule bases and symlink resolution stay ours (the module docstring). ``pathspec`` loads
+    with the first glob to compile (some 10 ms: a call under rules that name no path needs none)."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     text = pattern + ("/" if dir_only else "")
     regex, include = GitIgnoreSpecPattern.pattern_to_regex(text)
     if regex is None or not include:

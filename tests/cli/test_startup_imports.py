@@ -194,7 +194,7 @@ def test_reading_an_mcp_config_does_not_import_the_mcp_sdk_and_every_public_name
 #: What a Read through ``bot tools call`` under rule flags alone needs none of: the model SDK, the MCP
 #: SDK and our MCP bridge, the other built-ins' modules (each brings its own dependencies), the
 #: policy schema and the policy-file stack (no ``--policy``), the hook runner (no hooks without a
-#: policy), and the run's orchestration.
+#: policy), the run's orchestration, and ``pathspec`` (no rule names a path to glob).
 NOT_FOR_A_READ = (
     "anthropic",
     "mcp",
@@ -214,6 +214,7 @@ NOT_FOR_A_READ = (
     "bot.permissions.settings_model",
     "bot.runtime.hook_runner",
     "bot.runtime.hook_exec",
+    "pathspec",
     *HEAVY,
 )
 
@@ -233,6 +234,7 @@ def test_the_probe_does_see_the_policy_stack_when_a_read_names_a_policy(tmp_path
     code, loaded = imported_by([*READ_CALL, "--policy", "read-only"], tmp_path, NOT_FOR_A_READ)
     assert code in (0, None)
     assert {"bot.permissions.stack", "bot.permissions.settings_model"} <= set(loaded)
+    assert "pathspec" in loaded  # the preset's Read(.env) deny rules are globs
 
 
 @pytest.mark.parametrize(
