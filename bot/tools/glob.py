@@ -11,6 +11,10 @@ The rest of the pattern is matched relative to that root. A directory named expl
 ``path`` or as the pattern's literal prefix — is searched even if ``.gitignore`` ignores it (as
 rg searches the paths it is given); inside it, ignore rules hold. rg's ``--glob`` would override
 ``.gitignore``, so name patterns go to rg as a file type instead (:mod:`bot.tools.files.globs`).
+rg is told to pass over the ignore files above the root (``--no-ignore-parent``: it then matches
+no entry against them) when their rules either cannot match under it or ignore names; in that
+case the files shown, and the one after them, are checked against those names, and should one of
+them match, rg lists again with them (:mod:`bot.tools.files.parent_ignores`).
 Paths are stat'ed for their mtime as rg prints them, while it is still walking — rg with more
 walker threads than it would pick on a small machine (:data:`bot.tools.ripgrep.MIN_WALK_THREADS`)
 and in a session of its own, so that the stat loop keeps pace with it (:func:`stream_rg`). Only
@@ -33,6 +37,7 @@ from bot.interface.tool import VALID, Tool, ToolInput, ToolResult, ValidationRej
 from bot.permissions.decision import PermissionResult
 from bot.tools.files.globs import FileSelection, select_files
 from bot.tools.files.newest import NewestFiles, Visible
+from bot.tools.files.parent_ignores import KEEP, ParentRules, parent_rules
 from bot.tools.paths import check_path_access, is_within, resolve_path
 from bot.tools.ripgrep import stream_rg, vcs_exclusion_args, walk_threads
 from bot.tools.search_filter import SearchFilter
@@ -94,15 +99,12 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
         base, pattern = glob_root(input, context)
         if not base.is_dir():  # the pattern's literal prefix names no directory: nothing matches
             return ToolResult(_glob_output([], False, started))
-        args, prefix, selection = glob_command(base, pattern, context)
-        with NewestFiles(base) as found:
-            collector = _Collector(base, found, selection, SearchFilter(context, self.name))
-            # NUL-separated: a file name may hold a newline (it never holds a NUL).
-            run = await stream_rg(args, base, collector.add, own_session=True, separator=b"\0")
-            newest, truncated = found.newest(MAX_GLOB_RESULTS, collector.visible)
-            if run.code == 2 and not newest:  # an error and nothing to show
-                raise ToolExecutionError(f"Glob failed: {run.error_text}")
-            names = [prefix + os.fsdecode(n) for n in newest]
+        search_filter = SearchFilter(context, self.name)
+        page = await _newest_matches(base, pattern, context, search_filter, parent_rules(base, context.workspace))
+        if page is None:  # a file to show may be one an ignore rule above the root hides: rg decides
+            page = await _newest_matches(base, pattern, context, search_filter, KEEP)
+            assert page is not None
+        names, truncated = page
         return ToolResult(_glob_output(names, truncated, started))
 
     def map_result(self, output: dict[str, object]) -> str:
@@ -161,16 +163,54 @@ def glob_subject(path: str | None, pattern: str) -> str:
     return os.path.join(base, *literal) if literal else base
 
 
-def glob_command(base: Path, pattern: str, context: ToolUseContext) -> tuple[list[str], str, FileSelection]:
+async def _newest_matches(
+    base: Path, pattern: str, context: ToolUseContext, search_filter: SearchFilter, parents: ParentRules
+) -> tuple[list[str], bool] | None:
+    """The newest ``MAX_GLOB_RESULTS`` files that ``pattern`` matches under ``base`` and deny
+    rules let through, displayable, and whether there are more; ``None`` when rg skipped the
+    ignore files above ``base`` and one of those files (or the one after them) may be one they
+    hide."""
+    args, prefix, selection = glob_command(base, pattern, context, parents)
+    with NewestFiles(base) as found:
+        collector = _Collector(base, found, selection, search_filter)
+        # NUL-separated: a file name may hold a newline (it never holds a NUL).
+        run = await stream_rg(args, base, collector.add, own_session=True, separator=b"\0")
+        allowed = visible = collector.visible
+        unsure = False
+        if parents.names is not None:
+
+            def shown(raw: bytes) -> bool:  # asked for the page and the one after it, newest first
+                nonlocal unsure
+                if allowed is not None and not allowed(raw):
+                    return False
+                unsure = unsure or parents.may_hide(raw)
+                return True
+
+            visible = shown
+        newest, truncated = found.newest(MAX_GLOB_RESULTS, visible)
+        if unsure:
+            return None
+        if run.code == 2 and not newest:  # an error and nothing to show
+            raise ToolExecutionError(f"Glob failed: {run.error_text}")
+        return [prefix + os.fsdecode(n) for n in newest], truncated
+
+
+def glob_command(
+    base: Path, pattern: str, context: ToolUseContext, parents: ParentRules | None = None
+) -> tuple[list[str], str, FileSelection]:
     """rg's arguments (run in ``base``), the prefix that makes its paths displayable (relative to
-    the workspace, or absolute outside it), and the selection for globs rg cannot apply."""
+    the workspace, or absolute outside it), and the selection for globs rg cannot apply.
+    ``parents``: the ignore rules above ``base`` (read from there when not given)."""
     selection = select_files([pattern])
+    if parents is None:
+        parents = parent_rules(base, context.workspace)
     args = [
         "--files",
         "--null",
         "--hidden",
         *vcs_exclusion_args(),
         *selection.rg_args,
+        *(["--no-ignore-parent"] if parents.skippable else []),
         "--no-messages",
         "--threads",
         str(walk_threads()),

@@ -6,12 +6,14 @@ import os
 import random
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from bot.interface.context import ToolUseContext
 from bot.interface.messages import Progress
+from bot.tools.files.parent_ignores import KEEP
 from bot.tools.glob import MAX_GLOB_RESULTS, GlobInput, GlobTool, glob_command, glob_root
 from bot.tools.ripgrep import rg_path
 from bot.tools.search_filter import SearchFilter
@@ -144,8 +146,10 @@ def mixed_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def reference_glob(context: ToolUseContext, pattern: str, path: str | None) -> tuple[list[str], bool]:
+    """rg's listing (it applying every ignore file, those above the root too), every path
+    filtered and stat'ed, everything sorted."""
     base, rest = glob_root(GlobInput(pattern=pattern, path=path), context)
-    args, prefix, selection = glob_command(base, rest, context)
+    args, prefix, selection = glob_command(base, rest, context, KEEP)  # rg's own handling of everything
     output = subprocess.run([rg_path(), *args], cwd=base, capture_output=True, check=False).stdout
     listed = [name for name in output.split(b"\0") if name]  # the tool asks rg for NUL-separated names
     hidden = SearchFilter(context, "Glob")
@@ -228,3 +232,99 @@ def test_a_file_name_with_a_newline_is_one_name_and_deny_rules_hide_it(repo: Pat
     names = call(GLOB, context, pattern="**/*.py")
     assert "b.py" not in names.split("\n")  # no fragment of the denied name
     assert "src/c\nd.py" in names
+
+
+# Ignore files above the search root: rg passes over them (--no-ignore-parent) when their rules
+# cannot reach under it or ignore names; the files shown are then checked against those names.
+
+
+@pytest.fixture
+def nested_workspace(tmp_path: Path) -> Path:
+    """A workspace with no .git of its own inside a repository whose .gitignore has rules for
+    elsewhere and rules by name (as bench/search.py's tree sits in pyenv's checkout); 150 files."""
+    outer = tmp_path / "outer"
+    subprocess.run(["git", "init", "-q", str(outer)], check=True)
+    (outer / ".gitignore").write_text("/versions\n/other/cache/\n*.un~\n.idea\n")
+    for i in range(150):
+        touch(outer / "ws" / "pkg" / f"m{i:03}.py", 1_700_000_000 + i * 10)
+    return outer / "ws"
+
+
+def glob_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Records the arguments of every rg the Glob tool runs."""
+    import bot.tools.glob as glob_module
+
+    runs: list[list[str]] = []
+    real = glob_module.stream_rg
+
+    async def recording(args: list[str], *rest: Any, **kwargs: Any) -> Any:
+        runs.append(args)
+        return await real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(glob_module, "stream_rg", recording)
+    return runs
+
+
+def glob_data(ws: Path, tmp_path: Path, pattern: str, deny: tuple[str, ...] = ()) -> tuple[list[str], bool]:
+    ctx = context_for(ws, tmp_path / "scratch", deny=deny)
+
+    async def run() -> dict[str, object]:
+        return (await GLOB.call(GLOB.parse_input({"pattern": pattern}), ctx, Progress("toolu_p", "Glob"))).data
+
+    data = anyio.run(run)
+    assert (data["filenames"], data["truncated"]) == reference_glob(ctx, pattern, None)
+    return data["filenames"], bool(data["truncated"])  # type: ignore[return-value]
+
+
+def test_rg_skips_the_rules_above_a_workspace_when_no_file_shown_is_one_they_name(
+    nested_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    touch(nested_workspace / "old.un~", 1_600_000_000)  # ignored by name, older than the page
+    runs = glob_runs(monkeypatch)
+    names, truncated = glob_data(nested_workspace, tmp_path, "**/*")
+    assert names[0] == "pkg/m149.py" and truncated and "old.un~" not in names
+    assert len(runs) == 1 and "--no-ignore-parent" in runs[0]
+
+
+@pytest.mark.parametrize(
+    ("newest", "deny"),
+    [
+        ("notes.un~", ()),
+        (".idea/workspace.xml", ()),
+        ("pkg/.idea/x.py", ()),
+        ("pkg/.idea/x.py", ("Read(pkg/m149.py)",)),  # the first visible one is hidden by the rules above
+    ],
+)
+def test_a_file_shown_that_a_rule_above_may_hide_makes_rg_list_again_with_those_rules(
+    nested_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, newest: str, deny: tuple[str, ...]
+) -> None:
+    touch(nested_workspace / newest, 1_800_000_000)
+    runs = glob_runs(monkeypatch)
+    names, truncated = glob_data(nested_workspace, tmp_path, "**/*", deny)
+    assert newest not in names and truncated and len(names) == MAX_GLOB_RESULTS
+    assert ["--no-ignore-parent" in args for args in runs] == [True, False]
+
+
+def test_the_file_after_the_page_is_checked_too_it_decides_more_than_a_page(
+    nested_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """50 of the 150 files denied: exactly a page visible, and one file more, older, that the
+    rules above ignore — listed without them, it would make the page look truncated."""
+    for i in range(50):
+        (nested_workspace / "pkg" / f"m{i:03}.py").rename(nested_workspace / "pkg" / f"s{i:03}.py")
+    touch(nested_workspace / "pkg" / "old.un~", 1_600_000_000)
+    runs = glob_runs(monkeypatch)
+    names, truncated = glob_data(nested_workspace, tmp_path, "**/*", ("Read(pkg/s*.py)",))
+    assert len(names) == MAX_GLOB_RESULTS and not truncated
+    assert ["--no-ignore-parent" in args for args in runs] == [True, False]
+
+
+def test_name_rules_of_the_workspace_itself_keep_rg_applying_them_under_a_literal_prefix(
+    repo: Path, context: ToolUseContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``src/**`` walks ``src``, below the workspace's .gitignore (``*.log``): rg applies it."""
+    touch(repo / "src" / "new.log", 1_800_000_000)
+    runs = glob_runs(monkeypatch)
+    assert names(call(GLOB, context, pattern="src/**/*")) == ["src/a.py", "src/pkg/b.py"]
+    assert len(runs) == 1 and "--no-ignore-parent" not in runs[0]
+    assert "--no-ignore-parent" in glob_command(repo, "**/*", context)[0]  # the workspace's own root
