@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.core.secret_match import MIN_SECRET_LENGTH, leak_forms, normalised_spans, secret_matcher
+from bot.core.secret_match import MIN_SECRET_LENGTH, SecretMatcher, leak_forms, normalised_spans, secret_matcher
 
 #: Words that make a variable a secret wherever they appear in its name (``PGPASSWORD``).
 _SECRET_NAME_WORDS = (
@@ -134,6 +134,10 @@ class Redactor:
     ``check``, when given, sees every text before it is redacted: a canary tripwire
     (:meth:`bot.core.canary.Canaries.observe`) must see the raw text, since redaction would hide a
     decoy that has a secret's shape.
+
+    The values are taken when it is built; their pattern is compiled when the first text comes
+    (10-20 ms for a run's secrets: the tool guard's redactor is built before the first model
+    request, its first text comes with the first tool result).
     """
 
     def __init__(
@@ -144,9 +148,17 @@ class Redactor:
         check: Callable[[str], object] | None = None,
     ) -> None:
         named = dict(secrets) if isinstance(secrets, Mapping) else {f"secret-{i}": v for i, v in enumerate(secrets)}
-        self._known = secret_matcher(named)
+        self._named = named
+        self._matcher: SecretMatcher | None = None
         self._shapes = tuple(shapes)
         self._check = check
+
+    @property
+    def _known(self) -> SecretMatcher:
+        matcher = self._matcher
+        if matcher is None:
+            matcher = self._matcher = secret_matcher(self._named)
+        return matcher
 
     def __call__(self, text: str) -> str:
         if not text:

@@ -169,3 +169,18 @@ def test_a_secret_spelled_with_markup_is_redacted_exactly_where_it_is() -> None:
 def test_a_token_shape_spelled_with_markup_is_redacted(description: str, text: str) -> None:
     out = Redactor()(f"before {text} after")
     assert out.startswith("before [REDACTED:") and out.endswith("] after"), description
+
+
+def test_the_values_are_taken_when_the_redactor_is_built_and_compiled_with_the_first_text() -> None:
+    """The run's tool guard is built before the first model request and used with the first tool
+    result: its pattern (10-20 ms) is compiled then, for the values it was given when built."""
+    from bot.core import secret_match
+
+    secret_match._cached_matcher.cache_clear()
+    values = {NAME: SECRET}
+    redactor = Redactor(values)
+    assert secret_match._cached_matcher.cache_info().misses == 0  # nothing compiled yet
+    values[NAME] = "another-value-entirely"
+    assert redactor(f"x {SECRET} y") == f"x {MARK} y"
+    assert redactor("another-value-entirely") == "another-value-entirely"
+    assert secret_match._cached_matcher.cache_info().misses == 1
