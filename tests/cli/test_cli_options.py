@@ -65,3 +65,33 @@ def test_policy_check_takes_a_preset_name_as_policy() -> None:
     result = runner.invoke(app, ["policy", "check", "Bash", '{"command": "rm -rf /"}', "--policy", "fix", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["decision"] == "deny"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        *([*path.split()[1:], "--help"] for path, _ in COMMANDS if path != "bot"),
+        ["tools", "call"],
+        ["run", "--bogus"],
+        ["policy", "nope"],
+        ["tools", "list", "--json", "--bogus"],
+        ["tools", "list", "--json"],
+    ],
+    ids=lambda args: " ".join(args),
+)
+def test_a_command_line_parses_as_in_the_whole_tree_with_only_its_group_built(args: list[str]) -> None:
+    """``bot GROUP …`` builds that group alone (bot.cli.app_for: typer builds every command's
+    parameters before parsing): help, results and usage errors are the whole tree's."""
+    from bot.cli import app_for
+
+    narrowed = app_for(args)
+    assert narrowed is not app and [g.name for g in narrowed.registered_groups] == [args[0]]
+    whole, alone = runner.invoke(app, args), runner.invoke(narrowed, args)
+    assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["nope"], ["-x"]])
+def test_the_root_options_and_unknown_names_get_the_whole_tree(args: list[str]) -> None:
+    from bot.cli import app_for
+
+    assert app_for(args) is app
