@@ -28,6 +28,7 @@ import os
 import time
 from pathlib import Path, PurePosixPath
 
+import anyio
 from pydantic import Field
 
 from bot.errors import ToolExecutionError
@@ -100,7 +101,9 @@ class GlobTool(Tool[GlobInput, dict[str, object]]):
         if not base.is_dir():  # the pattern's literal prefix names no directory: nothing matches
             return ToolResult(_glob_output([], False, started))
         search_filter = SearchFilter(context, self.name)
-        page = await _newest_matches(base, pattern, context, search_filter, parent_rules(base, context.workspace))
+        # Files read off the event loop's thread: the watchdog and signal handlers keep running.
+        parents = await anyio.to_thread.run_sync(parent_rules, base, context.workspace)
+        page = await _newest_matches(base, pattern, context, search_filter, parents)
         if page is None:  # a file to show may be one an ignore rule above the root hides: rg decides
             page = await _newest_matches(base, pattern, context, search_filter, KEEP)
             assert page is not None

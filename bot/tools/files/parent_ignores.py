@@ -48,6 +48,8 @@ from pathlib import Path, PurePosixPath
 IGNORE_FILE_NAMES = (".rgignore", ".ignore", ".gitignore")
 #: A bigger ignore file is not read here: rg keeps its own handling of the rules above the root.
 MAX_IGNORE_FILE_BYTES = 256 * 1024
+#: A name rule with more wildcards than this leaves rg its own handling.
+MAX_NAME_WILDCARDS = 4
 
 _SPECIAL = frozenset("{}\\")
 
@@ -154,7 +156,9 @@ def classify_rule(line: bytes, below: tuple[str, ...]) -> str | None:
     text = text.removeprefix("/").removesuffix("/")
     if not anchored and "/" not in text.removeprefix("**/"):  # a name at any depth
         text = text.removeprefix("**/")
-        return None if whitelist or not text or "**" in text else _glob_source(text)
+        if whitelist or not text or "**" in text or sum(map(text.count, "*?[")) > MAX_NAME_WILDCARDS:
+            return None  # (many wildcards: a regex search that could backtrack on every path shown)
+        return _glob_source(text)
     if not anchored and text.startswith("**/"):
         return None  # ``**/a/b``: at any depth
     # Anchored at the ignore file's directory (a leading ``/``, or a ``/`` inside).
@@ -164,9 +168,62 @@ def classify_rule(line: bytes, below: tuple[str, ...]) -> str | None:
     for segment, part in zip(segments, below, strict=False):
         if "**" in segment:
             break  # it may stand for any number of segments: nothing after it is sure
-        if not re.fullmatch(_glob_source(segment).encode(), os.fsencode(part), re.DOTALL):
+        if not _may_match(segment, os.fsencode(part)):
             return ""  # no wildcard crosses ``/``; this segment is not the root's
     return None
+
+
+def _may_match(glob: str, name: bytes) -> bool:
+    """Whether ``glob`` (one segment) may match ``name``, as :func:`_glob_source`'s regex would
+    answer, but in linear time: that regex is literal pieces between gaps of "n bytes or more",
+    and a backtracking match of ``*a*a*a…*c`` against ``aaaa…`` (a rule and a directory name the
+    model can both write) tries every way of splitting the name. Each piece is placed leftmost
+    after the one before; the last one, after a gap, at the very end — leftmost placements leave
+    the most room for what follows, so this finds a match whenever one exists."""
+    pieces = _pieces(glob)
+    if pieces is None:
+        return True  # a malformed class: rg drops the glob; "anything" is the safe answer here
+    first, rest = pieces
+    if not name.startswith(first):
+        return False
+    position = len(first)
+    if not rest:
+        return position == len(name)
+    for at_least, literal in rest[:-1]:
+        found = name.find(literal, position + at_least)
+        if found < 0:
+            return False
+        position = found + len(literal)
+    at_least, last = rest[-1]
+    return len(name) - len(last) >= position + at_least and name.endswith(last)
+
+
+def _pieces(glob: str) -> tuple[bytes, list[tuple[int, bytes]]] | None:
+    """``glob`` as a leading literal and (gap's least bytes, literal) pairs; None for a malformed
+    class. Same reading as :func:`_glob_source`."""
+    first = bytearray()
+    rest: list[tuple[int, bytearray]] = []
+    run: int | None = None
+    i = 0
+    while i < len(glob):
+        c = glob[i]
+        if c in "*?[":
+            run = (run or 0) + (c != "*")
+            if c == "[":
+                j = i + 1 + (glob[i + 1 : i + 2] in ("!", "^"))
+                j += glob[j : j + 1] == "]"
+                i = glob.find("]", j)
+                if i < 0:
+                    return None
+        else:
+            if run is not None:
+                rest.append((run, bytearray()))
+                run = None
+            (rest[-1][1] if rest else first).extend(c.encode("ascii"))
+        i += 1
+    if run is not None:
+        rest.append((run, bytearray()))
+    return bytes(first), [(n, bytes(literal)) for n, literal in rest]
 
 
 def _glob_source(glob: str) -> str:

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.tools.files.parent_ignores import MAX_IGNORE_FILE_BYTES, ParentRules, classify_rule, parent_rules
+from bot.tools.files.parent_ignores import (
+    MAX_IGNORE_FILE_BYTES,
+    ParentRules,
+    _glob_source,
+    _may_match,
+    classify_rule,
+    parent_rules,
+)
 from bot.tools.ripgrep import rg_path
 
 #: The root lies at ``versions/3.11/lib`` below the directory holding the rules.
@@ -176,3 +183,34 @@ def test_rg_lists_the_same_files_without_inert_rules_and_more_only_where_a_name_
 
     (outer / ".gitignore").write_text(inert + "/ws/src/*.txt\n")  # reaches into the root
     assert not parent_rules(root, root).skippable and "a.txt" not in rg_files(root)
+
+
+@pytest.mark.parametrize(
+    ("glob", "name", "matches"),
+    [
+        ("*a" * 16 + "*c", "a" * 40, False),  # backtracking regex: hours; here one pass
+        ("*a" * 16 + "*c", "a" * 40 + "c", True),
+        ("ver*ons", "versions", True),
+        ("ver*ons", "verso", False),
+        ("v?rsions", "versions", True),
+        ("v?rsions", "vrsions", False),
+        ("*s", "s", True),
+        ("a*b*c", "abbc", True),
+        ("a*b*c", "acb", False),
+        ("[!x]y", "zy", True),
+        ("[bad", "anything", True),  # malformed: rg drops it; "may match" is the safe answer
+        ("lib", "lib", True),
+        ("lib", "lib64", False),
+        ("a?", "a", False),
+        ("a*", "a", True),
+    ],
+)
+def test_a_segment_is_matched_in_linear_time_as_the_regex_would(glob: str, name: str, matches: bool) -> None:
+    assert _may_match(glob, name.encode()) is matches
+    if glob.count("*") < 6:  # the regex answers quickly here: both must agree
+        assert (re.fullmatch(_glob_source(glob).encode(), name.encode(), re.DOTALL) is not None) is matches
+
+
+def test_a_name_rule_with_many_wildcards_leaves_rg_its_own_handling() -> None:
+    assert classify_rule(b"*a*a*a*a*a*c", ()) is None
+    assert classify_rule(b"*.log", ()) not in (None, "")
