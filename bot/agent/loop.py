@@ -237,10 +237,12 @@ class _AgentRun:
                 return stop
 
     async def _setup_done(self) -> None:
-        """The session's pending set-up, awaited once; the services it prepared join the context."""
-        pending, self._pending_setup = self._pending_setup, None
+        """The session's pending set-up, awaited until it has passed once (a wait an abort cut
+        short is taken up again at the run's end); the services it prepared join the context."""
+        pending = self._pending_setup
         if pending is not None:
             prepared = await pending()
+            self._pending_setup = None
             for key in prepared:
                 self.context.services[key] = prepared[key]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from bot.agent.lifecycle import NO_LIFECYCLE_OUTCOME, LifecycleOutcome, NoLifecycleHooks, SessionInfo
@@ -122,3 +123,42 @@ async def test_with_lifecycle_hooks_the_setup_passes_before_the_first_hook_runs(
 
     assert outcome.stop.reason == "completed"
     assert order == ["set-up", "SessionStart hook, 0 requests out"]
+
+
+async def test_a_run_aborted_while_it_waits_for_the_setup_still_ends_with_the_setups_failure(
+    harness: Harness,
+) -> None:
+    """The abort (the wall-time limit, a signal) cuts the wait at the first response short; the
+    run's end takes it up again, so it neither ends before the set-up nor hides its failure."""
+    import asyncio
+
+    from bot.orchestration.session import PendingSandbox
+
+    model = _replay(Turn([ToolCall("Write", {"file_path": "out.txt", "content": "ran"})], first_token_s=0))
+    waiting = anyio.Event()
+    finished: list[str] = []
+    boxes: list[Any] = []
+
+    async def slow_test() -> object:
+        await waiting.wait()
+        boxes[0].context.abort.abort("the run's wall-time limit was reached")
+        await asyncio.sleep(0.2)
+        finished.append("self-test")
+        raise SetupFailed("the sandbox self-test failed")
+
+    pending = PendingSandbox(slow_test(), [], lambda warning: None)
+
+    async def setup() -> Services:
+        waiting.set()
+        return await pending()
+
+    session = harness.session(allow=("Write",), transport=model.transport(), pending_setup=setup)
+    boxes.append(session)
+    try:
+        with pytest.raises(BaseExceptionGroup) as caught:
+            await run_agent(AgentTask("Write out.txt."), session, harness.events)
+    finally:
+        await pending.close()
+    assert finished == ["self-test"]
+    assert isinstance(first_error(caught.value), SetupFailed)
+    assert not (harness.workspace / "out.txt").exists()
