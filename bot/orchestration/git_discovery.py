@@ -28,6 +28,8 @@ _BARE = re.compile(r"^\s*bare\b(.*)$", re.IGNORECASE | re.MULTILINE)
 _FALSE = re.compile(r"\s*=\s*(false|no|off|0)\s*$", re.IGNORECASE)
 #: Anything in the config that could move the work tree or pull in more configuration.
 _NOT_PLAIN = ("worktree", "include")
+#: A ``HEAD`` git takes: a symbolic ref under ``refs/``, or an object name (SHA-1 or SHA-256).
+_OBJECT_NAME = re.compile(rb"[0-9A-Fa-f]{64}|[0-9A-Fa-f]{40}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +48,9 @@ def locate(path: str | Path) -> GitLocation:
 
 
 def plain_layout(path: str | Path) -> GitLocation | None:
-    """``PATH/.git`` a directory of its own (``HEAD``, ``objects/``, ``refs/``, no ``commondir``)
-    whose config neither makes it bare, nor names a work tree, nor includes another file; else
-    ``None`` (:func:`locate` asks GitPython)."""
+    """``PATH/.git`` a directory of its own (a ``HEAD`` git accepts, ``objects/``, ``refs/``, no
+    ``commondir``) whose config neither makes it bare, nor names a work tree, nor includes another
+    file; else ``None`` (:func:`locate` asks GitPython)."""
     text = os.fspath(path)
     if not text or "$" in text or "%" in text or text.startswith("~"):
         return None  # GitPython expands variables and ~ in the path
@@ -57,7 +59,18 @@ def plain_layout(path: str | Path) -> GitLocation | None:
     head = os.path.join(dot_git, "HEAD")
     if os.path.islink(dot_git) or not os.path.isdir(dot_git) or os.path.islink(head) or not os.path.isfile(head):
         return None
-    if not all(os.path.isdir(os.path.join(dot_git, d)) for d in ("objects", "refs")):
+    try:
+        with open(head, "rb") as file:
+            first = file.read(256)
+    except OSError:
+        return None
+    if not (first.startswith(b"ref:") and first[4:].lstrip().startswith(b"refs/")) and not _OBJECT_NAME.match(first):
+        return None  # git.repo.fun.is_git_dir's test: GitPython finds no repository there
+    if "GIT_COMMON_DIR" in os.environ:
+        return None  # GitPython takes the common directory (and its objects and refs) from it
+    # GitPython's is_git_dir looks for the objects where GIT_OBJECT_DIRECTORY says, if it is set.
+    objects = os.environ.get("GIT_OBJECT_DIRECTORY", os.path.join(dot_git, "objects"))
+    if not os.path.isdir(objects) or not os.path.isdir(os.path.join(dot_git, "refs")):
         return None
     if any(os.path.lexists(os.path.join(dot_git, f)) for f in ("commondir", "gitdir", "config.worktree")):
         return None

@@ -73,6 +73,15 @@ def symlinked_dot_git(tmp: Path) -> Path:
     return path
 
 
+def head_says(content: bytes) -> Callable[[Path], Path]:
+    def make(tmp: Path) -> Path:
+        path = plain(tmp)
+        (path / ".git" / "HEAD").write_bytes(content)
+        return path
+
+    return make
+
+
 def bare(tmp: Path) -> Path:
     path = tmp / "bare.git"
     path.mkdir()
@@ -117,6 +126,10 @@ LAYOUTS: dict[str, tuple[Callable[[Path], Path], bool]] = {
     "the .git directory itself": (dot_git_itself, False),
     "no repository": (not_a_repository, False),
     "a .git file that is no gitfile": (broken_gitfile, False),
+    "a detached HEAD (an object name)": (head_says(b"0123456789abcdef0123456789abcdef01234567\n"), True),
+    "a HEAD git does not take": (head_says(b"garbage\n"), False),
+    "an empty HEAD": (head_says(b""), False),
+    "a HEAD naming a ref outside refs/": (head_says(b"ref: /etc/passwd\n"), False),
 }
 
 
@@ -153,3 +166,37 @@ def test_a_plain_workspace_is_found_without_importing_gitpython(tmp_path: Path) 
     )
     done = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, check=True)
     assert done.stdout.split() == [str(path.resolve()), "False"], done.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"GIT_COMMON_DIR": ""},
+        {"GIT_COMMON_DIR": "{other}/.git"},
+        {"GIT_COMMON_DIR": "{tmp}/empty"},
+        {"GIT_OBJECT_DIRECTORY": "{tmp}/empty"},
+        {"GIT_OBJECT_DIRECTORY": "{tmp}/nowhere"},
+    ],
+    ids=lambda env: " ".join(f"{k}={v}" for k, v in env.items()),
+)
+def test_with_gits_variables_in_the_environment_the_fast_path_still_agrees(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GitPython's test of a git directory reads GIT_COMMON_DIR and GIT_OBJECT_DIRECTORY: so does the
+    fast path, or it leaves the answer to GitPython."""
+    path = plain(tmp_path)
+    other = repo(tmp_path / "other")
+    (tmp_path / "empty").mkdir()
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(tmp=tmp_path, other=other))
+    found = plain_layout(path)
+    reference = _gitpython(path)
+    assert found is None or found == reference
+    assert _located(path) == reference
+
+
+def _located(path: Path) -> GitLocation | str:
+    try:
+        return locate(path)
+    except GitError as exc:
+        return f"GitError: {exc}"
