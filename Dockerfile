@@ -27,5 +27,7 @@ RUN pip install --no-cache-dir "/opt/bot[bedrock,vertex]" \
     # ownership". Trusted for that one path only.
     && git config --system --add safe.directory /github/workspace
 
-ENTRYPOINT ["/usr/local/bin/bot"]
+# python -I: no PYTHON* variable the job passes in (a PYTHONPATH naming the mounted workspace,
+# which the model writes) and no working directory on the import path (bot/core/import_path.py).
+ENTRYPOINT ["/usr/local/bin/python", "-I", "/usr/local/bin/bot"]
 CMD ["run"]

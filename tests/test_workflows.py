@@ -105,6 +105,20 @@ def test_the_environment_is_cached_by_the_actions_version_and_saved_before_the_m
     assert "GITHUB_ACTION_PATH" in steps[index["Key the environment"]]["run"]  # the action's own files
 
 
+def test_the_bot_never_takes_its_import_path_from_the_job() -> None:
+    """A workflow's ``env: PYTHONPATH: src`` names the workspace, which the model writes: the bot
+    runs isolated from it (``python -I``), and the steps that run Python before it ignore it."""
+    steps = yaml.safe_load(ACTION.read_text())["runs"]["steps"]
+    by_name = {step.get("name"): step for step in steps}
+    assert by_name["Run"]["run"].startswith(
+        'exec "$RUNNER_TEMP/bot-venv/bin/python" -I "$RUNNER_TEMP/bot-venv/bin/bot" run'
+    )
+    for name in ("Key the environment", "Install the bot"):
+        assert by_name[name]["env"]["PYTHONPATH"] == "", name
+    (entrypoint,) = [json.loads(args) for name, args in dockerfile_instructions() if name == "ENTRYPOINT"]
+    assert entrypoint[1:3] == ["-I", "/usr/local/bin/bot"]
+
+
 # ----- the container form ---------------------------------------------------------------------------
 
 CONTAINER_ACTION = ROOT / "container" / "action.yml"

@@ -95,11 +95,15 @@ GC_FIRST_GENERATION = 100_000
 
 
 def main() -> None:
-    # Before anything else runs: the secrets leave os.environ (bot.core.secrets) and the process
-    # becomes non-dumpable, so no child reads them from its environment or our /proc/<pid>/environ.
+    # Before anything else runs: nothing is imported later from a directory the job named
+    # (PYTHONPATH=src is the workspace, which the model writes: bot.core.import_path); the secrets
+    # leave os.environ (bot.core.secrets) and the process becomes non-dumpable, so no child reads
+    # them from its environment or our /proc/<pid>/environ.
+    from bot.core.import_path import confine_import_path
     from bot.core.secrets import capture_process_secrets
     from bot.shell.execute.env import protect_own_environ
 
+    confine_import_path()
     capture_process_secrets()
     protect_own_environ()
     os.environ.setdefault(PYDANTIC_PLUGINS_SWITCH, "__all__")
