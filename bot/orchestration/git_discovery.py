@@ -66,11 +66,10 @@ def plain_layout(path: str | Path) -> GitLocation | None:
         return None
     if not (first.startswith(b"ref:") and first[4:].lstrip().startswith(b"refs/")) and not _OBJECT_NAME.match(first):
         return None  # git.repo.fun.is_git_dir's test: GitPython finds no repository there
-    if "GIT_COMMON_DIR" in os.environ:
-        return None  # GitPython takes the common directory (and its objects and refs) from it
-    # GitPython's is_git_dir looks for the objects where GIT_OBJECT_DIRECTORY says, if it is set.
-    objects = os.environ.get("GIT_OBJECT_DIRECTORY", os.path.join(dot_git, "objects"))
-    if not os.path.isdir(objects) or not os.path.isdir(os.path.join(dot_git, "refs")):
+    # The bot's own git runs with GIT_DIR=PATH/.git and none of git's other variables
+    # (bot.core.host_git): GIT_COMMON_DIR or GIT_OBJECT_DIRECTORY in the bot's environment, which
+    # GitPython would read, do not move what this finds.
+    if not all(os.path.isdir(os.path.join(dot_git, d)) for d in ("objects", "refs")):
         return None
     if any(os.path.lexists(os.path.join(dot_git, f)) for f in ("commondir", "gitdir", "config.worktree")):
         return None

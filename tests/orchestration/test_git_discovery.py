@@ -166,37 +166,3 @@ def test_a_plain_workspace_is_found_without_importing_gitpython(tmp_path: Path) 
     )
     done = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, check=True)
     assert done.stdout.split() == [str(path.resolve()), "False"], done.stderr[-2000:]
-
-
-@pytest.mark.parametrize(
-    "env",
-    [
-        {"GIT_COMMON_DIR": ""},
-        {"GIT_COMMON_DIR": "{other}/.git"},
-        {"GIT_COMMON_DIR": "{tmp}/empty"},
-        {"GIT_OBJECT_DIRECTORY": "{tmp}/empty"},
-        {"GIT_OBJECT_DIRECTORY": "{tmp}/nowhere"},
-    ],
-    ids=lambda env: " ".join(f"{k}={v}" for k, v in env.items()),
-)
-def test_with_gits_variables_in_the_environment_the_fast_path_still_agrees(
-    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """GitPython's test of a git directory reads GIT_COMMON_DIR and GIT_OBJECT_DIRECTORY: so does the
-    fast path, or it leaves the answer to GitPython."""
-    path = plain(tmp_path)
-    other = repo(tmp_path / "other")
-    (tmp_path / "empty").mkdir()
-    for name, value in env.items():
-        monkeypatch.setenv(name, value.format(tmp=tmp_path, other=other))
-    found = plain_layout(path)
-    reference = _gitpython(path)
-    assert found is None or found == reference
-    assert _located(path) == reference
-
-
-def _located(path: Path) -> GitLocation | str:
-    try:
-        return locate(path)
-    except GitError as exc:
-        return f"GitError: {exc}"
