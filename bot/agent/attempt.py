@@ -10,7 +10,7 @@ and repeated denials add guidance (seeds 4f).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
@@ -27,6 +27,7 @@ from bot.agent.model import (
     TextChunk,
     ToolUseReady,
 )
+from bot.agent.session import SetupGate
 from bot.agent.usage import ZERO_USAGE, Usage
 from bot.interface.context import ToolUseContext
 from bot.interface.messages import ProgressSink, ToolResultBlock, ToolUseBlock, drop_progress
@@ -36,6 +37,11 @@ from bot.permissions.denials import DenialTracker
 from bot.runtime.hooks import HookRunner
 from bot.runtime.pipeline import ToolCallOutcome, ToolPool, ToolRunner, tool_use_error
 from bot.runtime.streaming import StreamingToolExecutor
+
+#: How long after the request is handed to the client ``stream_attempt``'s ``begin`` is called: by
+#: then the request is out (a connection to a nearby server takes milliseconds), so what ``begin``
+#: starts does not hold it back, and it has the model's time to its first token.
+BEGIN_AFTER_S = 0.05
 
 
 @dataclass(slots=True)
@@ -76,16 +82,17 @@ async def stream_attempt(
     emit: Callable[[RunEvent], None],
     turn: int,
     *,
-    ready: Callable[[], Awaitable[None]] | None = None,
+    setup: SetupGate | None = None,
 ) -> Attempt:
     """Stream one response and run its tools. Never raises :class:`ModelError`: a failure is in
     ``Attempt.error``, after the attempt's tools were aborted and collected (their log is kept).
-    ``ready`` is awaited once the request is out, before the response's first event is read (what
-    it raises ends the attempt before any of its tools started)."""
+    The session's pending ``setup`` is begun :data:`BEGIN_AFTER_S` after the request was handed
+    over, and awaited before the response's first event is read (what it raises ends the attempt
+    before any of its tools started)."""
     state = Attempt()
     async with StreamingToolExecutor(runner, context, progress) as executor:
         try:
-            await _consume(client, request, context, executor, state, emit, turn, ready)
+            await _consume(client, request, context, executor, state, emit, turn, setup)
         except ModelError as exc:
             state.error = exc
             executor.abort(f"the model's response failed ({exc.kind}); the turn is retried")
@@ -103,7 +110,7 @@ async def _consume(
     state: Attempt,
     emit: Callable[[RunEvent], None],
     turn: int,
-    ready: Callable[[], Awaitable[None]] | None,
+    setup: SetupGate | None,
 ) -> None:
     """Read the stream until ``message_stop``; return early (``state.finished`` is None) on abort."""
     abort = context.abort
@@ -117,12 +124,15 @@ async def _consume(
             tg.cancel_scope.cancel()
 
         tg.start_soon(watch_abort)
+        if setup is not None and setup.begin is not None:
+            tg.start_soon(_after, BEGIN_AFTER_S, setup.begin)
+        ready = setup is not None
         try:
             async with aclosing(client.stream(request)) as stream:
                 async for event in stream:
-                    if ready is not None:
-                        await ready()
-                        ready = None
+                    if setup is not None and ready:
+                        await setup.passed(context)
+                        ready = False
                     match event:
                         case StreamStarted():
                             state.usage, state.request_id = event.usage, event.request_id
@@ -140,6 +150,11 @@ async def _consume(
             tg.cancel_scope.cancel()
     if failure is not None:
         raise failure
+
+
+async def _after(seconds: float, call: Callable[[], object]) -> None:
+    await anyio.sleep(seconds)
+    call()
 
 
 class ObservedRunner(ToolRunner):

@@ -77,7 +77,7 @@ from bot.agent.outcome import AgentOutcome, Stop, ToolCallEntry, TurnRecord
 from bot.agent.prompts import AgentTask, build_system_prompt, gather_environment, render_task
 from bot.agent.resume import opening_messages
 from bot.agent.retry import RetryNotice, run_retried
-from bot.agent.session import AgentSession, RunLedger
+from bot.agent.session import AgentSession, RunLedger, SetupGate
 from bot.agent.stop_reasons import turn_ending
 from bot.agent.subagents import (
     SubagentRunner,
@@ -136,7 +136,7 @@ class _AgentRun:
         self.agent_id = session.agent_id
         self.is_main = session.agent_id is None
         self.clock = session.clock
-        self._pending_setup = session.pending_setup
+        self._setup = SetupGate(session)
         now = self.clock()
         wall = session.limits.wall_time_s
         self.ledger = session.ledger or RunLedger(started_at=now, deadline=None if wall is None else now + wall)
@@ -189,7 +189,7 @@ class _AgentRun:
             if self.owns_tasks and self.tasks is not None:
                 await stack.enter_async_context(self.tasks)
             stop = await self._drive()
-            await self._setup_done()  # a run that read no response still ends only once it has passed
+            await self._setup.passed(self.context)  # a run that read no response ends only once it passed
             if self.runner is not None and self.tasks is not None:
                 # Background agents still running belong to this run: stop them, let them wrap up.
                 self.runner.stop_background(f"the run ended ({stop.reason})")
@@ -218,7 +218,7 @@ class _AgentRun:
         first: list[Block] = [{"type": "text", "text": render_task(self.task)}]
         if self.is_main:
             if type(self.session.lifecycle) is not NoLifecycleHooks:
-                await self._setup_done()  # hooks run commands: not before the set-up has passed
+                await self._setup.passed(self.context)  # hooks run commands: not before it passed
             opened = await open_session(self.session.lifecycle, self._info(), first[0]["text"])
             if isinstance(opened, str):
                 return Stop("aborted", opened)
@@ -235,16 +235,6 @@ class _AgentRun:
             stop = await self._turn()
             if stop is not None:
                 return stop
-
-    async def _setup_done(self) -> None:
-        """The session's pending set-up, awaited until it has passed once (a wait an abort cut
-        short is taken up again at the run's end); the services it prepared join the context."""
-        pending = self._pending_setup
-        if pending is not None:
-            prepared = await pending()
-            self._pending_setup = None
-            for key in prepared:
-                self.context.services[key] = prepared[key]
 
     def _check_limits(self) -> Stop | None:
         if self.context.abort.aborted:
@@ -509,10 +499,8 @@ class _AgentRun:
         """One streamed attempt with its tools. Raises :class:`ModelError` (after the attempt's
         tools were aborted) so the retry policy can decide."""
         runner = ObservedRunner(self.pool, self.session.engine, self.session.hooks, self.denials, self._emit, turn)
-        client, context = self.session.client, self.context
-        state = await stream_attempt(
-            client, request, runner, context, self._progress_sink(), self._emit, turn, ready=self._setup_done
-        )
+        client, sink = self.session.client, self._progress_sink()
+        state = await stream_attempt(client, request, runner, self.context, sink, self._emit, turn, setup=self._setup)
         self._bill(state.usage, state.request_id)
         if state.error is not None:
             self._log_calls(turn, state.outcomes, discarded=True)

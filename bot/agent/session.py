@@ -71,10 +71,35 @@ class AgentSession:
     #: it has passed; what it raises ends the run. It returns the services it prepared, which join
     #: the run's context.
     pending_setup: Callable[[], Awaitable[Services]] | None = None
+    #: Begins the pending set-up without waiting for it: the loop calls it once its first request is
+    #: out, so the set-up's CPU does not hold that request back (the first await begins it too).
+    start_pending_setup: Callable[[], object] | None = None
     # ----- set for sub-agents by the sub-agent runner -----
     agent_id: str | None = None
     agent_type: str | None = None
     ledger: RunLedger | None = None
+
+
+class SetupGate:
+    """An agent's wait for its session's pending set-up: :meth:`passed` awaits it until it has
+    passed once (a wait an abort cut short is taken up again at the next call) and adds the
+    services it prepared to the agent's context; :attr:`begin` begins it without waiting."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._pending = session.pending_setup
+        self._start = session.start_pending_setup
+
+    @property
+    def begin(self) -> Callable[[], object] | None:
+        return self._start if self._pending is not None else None
+
+    async def passed(self, context: ToolUseContext) -> None:
+        pending = self._pending
+        if pending is not None:
+            prepared = await pending()
+            self._pending = None
+            for key in prepared:
+                context.services[key] = prepared[key]
 
 
 @dataclass(slots=True)

@@ -41,7 +41,6 @@ from bot.orchestration.report import RunFacts, diff_paths, sensitive_changes
 from bot.orchestration.safety import RunSafety
 from bot.orchestration.session import PreparedRun, RunConfig, prepare_run, replaying
 from bot.orchestration.signals import cancel_on_signals
-from bot.orchestration.verify import run_verification
 
 
 @dataclass(slots=True)
@@ -166,6 +165,8 @@ async def _agent_stage(
                 tracked = sink if slot is None else _both(slot.todos, sink)
                 state.outcome = await run_agent(task, prepared.session, tracked)
             if state.outcome.completed and not abort.aborted:
+                from bot.orchestration.verify import run_verification  # the sandbox's code: after the request
+
                 state.verification = await run_verification(prepared, checkout.git.root)
             state.notes += prepared.run_log_notes()
         finally:  # the sandbox's warnings come once its self-test is done, while the first request is out

@@ -120,31 +120,52 @@ class RunConfig:
 
 
 class PendingSandbox:
-    """The sandbox's probe and self-test, under way while the policy summary is computed and the
-    first model request is out: the session's ``pending_setup``, which the loop awaits before it
-    acts on a response (:class:`bot.agent.session.AgentSession`). Awaited, it is the sandbox's
-    status as a service, its warnings added to the run's and reported once; when the policy
-    requires a sandbox that cannot run, every await raises ``SandboxUnavailable`` and the run ends
-    before any command. :meth:`close` (when the run's set-up is left) stops a test still running."""
+    """The sandbox's probe and self-test, under way while the first model request is out: the
+    session's ``pending_setup``, which the loop awaits before it acts on a response
+    (:class:`bot.agent.session.AgentSession`). Awaited, it is the sandbox's status as a service, its
+    warnings added to the run's and reported once; when the policy requires a sandbox that cannot
+    run, every await raises ``SandboxUnavailable`` and the run ends before any command.
+    :meth:`close` (when the run's set-up is left) stops a test still running.
+
+    ``preparing`` is the preparation, under way from now; or what begins it, at :meth:`start` (the
+    loop calls it once the first request is out: ``AgentSession.start_pending_setup``) or at the
+    first await, whichever comes first."""
 
     def __init__(
-        self, preparing: Coroutine[Any, Any, Any], warnings: list[str], on_warning: Callable[[str], None]
+        self,
+        preparing: Coroutine[Any, Any, Any] | Callable[[], Coroutine[Any, Any, Any]],
+        warnings: list[str],
+        on_warning: Callable[[str], None],
     ) -> None:
-        self._task: asyncio.Future[Any] = asyncio.ensure_future(preparing)
+        self._begin: Callable[[], Coroutine[Any, Any, Any]] | None = None
+        self._task: asyncio.Future[Any] | None = None
+        if asyncio.iscoroutine(preparing):
+            self._task = asyncio.ensure_future(preparing)
+        else:
+            self._begin = preparing
         self._warnings = warnings
         self._on_warning = on_warning
         self._reported = False
+
+    def start(self) -> asyncio.Future[Any]:
+        """Begin the preparation, if it has not begun."""
+        if self._task is None:
+            assert self._begin is not None
+            self._task = asyncio.ensure_future(self._begin())
+        return self._task
 
     @property
     def status(self) -> Any:
         """The ``SandboxStatus`` once the test has passed (or the policy let it fail), else None."""
         task = self._task
-        return task.result() if task.done() and not task.cancelled() and task.exception() is None else None
+        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+            return None
+        return task.result()
 
     async def __call__(self) -> Services:
         from bot.shell.sandbox.status import SERVICE_KEY
 
-        status = await asyncio.shield(self._task)  # a cancelled waiter leaves the test running
+        status = await asyncio.shield(self.start())  # a cancelled waiter leaves the test running
         if not self._reported:
             self._reported = True
             for warning in getattr(status, "warnings", ()):
@@ -153,11 +174,14 @@ class PendingSandbox:
         return Services({SERVICE_KEY: status})
 
     async def close(self) -> None:
-        if not self._task.done():
-            self._task.cancel()
-        await asyncio.wait([self._task])
-        if not self._task.cancelled():
-            self._task.exception()  # retrieved: a failure nobody awaited is no "never retrieved" warning
+        task = self._task
+        if task is None:  # never begun: nothing ran
+            return
+        if not task.done():
+            task.cancel()
+        await asyncio.wait([task])
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure nobody awaited is no "never retrieved" warning
 
 
 @dataclass(slots=True)
@@ -327,11 +351,11 @@ async def prepare_run(
             BackgroundTasks(context.scratch_dir / "tasks", redact=tool_redactor(context.services))
         )
         context.services[TASKS_SERVICE] = tasks
-        # The sandbox's probe and self-test wait on bwrap processes (about 0.1 s): they go on while
-        # the policy summary is computed and the first model request is out, off its way.
-        sandbox = PendingSandbox(_prepare_sandbox(context, config.environ), warnings, on_warning)
+        # The sandbox's probe and self-test (about 0.1 s; some 40 ms of CPU: the sandbox's code, its
+        # layout, the redactor's pattern) begin once the first model request is out and go on while
+        # the model answers: off the request's way (AgentSession.start_pending_setup).
+        sandbox = PendingSandbox(lambda: _prepare_sandbox(context, config.environ), warnings, on_warning)
         stack.push_async_callback(sandbox.close)
-        await asyncio.sleep(0)  # the probe runs up to its first process before the summary starts
         policy_summary = await _policy_summary(layers, config)
         model = config.model or policy.setting("model") or DEFAULT_MODEL
         # Read now, before the model runs: from the default branch on GitHub, never the PR head.
@@ -354,6 +378,7 @@ async def prepare_run(
             session_id=session_id,
             policy_summary=policy_summary,
             pending_setup=sandbox,
+            start_pending_setup=sandbox.start,
         )
         yield PreparedRun(session, policy, sources, hook_log, warnings, mcp_states, sandbox)
 

@@ -58,15 +58,6 @@ from bot.shell.execute.process import (
     run_process,
     shell_argv,
 )
-from bot.shell.sandbox.status import (
-    Refused,
-    Sandboxed,
-    decide_sandbox,
-    ensure_sandbox,
-    is_excluded_command,
-    sandbox_scratch,
-    sandbox_settings,
-)
 from bot.tools.coercion import SemanticBool, SemanticFloat
 from bot.tools.paths import outside_allowed_roots
 
@@ -209,6 +200,18 @@ class BashTool(Tool[BashInput, BashOutput]):
     # ----- execution ----------------------------------------------------------------------------
 
     async def call(self, input: BashInput, context: ToolUseContext, progress: Progress) -> ToolResult[BashOutput]:
+        # The sandbox's code loads with the first command (a run prepares the sandbox itself once its
+        # first model request is out: bot.orchestration.session.PendingSandbox).
+        from bot.shell.sandbox.status import (
+            Refused,
+            Sandboxed,
+            decide_sandbox,
+            ensure_sandbox,
+            is_excluded_command,
+            sandbox_scratch,
+            sandbox_settings,
+        )
+
         settings = sandbox_settings(context.permission.extra)
         policy_env, passthrough, secret_env = policy_env_settings(context.permission.extra)
         redact = tool_redactor(context.services, secret_env)

@@ -162,3 +162,53 @@ async def test_a_run_aborted_while_it_waits_for_the_setup_still_ends_with_the_se
     assert finished == ["self-test"]
     assert isinstance(first_error(caught.value), SetupFailed)
     assert not (harness.workspace / "out.txt").exists()
+
+
+async def test_the_setup_begins_once_the_first_request_is_out_and_before_the_response(harness: Harness) -> None:
+    """``start_pending_setup`` is called while the first response is awaited (its CPU then does not
+    hold the request back); an await begins it too when the response came first."""
+    slow = _replay(Turn([ToolCall("Probe", {})], first_token_s=0.5))
+    events: list[str] = []
+
+    def begin() -> None:
+        events.append(f"begun, {len(slow.requests)} request out")
+
+    async def setup() -> Services:
+        events.append("awaited")
+        return Services({PREPARED: "the sandbox"})
+
+    session = harness.session(
+        allow=("Probe",),
+        extra_tools=(ProbeTool(),),
+        transport=slow.transport(),
+        pending_setup=setup,
+        start_pending_setup=begin,
+    )
+    outcome = await run_agent(AgentTask("Probe."), session, harness.events)
+    assert outcome.stop.reason == "completed"
+    assert events == ["begun, 1 request out", "awaited"]
+
+
+async def test_a_pending_sandbox_begins_when_started_or_awaited_and_only_once() -> None:
+    from bot.orchestration.session import PendingSandbox
+
+    began: list[int] = []
+
+    async def prepare() -> object:
+        began.append(1)
+        return None
+
+    idle = PendingSandbox(prepare, [], lambda warning: None)
+    await anyio.sleep(0.01)
+    assert began == [] and idle.status is None
+    await idle.close()  # never begun: nothing to stop
+
+    started = PendingSandbox(prepare, [], lambda warning: None)
+    assert started.start() is started.start()
+    await started()
+    await started()
+    awaited = PendingSandbox(prepare, [], lambda warning: None)
+    await awaited()
+    assert began == [1, 1]
+    await started.close()
+    await awaited.close()

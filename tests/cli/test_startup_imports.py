@@ -108,8 +108,16 @@ def test_the_help_and_a_file_tool_call_load_no_bash_analysis_and_no_hook_executi
     assert loaded == [], f"{description} imported {loaded}"
 
 
-#: The Bash analysis proper: what only a command to judge needs (the pool's Bash tool does not).
-COMMAND_ANALYSIS = ("tree_sitter", "tree_sitter_bash", "bot.shell.parse", "bot.shell.judge", "bot.shell.paths")
+#: The Bash analysis proper: what only a command to judge needs (the pool's Bash tool does not), and
+#: the sandbox's code, which loads with the first command or a run's sandbox self-test.
+COMMAND_ANALYSIS = (
+    "tree_sitter",
+    "tree_sitter_bash",
+    "bot.shell.parse",
+    "bot.shell.judge",
+    "bot.shell.paths",
+    "bot.shell.sandbox",
+)
 
 
 @pytest.mark.parametrize(
@@ -138,6 +146,15 @@ def test_the_probe_does_see_the_bash_analysis_when_a_command_is_checked(tmp_path
     )
     assert code in (0, None)
     assert {"tree_sitter", "bot.shell.parse", "bot.shell.judge"} <= set(loaded)
+
+
+def test_the_probe_does_see_the_sandbox_when_a_command_runs(tmp_path: Path) -> None:
+    """The check above can fail: a command that runs loads the sandbox's code."""
+    code, loaded = imported_by(
+        ["tools", "call", "Bash", '{"command": "true"}', "--allow", "Bash(true)"], tmp_path, COMMAND_ANALYSIS
+    )
+    assert code in (0, None)
+    assert "bot.shell.sandbox" in loaded
 
 
 def test_the_probe_does_see_a_heavy_import(tmp_path: Path) -> None:

@@ -58,20 +58,29 @@ def test_a_required_sandbox_that_cannot_run_fails_the_run_before_anything_runs(t
 def test_the_bash_tool_runs_in_the_sandbox_the_session_prepared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The demo runs two commands: the probe and self-test ran once, before the run (not again at
-    the first command, as a context without the session's sandbox would)."""
-    calls: list[Path] = []
-    prepare = sandbox_status.prepare_sandbox
+    """The demo runs two commands: the probe and self-test ran once, begun while the first model
+    request was out (not again at the first command, as a context without the session's sandbox
+    would)."""
+    from bot.agent.client import AnthropicModel
+
+    calls: list[str] = []
+    prepare, stream = sandbox_status.prepare_sandbox, AnthropicModel.stream
 
     async def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(kwargs["workspace"])
+        calls.append("sandbox")
         return await prepare(*args, **kwargs)
 
+    def streamed(self: AnthropicModel, request: Any) -> Any:
+        calls.append("model request")
+        return stream(self, request)
+
     monkeypatch.setattr(sandbox_status, "prepare_sandbox", counted)
+    monkeypatch.setattr(AnthropicModel, "stream", streamed)
     out = tmp_path / "out"
 
     result = run_demo(out)
 
     assert result.exit_code == 0, result.output
     assert "**Bash** `python3 -m unittest -q` ❌" in (out / "comment.md").read_text()  # the commands ran
-    assert len(calls) == 1
+    assert calls.count("sandbox") == 1
+    assert calls[:2] == ["model request", "sandbox"]  # begun once the first request was on its way
