@@ -10,7 +10,8 @@ The format (``{"mcpServers": {name: entry}}``), one entry per server:
 * stdio — ``{"command": "uvx", "args": [...], "env": {...}}`` (``"type": "stdio"`` optional). The
   child gets the SDK's minimal environment (``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``,
   ``USER``) plus exactly the ``env`` the entry names: secrets reach a server only where the config
-  passes them, e.g. ``"env": {"TOKEN": "${MY_TOKEN}"}``.
+  passes them, e.g. ``"env": {"TOKEN": "${MY_TOKEN}"}``. It runs in a private directory, not in
+  the workspace (``bot.mcp.workdir``).
 * streamable HTTP — ``{"type": "http", "url": "...", "headers": {...}}``; an entry with a ``url``
   and no ``type`` is streamable HTTP too (the seeds' ``remote-server`` example).
 * SSE — ``{"type": "sse", "url": "...", "headers": {...}}``.
@@ -20,6 +21,10 @@ The format (``{"mcpServers": {name: entry}}``), one entry per server:
 ``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env`` values, ``url``
 and ``headers`` values. A variable that is unset (and has no default) does not abort anything:
 that server is marked failed with the variable's name, and the others connect.
+``${CLAUDE_PROJECT_DIR}`` and ``${BOT_PROJECT_DIR}`` (:data:`WORKSPACE_VARIABLES`) always name the
+workspace the servers serve, whatever the environment says: they are left as written here and
+expanded when the server starts (:func:`with_workspace`). A stdio server never runs *in* the
+workspace (``bot.mcp.workdir``): this is how a configuration hands it the path.
 
 Extensions of ours, all optional in an entry:
 
@@ -35,8 +40,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +51,10 @@ from bot.permissions.schema import Setting
 
 #: Claude Code's transports we do not run (reported as failed servers, not config errors).
 UNSUPPORTED_TRANSPORTS = frozenset({"ws", "sse-ide", "ws-ide", "sdk", "claudeai-proxy"})
+
+#: Variables that name the workspace (Claude Code's name and the one our hooks also get): expanded
+#: when a server starts, to the workspace it serves, never from the environment.
+WORKSPACE_VARIABLES = ("CLAUDE_PROJECT_DIR", "BOT_PROJECT_DIR")
 
 _VAR = re.compile(r"\$\{([^}]+)\}")
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -236,7 +245,7 @@ def _parse_entry(name: str, entry: Any, env: Mapping[str, str], source: str | No
     missing: list[str] = []
 
     def expand(value: str) -> str:
-        return expand_env(value, env, missing)
+        return expand_env(value, env, missing, deferred=WORKSPACE_VARIABLES)
 
     kind = entry.get("type")
     if kind is not None and not isinstance(kind, str):
@@ -286,14 +295,17 @@ def _parse_entry(name: str, entry: Any, env: Mapping[str, str], source: str | No
     )
 
 
-def expand_env(value: str, environ: Mapping[str, str], missing: list[str] | None = None) -> str:
+def expand_env(
+    value: str, environ: Mapping[str, str], missing: list[str] | None = None, *, deferred: Collection[str] = ()
+) -> str:
     """``${VAR}`` and ``${VAR:-default}`` (Claude Code's expansion). An unset variable without a
-    default is left as written and its name appended to ``missing``."""
+    default is left as written and its name appended to ``missing``; a ``deferred`` one is left as
+    written, default included, for a later expansion."""
 
     def substitute(match: re.Match[str]) -> str:
         body = match.group(1)
         var, sep, default = body.partition(":-")
-        if not _VAR_NAME.match(var):
+        if not _VAR_NAME.match(var) or var in deferred:
             return match.group(0)
         if var in environ:
             return environ[var]
@@ -304,6 +316,42 @@ def expand_env(value: str, environ: Mapping[str, str], missing: list[str] | None
         return match.group(0)
 
     return _VAR.sub(substitute, value)
+
+
+def with_workspace(config: ServerConfig, workspace: str | os.PathLike[str] | None) -> ServerConfig:
+    """The entry with :data:`WORKSPACE_VARIABLES` expanded to ``workspace``. Without a workspace a
+    reference takes its default (``${CLAUDE_PROJECT_DIR:-/srv}``), else joins ``missing_env``."""
+    values = {} if workspace is None else dict.fromkeys(WORKSPACE_VARIABLES, os.fspath(workspace))
+    missing: list[str] = []
+
+    def expand(value: str) -> str:
+        if "${" not in value:
+            return value
+        # Only these names: whatever else is left unexpanded was reported at parse time.
+        return _VAR.sub(lambda m: _workspace_reference(m, values, missing), value)
+
+    transport = config.transport
+    match transport:
+        case StdioTransport(command=command, args=args, env=env):
+            expanded: Transport = StdioTransport(
+                expand(command), tuple(expand(a) for a in args), {k: expand(v) for k, v in env.items()}
+            )
+        case HttpTransport(url=url, headers=headers):
+            expanded = HttpTransport(expand(url), {k: expand(v) for k, v in headers.items()})
+        case SseTransport(url=url, headers=headers):
+            expanded = SseTransport(expand(url), {k: expand(v) for k, v in headers.items()})
+        case _:
+            return config
+    if expanded == transport and not missing:
+        return config
+    return replace(config, transport=expanded, missing_env=tuple(dict.fromkeys([*config.missing_env, *missing])))
+
+
+def _workspace_reference(match: re.Match[str], values: Mapping[str, str], missing: list[str]) -> str:
+    var = match.group(1).partition(":-")[0]
+    if var not in WORKSPACE_VARIABLES:
+        return match.group(0)
+    return expand_env(match.group(0), values, missing)
 
 
 # ----- field readers ---------------------------------------------------------------------------

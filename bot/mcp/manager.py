@@ -2,7 +2,7 @@
 
 ::
 
-    async with McpManager(config, cwd=workspace) as mcp:     # connects all servers at once
+    async with McpManager(config, workspace=workspace) as mcp:   # connects all servers at once
         tools = bridge_tools(mcp)                             # bridged tools of connected servers
         ...                                                   # the run
     # every server closed here; stdio children stopped
@@ -16,17 +16,22 @@ tools are absent, and the others carry on.
 
 States (seeds 4.9): ``Pending`` → ``Connected`` | ``Failed``; ``Disabled`` (config or deny rule)
 never starts. A connection lost later turns ``Connected`` into ``Failed``.
+
+Stdio servers run in a private directory of the manager's, never in the workspace, with a ``PATH``
+that names nothing in it; the workspace reaches them as ``${CLAUDE_PROJECT_DIR}`` where the
+configuration writes it (``bot.mcp.workdir``).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
@@ -36,10 +41,11 @@ from mcp import Client, MCPError, types
 from mcp.shared.dispatcher import ProgressFnT
 
 from bot.errors import ToolExecutionError, ToolInputError
-from bot.mcp.config import McpConfig, ServerConfig
+from bot.mcp.config import WORKSPACE_VARIABLES, McpConfig, ServerConfig, StdioTransport, with_workspace
 from bot.mcp.limits import MAX_LIST_PAGES, McpLimits
 from bot.mcp.names import server_prefixes, server_rule_names, tool_names
 from bot.mcp.transport import TransportUnavailable, open_client
+from bot.mcp.workdir import RELATIVE_HINT, directory_problem, inherited_path, relative_paths
 from bot.permissions.context import PermissionContext
 from bot.tools.mcp_resources import McpResource, McpResourceContent
 
@@ -109,14 +115,23 @@ class McpManager:
         self,
         config: McpConfig,
         *,
+        workspace: Path | None = None,
         cwd: Path | None = None,
         limits: McpLimits | None = None,
         permission: PermissionContext | None = None,
         log_dir: Path | None = None,
         wait: bool = True,
     ) -> None:
+        """``workspace`` (``cwd``, its older name, means the same): the directory the servers serve,
+        which ``${CLAUDE_PROJECT_DIR}`` names. It is *not* where they run: stdio servers run in a
+        private directory of the manager's (``bot.mcp.workdir``)."""
         self.limits = limits or McpLimits.from_env()
-        self.cwd = cwd
+        self.workspace = workspace if workspace is not None else cwd
+        #: Directories the model may write besides the workspace: no server's PATH names them.
+        self._writable = tuple(permission.additional_directories) if permission is not None else ()
+        #: Where stdio servers run (made on entry), or why they cannot run.
+        self.server_dir: Path | None = None
+        self._server_dir_problem: str | None = None
         self._log_dir = log_dir
         self._wait = wait
         segments = server_prefixes(s.name for s in config.servers)
@@ -143,6 +158,11 @@ class McpManager:
             if self._log_dir is None:
                 self._log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bot-mcp-")))
             self._log_dir.mkdir(parents=True, exist_ok=True)
+            if any(isinstance(c.state, Pending) and c.config.kind == "stdio" for c in self.servers):
+                # Entered before the task group: removed once every server has stopped.
+                private = tempfile.TemporaryDirectory(prefix="bot-mcp-cwd-", ignore_cleanup_errors=True)
+                self.server_dir = Path(stack.enter_context(private))
+                self._server_dir_problem = directory_problem(self.server_dir, self.workspace, self._writable)
             tg = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(self._closing.set)  # runs first at exit: every server task closes
             for conn in self.servers:
@@ -182,6 +202,7 @@ class McpManager:
         assert self._log_dir is not None
         log_path = self._log_dir / f"{conn.segment}.stderr.log"
         connected = False
+        launch = config
         try:
             if config.missing_env:
                 plural = "s" if len(config.missing_env) > 1 else ""
@@ -190,11 +211,23 @@ class McpManager:
                     f"(referenced in {config.source or 'config'})"
                 )
                 return
+            launch = with_workspace(config, self.workspace)
+            if launch.missing_env != config.missing_env:
+                names = ", ".join("${" + name + "}" for name in launch.missing_env if name in WORKSPACE_VARIABLES)
+                conn.state = Failed(f"{names} names the workspace, and this manager was given none")
+                return
+            stdio = isinstance(launch.transport, StdioTransport)
+            if stdio and self._server_dir_problem is not None:
+                conn.state = Failed(self._server_dir_problem)
+                return
+            if stdio:
+                launch = self._launch_environment(launch)
+                _warn_relative(conn)
             timeout = config.startup_timeout_s or self.limits.connect_timeout_s
             with _open_log(log_path) as errlog:
                 started = anyio.current_time()
                 with anyio.CancelScope(deadline=started + timeout) as scope:
-                    async with open_client(config, errlog=errlog, cwd=self.cwd) as client:
+                    async with open_client(launch, errlog=errlog, cwd=self.server_dir if stdio else None) as client:
                         handshake_done = anyio.current_time()
                         listed = await _list_tools(client)
                         scope.deadline = math.inf  # connected: the deadline was for connecting only
@@ -213,11 +246,23 @@ class McpManager:
         except Exception as exc:
             if not (connected and self._closing.is_set()):  # an error while closing changes nothing
                 prefix = "connection lost: " if connected else ""
-                conn.state = Failed(prefix + _unexpanded(config, describe_error(exc)), _tail(log_path))
+                conn.state = Failed(prefix + _unexpanded(launch, describe_error(exc)), _tail(log_path))
         finally:
+            if isinstance(conn.state, Failed) and not connected:
+                conn.state = _with_relative_hint(conn.state, config)
             if isinstance(conn.state, Failed):
                 _log_failure(conn)
             conn.settled.set()
+
+    def _launch_environment(self, config: ServerConfig) -> ServerConfig:
+        """The stdio entry with the ``PATH`` it inherits cleaned of the workspace (the SDK passes our
+        ``PATH`` on otherwise). A ``PATH`` the entry's ``env`` sets is the configuration's own."""
+        transport = config.transport
+        assert isinstance(transport, StdioTransport)
+        path = inherited_path(os.environ.get("PATH"), self.workspace, self._writable)
+        if path is None or "PATH" in transport.env:
+            return config
+        return replace(config, transport=replace(transport, env={"PATH": path, **transport.env}))
 
     # ----- queries -------------------------------------------------------------------------------
 
@@ -472,6 +517,24 @@ def _tail(path: Path) -> str:
     except OSError:
         return ""
     return text[-STDERR_TAIL_CHARS:].strip()
+
+
+def _relative(config: ServerConfig) -> list[str]:
+    transport = config.transport
+    return relative_paths(transport.command, transport.args) if isinstance(transport, StdioTransport) else []
+
+
+def _warn_relative(conn: ServerConnection) -> None:
+    paths = _relative(conn.config)
+    if paths:
+        logger.warning("MCP server %r: %s", conn.name, RELATIVE_HINT.format(paths=", ".join(paths)))
+
+
+def _with_relative_hint(state: Failed, config: ServerConfig) -> Failed:
+    paths = _relative(config)
+    if not paths:
+        return state
+    return Failed(f"{state.reason}; {RELATIVE_HINT.format(paths=', '.join(paths))}", state.stderr_tail)
 
 
 def _log_failure(conn: ServerConnection) -> None:

@@ -27,9 +27,10 @@ async def mcp_tools_from_file(
     limits: McpLimits | None = None,
 ) -> AsyncIterator[list[AnyTool]]:
     """Connect the servers of a trusted config file; yield their bridged tools; close them.
-    Raises ``ConfigError`` for a bad file. A failed server is logged and its tools are absent."""
+    Raises ``ConfigError`` for a bad file. A failed server is logged and its tools are absent.
+    ``cwd`` is the workspace the servers serve (``${CLAUDE_PROJECT_DIR}``), not where they run."""
     config = load_mcp_config(path)
-    async with McpManager(config, cwd=cwd, permission=permission, limits=limits) as manager:
+    async with McpManager(config, workspace=cwd, permission=permission, limits=limits) as manager:
         yield bridge_tools(manager)
 
 
@@ -40,10 +41,11 @@ def inspect_servers(
     limits: McpLimits | None = None,
     permission: PermissionContext | None = None,
 ) -> list[dict[str, Any]]:
-    """Connect every server, describe each (state, reason, bridged tools, timings), close."""
+    """Connect every server, describe each (state, reason, bridged tools, timings), close.
+    ``cwd`` is the workspace the servers serve (``${CLAUDE_PROJECT_DIR}``), not where they run."""
 
     async def main() -> list[dict[str, Any]]:
-        async with McpManager(config, cwd=cwd, limits=limits, permission=permission) as manager:
+        async with McpManager(config, workspace=cwd, limits=limits, permission=permission) as manager:
             return manager.describe()
 
     return anyio.run(main)

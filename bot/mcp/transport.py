@@ -1,9 +1,10 @@
 """Open an ``mcp.Client`` for one configured server: the only place that picks a transport.
 
-* stdio — ``stdio_client``: the child runs in its own process group with the SDK's minimal
-  environment plus the entry's ``env``; its stderr goes to a log file of ours; at exit its stdin is
-  closed, then it is terminated, then killed (the SDK's bounded shutdown, shielded from
-  cancellation so no child outlives the run);
+* stdio — ``stdio_client``: the child runs in its own process group, in ``cwd`` (the manager's
+  private directory, never the workspace: ``bot.mcp.workdir``), with the SDK's minimal environment
+  plus the entry's ``env``; its stderr goes to a log file of ours; at exit its stdin is closed,
+  then it is terminated, then killed (the SDK's bounded shutdown, shielded from cancellation so no
+  child outlives the run);
 * streamable HTTP — ``streamable_http_client`` over an ``httpx2`` client that carries the entry's
   headers (and that we close);
 * SSE — ``sse_client`` with the headers; the legacy ``initialize`` handshake (SSE predates the
