@@ -143,7 +143,8 @@ async def _git(cwd: Path, *args: str) -> str | None:
     try:
         with anyio.fail_after(GIT_TIMEOUT_S):
             # The bot's own git (bot.core.host_git): allowlisted environment, fsmonitor/hooks/pager off.
-            env = host_git_env(git_dir=None, work_tree=None, home=Path(tempfile.gettempdir()) / "bot-git-home")
+            home = Path(tempfile.gettempdir()) / "bot-git-home"
+            env = host_git_env(git_dir=None, work_tree=None, home=home, untrusted=(cwd,))
             done = await anyio.run_process(["git", *hardened_args(), *args], cwd=cwd, env=env, check=False)
     except (OSError, TimeoutError):
         return None

@@ -32,10 +32,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.core.search_path import host_search_path
 from bot.core.services import ServiceKey
 from bot.errors import GitError
 
@@ -117,12 +118,17 @@ def host_git_env(
     parent: Mapping[str, str] | None = None,
     remote: bool = False,
     extra: Mapping[str, str] | None = None,
+    untrusted: Iterable[Path] = (),
 ) -> dict[str, str]:
     """The environment of one host-side git command. Pure given ``parent`` (the bot's environment,
-    from which only :data:`_BASE_NAMES` — and for remote commands :data:`_NETWORK_NAMES` — are read)."""
+    from which only :data:`_BASE_NAMES` — and for remote commands :data:`_NETWORK_NAMES` — are read).
+    Its ``PATH`` has no relative entry and none inside ``work_tree`` or ``untrusted`` (the directory
+    git runs in): the ``git`` that runs, and the programs it runs, are never the workspace's
+    (:mod:`bot.core.search_path`)."""
     parent = os.environ if parent is None else parent
     env = {name: parent[name] for name in _BASE_NAMES if parent.get(name)}
-    env.setdefault("PATH", _DEFAULT_PATH)
+    roots = [*untrusted, *([work_tree] if work_tree is not None else [])]
+    env["PATH"] = host_search_path(env.get("PATH"), roots) or _DEFAULT_PATH
     if remote:
         env.update({name: parent[name] for name in _NETWORK_NAMES if parent.get(name)})
     env.update(

@@ -56,7 +56,7 @@ def ensure_repository(repo: Path, output_dir: Path, out: TextIO) -> Path:
     directory and initialised there, so the run never rewrites a tree that has no history."""
     # The bot's own git before the model runs (bot.core.host_git): allowlisted environment, nothing
     # that runs programs from the repository's configuration.
-    env = host_git_env(git_dir=None, work_tree=None, home=output_dir / "git-home")
+    env = host_git_env(git_dir=None, work_tree=None, home=output_dir / "git-home", untrusted=(repo,))
     inside = subprocess.run(
         ["git", *hardened_args(), "-C", str(repo), "rev-parse", "--show-toplevel"],
         capture_output=True,

@@ -26,6 +26,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from bot.core.search_path import host_search_path, within_any
+
 #: Said when a server that names a relative path fails: relative paths no longer mean the workspace.
 RELATIVE_HINT = (
     "relative paths ({paths}) resolve against the server's own private directory, not the workspace: "
@@ -36,21 +38,16 @@ RELATIVE_HINT = (
 _FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".json", ".toml", ".yaml", ".yml", ".env")
 
 
-def _within(path: str | os.PathLike[str], roots: Sequence[Path]) -> bool:
-    resolved = Path(os.path.realpath(path))
-    return any(resolved == root or resolved.is_relative_to(root) for root in roots)
-
-
 def _roots(workspace: Path | None, writable: Sequence[Path]) -> list[Path]:
-    return [Path(os.path.realpath(p)) for p in ([workspace] if workspace is not None else []) + list(writable)]
+    return ([workspace] if workspace is not None else []) + list(writable)
 
 
 def directory_problem(directory: Path, workspace: Path | None, writable: Sequence[Path] = ()) -> str | None:
     """Why ``directory`` cannot be the servers' private working directory, or ``None``. Launchers
     look in it and in its parents (npm and uv walk up to the first project they find)."""
-    if workspace is not None and _within(directory, _roots(workspace, ())):
+    if workspace is not None and within_any(directory, _roots(workspace, ())):
         where = "inside the workspace"
-    elif _within(directory, _roots(None, writable)):
+    elif within_any(directory, _roots(None, writable)):
         where = "inside a directory the policy lets the model write"
     else:
         return None
@@ -63,11 +60,7 @@ def directory_problem(directory: Path, workspace: Path | None, writable: Sequenc
 def inherited_path(value: str | None, workspace: Path | None, writable: Sequence[Path] = ()) -> str | None:
     """``PATH`` without relative entries (they resolve against the working directory) and without
     entries inside the workspace or a directory the model writes."""
-    if value is None:
-        return None
-    roots = _roots(workspace, writable)
-    kept = [entry for entry in value.split(os.pathsep) if os.path.isabs(entry) and not _within(entry, roots)]
-    return os.pathsep.join(dict.fromkeys(kept))
+    return host_search_path(value, _roots(workspace, writable))
 
 
 def relative_paths(command: str, args: Sequence[str]) -> list[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import anyio
 
+from bot.core.search_path import host_search_path
 from bot.errors import ToolExecutionError
 
 #: A search that takes longer is stopped (Claude Code's Grep/Glob use the same order of magnitude).
@@ -49,7 +50,7 @@ def rg_path() -> str:
     scripts = Path(sysconfig.get_path("scripts")) / "rg"
     if scripts.is_file() and os.access(scripts, os.X_OK):
         return str(scripts)
-    found = shutil.which("rg")
+    found = shutil.which("rg", path=host_search_path(os.environ.get("PATH")))  # no relative entry
     if found:
         return found
     raise ToolExecutionError("ripgrep (rg) is not installed: install the `ripgrep` package")

@@ -54,6 +54,7 @@ from typing import Literal, assert_never
 
 import anyio
 
+from bot.core.search_path import host_search_path
 from bot.core.services import ServiceKey
 from bot.errors import ConfigError, RunError
 from bot.interface.context import ToolUseContext
@@ -370,6 +371,10 @@ async def prepare_sandbox(
     warning. ``env`` is the commands' environment (the self-test runs with it), ``environ`` the
     bot's (default ``os.environ``)."""
     environ = os.environ if environ is None else environ
+    # bwrap and setpriv run on the host: found on a PATH the workspace has no part in (a planted
+    # `bwrap` in `$GITHUB_WORKSPACE/node_modules/.bin` would be a sandbox that is none).
+    host_path = host_search_path(environ.get("PATH"), (workspace, *additional_directories))
+    environ = {**environ, "PATH": host_path} if host_path is not None else environ
     warnings: list[str] = []
     if not protect_own_environ() and sys.platform.startswith("linux"):
         warnings.append(
