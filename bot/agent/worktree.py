@@ -55,9 +55,7 @@ def _home() -> Path:
 async def git(cwd: Path, *args: str, check: bool = True, git_dir: Path | None = None) -> str:
     """Receives what :func:`host_git_env` allows (``PATH``, an empty ``HOME``, no system/global
     config); with ``git_dir`` the repository is named instead of discovered from ``cwd``."""
-    env = host_git_env(
-        git_dir=git_dir, work_tree=cwd if git_dir is not None else None, home=_home(), untrusted=(cwd,)
-    )
+    env = host_git_env(git_dir=git_dir, work_tree=cwd if git_dir is not None else None, home=_home(), untrusted=(cwd,))
     try:
         with anyio.fail_after(GIT_TIMEOUT_S):
             done = await anyio.run_process(["git", *hardened_args(), *args], cwd=cwd, env=env, check=False)

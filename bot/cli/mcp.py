@@ -26,15 +26,16 @@ def mcp_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print the servers as JSON.")] = False,
     workspace: WorkspaceOpt = Path("."),
 ) -> None:
-    """Connect every server (stdio children run in the workspace), print states and tools, close.
-    Exits 0 even when a server failed: the failure is part of the listing."""
+    """Connect every server, print states and tools, close. Stdio servers run in a private
+    directory; ``${CLAUDE_PROJECT_DIR}`` names the workspace. Exits 0 even when a server failed:
+    the failure is part of the listing."""
     from bot.mcp import inspect_servers, load_mcp_config, servers_text
 
     path = config if config is not None else workspace / DEFAULT_CONFIG
     if not workspace.is_dir():
         raise fail(f"--workspace {workspace}: no such directory")
     try:
-        described = inspect_servers(load_mcp_config(path), cwd=workspace.resolve())
+        described = inspect_servers(load_mcp_config(path), workspace=workspace.resolve())
     except ConfigError as exc:
         raise fail(str(exc)) from None
     if as_json:

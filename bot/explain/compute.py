@@ -326,7 +326,7 @@ async def connected_mcp_tools(
         return
     servers = tuple(config_from_policy(policy.mcp_servers, environ=environ))
     permission = policy.permission_context(workspace.resolve())  # noqa: ASYNC240 - one stat, before servers start
-    async with McpManager(McpConfig(servers), cwd=workspace, permission=permission) as manager:
+    async with McpManager(McpConfig(servers), workspace=workspace, permission=permission) as manager:
         yield bridge_tools(manager)
 
 

@@ -116,17 +116,16 @@ class McpManager:
         config: McpConfig,
         *,
         workspace: Path | None = None,
-        cwd: Path | None = None,
         limits: McpLimits | None = None,
         permission: PermissionContext | None = None,
         log_dir: Path | None = None,
         wait: bool = True,
     ) -> None:
-        """``workspace`` (``cwd``, its older name, means the same): the directory the servers serve,
+        """``workspace``: the directory the servers serve,
         which ``${CLAUDE_PROJECT_DIR}`` names. It is *not* where they run: stdio servers run in a
         private directory of the manager's (``bot.mcp.workdir``)."""
         self.limits = limits or McpLimits.from_env()
-        self.workspace = workspace if workspace is not None else cwd
+        self.workspace = workspace
         #: Directories the model may write besides the workspace: no server's PATH names them.
         self._writable = tuple(permission.additional_directories) if permission is not None else ()
         #: Where stdio servers run (made on entry), or why they cannot run.

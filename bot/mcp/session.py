@@ -22,30 +22,30 @@ from bot.permissions.context import PermissionContext
 async def mcp_tools_from_file(
     path: str | os.PathLike[str],
     *,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
     permission: PermissionContext | None = None,
     limits: McpLimits | None = None,
 ) -> AsyncIterator[list[AnyTool]]:
     """Connect the servers of a trusted config file; yield their bridged tools; close them.
     Raises ``ConfigError`` for a bad file. A failed server is logged and its tools are absent.
-    ``cwd`` is the workspace the servers serve (``${CLAUDE_PROJECT_DIR}``), not where they run."""
+    ``workspace`` is the directory the servers serve (``${CLAUDE_PROJECT_DIR}``), not where they run."""
     config = load_mcp_config(path)
-    async with McpManager(config, workspace=cwd, permission=permission, limits=limits) as manager:
+    async with McpManager(config, workspace=workspace, permission=permission, limits=limits) as manager:
         yield bridge_tools(manager)
 
 
 def inspect_servers(
     config: McpConfig,
     *,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
     limits: McpLimits | None = None,
     permission: PermissionContext | None = None,
 ) -> list[dict[str, Any]]:
     """Connect every server, describe each (state, reason, bridged tools, timings), close.
-    ``cwd`` is the workspace the servers serve (``${CLAUDE_PROJECT_DIR}``), not where they run."""
+    ``workspace`` is the directory the servers serve (``${CLAUDE_PROJECT_DIR}``), not where they run."""
 
     async def main() -> list[dict[str, Any]]:
-        async with McpManager(config, workspace=cwd, limits=limits, permission=permission) as manager:
+        async with McpManager(config, workspace=workspace, limits=limits, permission=permission) as manager:
             return manager.describe()
 
     return anyio.run(main)

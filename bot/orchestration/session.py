@@ -414,7 +414,7 @@ async def _start_mcp(
         for server in parse_mcp_config(data, source=config.mcp_config, environ=config.environ, text=raw_text):
             servers[server.name] = server  # the workflow's file wins over a policy's block of the same name
     manager = await stack.enter_async_context(
-        McpManager(McpConfig(tuple(servers.values())), cwd=config.workspace, permission=permission)
+        McpManager(McpConfig(tuple(servers.values())), workspace=config.workspace, permission=permission)
     )
     return bridge_tools(manager), manager.describe()
 

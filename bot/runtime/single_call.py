@@ -128,7 +128,9 @@ def call_tool_sync(request: CallRequest, **kwargs: Any) -> ToolCallOutcome:
 
         # The rules go to the manager too: a server that `mcp__server` denies is never started.
         permission = kwargs.get("permission") or request_permission_context(request)
-        async with mcp_tools_from_file(request.mcp_config, cwd=request.workspace, permission=permission) as mcp_tools:
+        async with mcp_tools_from_file(
+            request.mcp_config, workspace=request.workspace, permission=permission
+        ) as mcp_tools:
             return await call_tool(request, mcp_tools=mcp_tools, **kwargs)
 
     return anyio.run(main)

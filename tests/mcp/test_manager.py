@@ -90,7 +90,7 @@ async def fleet(tmp_path_factory: pytest.TempPathFactory, refusing_http: str) ->
     )
     permission = flag_permission_context([], ["mcp__refused"], [])
     try:
-        async with McpManager(config, cwd=tmp, permission=permission, log_dir=tmp / "logs") as manager:
+        async with McpManager(config, workspace=tmp, permission=permission, log_dir=tmp / "logs") as manager:
             yield manager
     finally:
         os.environ.pop("GITHUB_TOKEN", None)

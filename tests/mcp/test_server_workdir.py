@@ -114,7 +114,7 @@ async def started(
     servers: Mapping[str, Any], workspace: Path | None, environ: Mapping[str, str] | None = None
 ) -> AsyncIterator[McpManager]:
     config = parse_mcp_config({"mcpServers": dict(servers)}, environ=dict(environ or {}))
-    async with McpManager(config, cwd=workspace) as manager:
+    async with McpManager(config, workspace=workspace) as manager:
         yield manager
 
 

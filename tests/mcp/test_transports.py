@@ -48,7 +48,7 @@ async def call(manager: McpManager, workspace: Path, name: str, raw: dict[str, A
 
 async def test_every_transport_bridges_the_same_tools_and_results(entry: dict[str, Any], tmp_path: Path) -> None:
     config = parse_mcp_config({"mcpServers": {"everything": entry}}, environ={"BOT_TEST_VALUE": "v"})
-    async with McpManager(config, cwd=tmp_path) as manager:
+    async with McpManager(config, workspace=tmp_path) as manager:
         state = manager.servers[0].state
         assert isinstance(state, Connected), state
         assert {t.name for t, _ in state.tools} >= EXPECTED_TOOLS
@@ -93,7 +93,7 @@ async def test_over_stdio_the_server_sees_only_the_env_its_config_names(tmp_path
             },
             environ={"BOT_TEST_VALUE": "visible"},
         )
-        async with McpManager(config, cwd=tmp_path) as manager:
+        async with McpManager(config, workspace=tmp_path) as manager:
             result = await manager.call_tool("everything", "get-env", {})
     finally:
         os.environ.pop("GITHUB_TOKEN", None)
@@ -108,7 +108,7 @@ async def test_server_progress_reaches_the_pipelines_progress_events(tmp_path: P
         {"mcpServers": {"everything": {"command": NODE, "args": [str(EVERYTHING_JS)]}}}, environ={}
     )
     events: list[ProgressEvent] = []
-    async with McpManager(config, cwd=tmp_path) as manager:
+    async with McpManager(config, workspace=tmp_path) as manager:
         permission = flag_permission_context(["mcp__everything"], [], [])
         pool = ToolPool(assemble_tool_pool(permission, bridge_tools(manager)))
         context = make_context(tmp_path, scratch_dir=tmp_path / ".scratch", permission=permission)
