@@ -454,9 +454,9 @@ async def prepare_sandbox(
 
 async def ensure_sandbox(context: ToolUseContext, env: Mapping[str, str]) -> SandboxStatus:
     """The run's sandbox status for ``context.workspace``, prepared (probe and self-test) before
-    the first command and kept in ``context.services["sandbox"]``. The session may prepare it
-    earlier, to refuse a ``required`` run before any model call; prepared here, a ``required``
-    failure refuses every command instead. A sub-agent in its own worktree gets the same sandbox
+    the first command and kept in ``context.services["sandbox"]``. A run's session prepares it while
+    the first model request is out, and ends a ``required`` run that cannot have it before any tool
+    runs; prepared here, a ``required`` failure refuses every command instead. A sub-agent in its own worktree gets the same sandbox
     laid out around that worktree."""
     status = context.services.get(SERVICE_KEY)
     if not isinstance(status, SandboxStatus):
