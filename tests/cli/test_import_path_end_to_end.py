@@ -22,29 +22,16 @@ import sys
 from pathlib import Path
 
 from bot.testing.cassettes import Text, ToolCall, Turn, write_cassette
-
-GIT_ENV = {
-    "PATH": os.environ.get("PATH", ""),
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, env={**GIT_ENV, "HOME": str(cwd)}, check=True, capture_output=True)
+from tests.git_helpers import git
 
 
 def test_a_module_the_model_writes_on_the_jobs_pythonpath_is_not_imported_by_the_bot(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
     (repo / "README.md").write_text("# project\n")
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "init")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "init")
     marker = tmp_path / "ran-in-the-bot-process"
     payload = (
         "import os, pathlib\n"

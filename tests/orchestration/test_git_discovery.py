@@ -3,7 +3,6 @@ path answers it agrees with GitPython's ``Repo(path)``, and every other layout i
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,20 +13,7 @@ import pytest
 from bot.errors import GitError
 from bot.orchestration import git_discovery
 from bot.orchestration.git_discovery import GitLocation, locate, plain_layout
-
-ENV = {
-    "PATH": os.environ.get("PATH", ""),
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, env={**ENV, "HOME": str(cwd)}, check=True, capture_output=True)
+from tests.git_helpers import GIT_ENV, git
 
 
 def repo(path: Path, *init: str) -> Path:
@@ -164,5 +150,5 @@ def test_a_plain_workspace_is_found_without_importing_gitpython(tmp_path: Path) 
         f"ws = GitWorkspace({str(path)!r})\n"
         "print(ws.root, 'git' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", probe], env=GIT_ENV, capture_output=True, text=True, check=True)
     assert done.stdout.split() == [str(path.resolve()), "False"], done.stderr[-2000:]

@@ -19,23 +19,10 @@ from bot.errors import GitError
 from bot.orchestration import git_discovery
 from bot.orchestration.git import GitWorkspace
 from bot.orchestration.git_discovery import GitLocation, locate, plain_layout
+from tests.git_helpers import GIT_ENV, git
 
-ENV = {
-    "PATH": os.environ.get("PATH", ""),
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
 #: What ``git init`` writes, before a crafted line is added.
 BASE_CONFIG = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tlogallrefupdates = true\n"
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, env={**ENV, "HOME": str(cwd)}, check=True, capture_output=True)
-    return done.stdout.decode()
 
 
 def repo(path: Path) -> Path:
@@ -219,7 +206,7 @@ def test_bare_on_the_sections_line_is_read_by_neither_and_the_bots_git_names_its
     path = repo(tmp_path / "ws")
     (path / ".git" / "config").write_text(f"{line}\n\trepositoryformatversion = 0\n")
     assert "core.bare=true" in git(path, "config", "--file", ".git/config", "--list")
-    ceiling = {**ENV, "HOME": str(tmp_path), "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    ceiling = {**GIT_ENV, "HOME": str(tmp_path), "GIT_CEILING_DIRECTORIES": str(tmp_path)}
     says = subprocess.run(
         ["git", "rev-parse", "--is-bare-repository"], cwd=path, env=ceiling, capture_output=True, text=True
     )

@@ -199,8 +199,8 @@ def _may_match(glob: str, name: bytes) -> bool:
 
 
 def _pieces(glob: str) -> tuple[bytes, list[tuple[int, bytes]]] | None:
-    """``glob`` as a leading literal and (gap's least bytes, literal) pairs; None for a malformed
-    class. Same reading as :func:`_glob_source`."""
+    """``glob`` as a leading literal and (gap's least bytes, literal) pairs: a run of wildcards
+    needs as many bytes as it has ``?`` and classes; None for a malformed class."""
     first = bytearray()
     rest: list[tuple[int, bytearray]] = []
     run: int | None = None
@@ -231,28 +231,13 @@ def _glob_source(glob: str) -> str:
     (``*``, ``?``, classes and literals, no ``/``) matches. rg's ``?`` or class is one
     character, which may be several bytes, so a run of wildcards with n of them becomes "n bytes
     or more"; a malformed class (rg drops such a glob) "anything"."""
-    out: list[str] = []
-    run: int | None = None  # the bytes the current run of wildcards needs at least
-    i = 0
-    while i < len(glob):
-        c = glob[i]
-        if c in "*?[":
-            run = (run or 0) + (c != "*")
-            if c == "[":
-                j = i + 1 + (glob[i + 1 : i + 2] in ("!", "^"))
-                j += glob[j : j + 1] == "]"  # a ``]`` first is a member, not the end
-                i = glob.find("]", j)
-                if i < 0:
-                    return "[^/]*"
-        else:
-            if run is not None:
-                out.append(f"[^/]{{{run},}}")
-                run = None
-            out.append(re.escape(c))
-        i += 1
-    if run is not None:
-        out.append(f"[^/]{{{run},}}")
-    return "".join(out)
+    pieces = _pieces(glob)
+    if pieces is None:
+        return "[^/]*"
+    first, rest = pieces
+    return re.escape(first.decode("ascii")) + "".join(
+        f"[^/]{{{at_least},}}" + re.escape(literal.decode("ascii")) for at_least, literal in rest
+    )
 
 
 __all__ = ["IGNORE_FILE_NAMES", "KEEP", "MAX_IGNORE_FILE_BYTES", "ParentRules", "classify_rule", "parent_rules"]
