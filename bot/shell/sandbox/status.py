@@ -456,8 +456,8 @@ async def ensure_sandbox(context: ToolUseContext, env: Mapping[str, str]) -> San
     """The run's sandbox status for ``context.workspace``, prepared (probe and self-test) before
     the first command and kept in ``context.services["sandbox"]``. A run's session prepares it while
     the first model request is out, and ends a ``required`` run that cannot have it before any tool
-    runs; prepared here, a ``required`` failure refuses every command instead. A sub-agent in its own worktree gets the same sandbox
-    laid out around that worktree."""
+    runs; prepared here, a ``required`` failure refuses every command instead. A sub-agent in its
+    own worktree gets the same sandbox laid out around that worktree."""
     status = context.services.get(SERVICE_KEY)
     if not isinstance(status, SandboxStatus):
         lock = context.services.setdefault(_LOCK_KEY, anyio.Lock())
