@@ -18,6 +18,7 @@ from bot.agent.first_request import CHECKED_SDK_VERSION, FirstRequest, installed
 from bot.agent.model import ModelRequest, StreamFinished
 from bot.testing.cassettes import Text, Turn, script_responses
 from bot.testing.messages_api import FakeMessagesApi
+from tests.git_helpers import GIT_ENV
 
 pytestmark = pytest.mark.anyio
 
@@ -178,16 +179,7 @@ def test_a_local_run_sends_its_first_request_before_the_sdk_loads(tmp_path: Path
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "README.md").write_text("hello\n")
-    git_env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
+    git_env = {**GIT_ENV, "HOME": str(tmp_path)}
     for args in (["init", "-q", "-b", "main"], ["add", "README.md"], ["commit", "-q", "-m", "init"]):
         subprocess.run(["git", *args], cwd=repo, env=git_env, check=True)
     command = [sys.executable, "-c", "from bot.cli import main; main()", "run", "--local", "--repo", str(repo)]
