@@ -111,11 +111,13 @@ def child_environment(
 
 
 def bot_command() -> list[str]:
-    """This installation's ``bot``: the script next to the interpreter, else the interpreter itself."""
+    """This installation's ``bot``: the script next to the interpreter, else the interpreter itself.
+    Isolated (``-I``): the leg runs in its checkout, and ``-c`` would put that directory first on
+    the import path before ``bot.cli`` had loaded (as action.yml starts the bot)."""
     script = Path(sys.executable).parent / "bot"
     if script.is_file():
-        return [str(script)]
-    return [sys.executable, "-c", "from bot.cli import main; main()"]
+        return [sys.executable, "-I", str(script)]
+    return [sys.executable, "-I", "-c", "from bot.cli import main; main()"]
 
 
 def run_leg(leg: Leg, environ: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -54,3 +54,16 @@ def test_a_process_started_with_pythonpath_in_the_workspace_imports_nothing_from
     )
     assert done.returncode == 0, done.stderr
     assert str(src) in done.stdout
+
+
+def test_a_fleet_leg_starts_the_bot_isolated_from_its_checkout(tmp_path: Path) -> None:
+    """A leg runs ``bot run`` in the target's checkout: a module there named like one the CLI imports
+    at start (here ``typer``) is never the one imported."""
+    from bot.fleet.leg import bot_command
+
+    (tmp_path / "typer.py").write_text("raise SystemExit('the checkout module ran')\n")
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [*bot_command(), "--version"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0 and done.stdout.startswith("bot "), done.stdout + done.stderr
