@@ -127,22 +127,17 @@ class PendingSandbox:
     run, every await raises ``SandboxUnavailable`` and the run ends before any command.
     :meth:`close` (when the run's set-up is left) stops a test still running.
 
-    ``preparing`` is the preparation, under way from now; or what begins it, at :meth:`start` (the
-    loop calls it once the first request is out: ``AgentSession.start_pending_setup``) or at the
-    first await, whichever comes first."""
+    ``begin`` begins the preparation: at :meth:`start` (the loop calls it once the first request is
+    out: ``AgentSession.start_pending_setup``) or at the first await, whichever comes first."""
 
     def __init__(
         self,
-        preparing: Coroutine[Any, Any, Any] | Callable[[], Coroutine[Any, Any, Any]],
+        begin: Callable[[], Coroutine[Any, Any, Any]],
         warnings: list[str],
         on_warning: Callable[[str], None],
     ) -> None:
-        self._begin: Callable[[], Coroutine[Any, Any, Any]] | None = None
+        self._begin = begin
         self._task: asyncio.Future[Any] | None = None
-        if asyncio.iscoroutine(preparing):
-            self._task = asyncio.ensure_future(preparing)
-        else:
-            self._begin = preparing
         self._warnings = warnings
         self._on_warning = on_warning
         self._reported = False
@@ -150,7 +145,6 @@ class PendingSandbox:
     def start(self) -> asyncio.Future[Any]:
         """Begin the preparation, if it has not begun."""
         if self._task is None:
-            assert self._begin is not None
             self._task = asyncio.ensure_future(self._begin())
         return self._task
 

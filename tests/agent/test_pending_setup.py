@@ -146,7 +146,7 @@ async def test_a_run_aborted_while_it_waits_for_the_setup_still_ends_with_the_se
         finished.append("self-test")
         raise SetupFailed("the sandbox self-test failed")
 
-    pending = PendingSandbox(slow_test(), [], lambda warning: None)
+    pending = PendingSandbox(slow_test, [], lambda warning: None)
 
     async def setup() -> Services:
         waiting.set()
